@@ -1,0 +1,107 @@
+// Package protocols holds the lock protocols as ordinary straight-line Go
+// written against the sim's thread API, the application workloads that use
+// them, the Scenario that describes one run, and Run.
+package protocols
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// Lock is one client's handle on one lock, the shape of an RLock or a
+// redsync Mutex: Acquire makes one acquisition as the protocol defines it
+// (which may wait or retry inside), Release gives it back.
+type Lock interface {
+	Acquire(t *sim.Thread) (bool, error)
+	Release(t *sim.Thread) (bool, error)
+}
+
+// Env is what a protocol instance may use: where the Redis master is and
+// the lease the scenario asks for.
+type Env struct {
+	Master string
+	Lease  time.Duration
+}
+
+// Protocol is one entry of the catalog.
+type Protocol struct {
+	Name    string
+	Source  string        // where the protocol comes from
+	Summary string        // one line for `locksim list`
+	Lease   time.Duration // the source's default lease
+	New     func(env Env, key string) Lock
+}
+
+var registry = map[string]Protocol{}
+
+func register(p Protocol) {
+	if _, dup := registry[p.Name]; dup {
+		panic("duplicate protocol " + p.Name)
+	}
+	registry[p.Name] = p
+}
+
+// Lookup returns the protocol called name.
+func Lookup(name string) (Protocol, error) {
+	p, ok := registry[name]
+	if !ok {
+		return Protocol{}, fmt.Errorf("unknown protocol %q (try `locksim list`)", name)
+	}
+	return p, nil
+}
+
+// Protocols lists the catalog in name order.
+func Protocols() []Protocol {
+	out := make([]Protocol, 0, len(registry))
+	for _, p := range registry {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// History operation kinds and results written by the recorded lock.
+const (
+	OpAcquire = "acquire"
+	OpRelease = "release"
+	OpRenew   = "renew"
+
+	ResOK       = "ok"
+	ResFail     = "fail"      // acquire refused: someone else holds it
+	ResNotOwner = "not-owner" // release found the lock not ours
+	ResError    = "error"     // transport error or timeout: outcome unknown
+)
+
+// recorded wraps a Lock so that every acquire and release lands in the
+// history of the calling thread.
+type recorded struct {
+	key   string
+	inner Lock
+}
+
+func (r recorded) Acquire(t *sim.Thread) (bool, error) {
+	id := t.Invoke(OpAcquire, r.key, "")
+	ok, err := r.inner.Acquire(t)
+	t.Return(id, result(ok, err, ResFail))
+	return ok, err
+}
+
+func (r recorded) Release(t *sim.Thread) (bool, error) {
+	id := t.Invoke(OpRelease, r.key, "")
+	ok, err := r.inner.Release(t)
+	t.Return(id, result(ok, err, ResNotOwner))
+	return ok, err
+}
+
+func result(ok bool, err error, no string) string {
+	switch {
+	case err != nil:
+		return ResError + ": " + err.Error()
+	case ok:
+		return ResOK
+	}
+	return no
+}

@@ -1,0 +1,129 @@
+package protocols
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// ScenarioVersion is bumped whenever a field's meaning changes.
+const ScenarioVersion = 1
+
+// Scenario is everything one run depends on. Run is a pure function of it.
+type Scenario struct {
+	Version     int               `json:"version"`
+	Seed        uint64            `json:"seed"`
+	Protocol    string            `json:"protocol"`
+	Workload    string            `json:"workload"`
+	Clients     int               `json:"clients"`
+	Threads     int               `json:"threads"`
+	Ops         int               `json:"ops"`
+	LeaseMs     int64             `json:"lease_ms"`
+	WorkMs      int64             `json:"work_ms"`
+	ThinkMs     int64             `json:"think_ms"`
+	RetryMs     int64             `json:"retry_ms"`
+	Attempts    int               `json:"attempts"`
+	Stock       int               `json:"stock,omitempty"`
+	TimeoutMs   int64             `json:"timeout_ms"`
+	HorizonMs   int64             `json:"horizon_ms"`
+	Network     sim.NetworkConfig `json:"network"`
+	FaultKinds  []string          `json:"fault_kinds,omitempty"`
+	Intensity   float64           `json:"intensity,omitempty"`
+	Faults      []sim.Fault       `json:"faults"`
+	faultsDrawn bool
+}
+
+// Default returns the default scenario of protocol on workload.
+func Default(protocol, workload string, seed uint64) Scenario {
+	return Scenario{Seed: seed, Protocol: protocol, Workload: workload}
+}
+
+// Normalize fills every unset field with its default, checks the scenario
+// and, when fault kinds are named but no schedule is given, draws the
+// schedule from the seed. The result is explicit: running it again gives
+// the same trace.
+func (sc Scenario) Normalize() (Scenario, error) {
+	if sc.Version == 0 {
+		sc.Version = ScenarioVersion
+	}
+	if sc.Version != ScenarioVersion {
+		return sc, fmt.Errorf("scenario version %d not supported (this locksim reads %d)", sc.Version, ScenarioVersion)
+	}
+	p, err := Lookup(sc.Protocol)
+	if err != nil {
+		return sc, err
+	}
+	if sc.Workload == "" {
+		sc.Workload = "unique-name"
+	}
+	wl, err := LookupWorkload(sc.Workload)
+	if err != nil {
+		return sc, err
+	}
+	def := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if sc.Clients == 0 {
+		sc.Clients = 3
+	}
+	if sc.Threads == 0 {
+		sc.Threads = 1
+	}
+	if sc.Ops == 0 {
+		sc.Ops = 4
+	}
+	if sc.Attempts == 0 {
+		sc.Attempts = 200
+	}
+	def(&sc.LeaseMs, p.Lease.Milliseconds())
+	if sc.WorkMs == 0 {
+		sc.WorkMs = wl.WorkMs
+	}
+	def(&sc.ThinkMs, 200)
+	def(&sc.RetryMs, 500)
+	def(&sc.TimeoutMs, 3000)
+	def(&sc.HorizonMs, int64(time.Hour/time.Millisecond))
+	if sc.Network == (sim.NetworkConfig{}) {
+		sc.Network = sim.DefaultNetwork
+	}
+	if sc.Workload == "stock" && sc.Stock == 0 {
+		sc.Stock = sc.Clients * sc.Threads * sc.Ops
+	}
+	switch {
+	case sc.Clients < 1 || sc.Clients > 1000:
+		return sc, errors.New("clients must be between 1 and 1000")
+	case sc.Threads < 1 || sc.Threads > 64:
+		return sc, errors.New("threads must be between 1 and 64")
+	case sc.Ops < 1 || sc.Ops > 100000:
+		return sc, errors.New("ops must be between 1 and 100000")
+	case sc.LeaseMs < 1, sc.WorkMs < 0, sc.ThinkMs < 0, sc.RetryMs < 1, sc.TimeoutMs < 0, sc.HorizonMs < 1:
+		return sc, errors.New("durations must be positive")
+	case sc.Network.LossRate < 0 || sc.Network.LossRate > 1:
+		return sc, errors.New("network loss rate must be between 0 and 1")
+	}
+	if len(sc.Faults) == 0 && len(sc.FaultKinds) > 0 {
+		faults, err := GenerateFaults(sc)
+		if err != nil {
+			return sc, err
+		}
+		sc.Faults = faults
+	}
+	if sc.Faults == nil {
+		sc.Faults = []sim.Fault{}
+	}
+	return sc, nil
+}
+
+// ClientName is the process name of client i (0-based).
+func ClientName(i int) string { return fmt.Sprintf("c%d", i+1) }
+
+// activeWindow estimates how long the clients keep working, so that
+// generated faults land while locks are in use.
+func (sc Scenario) activeWindow() time.Duration {
+	per := sc.WorkMs + sc.ThinkMs + 10
+	return time.Duration(int64(sc.Ops)*per+1000) * time.Millisecond
+}

@@ -1,0 +1,72 @@
+package protocols
+
+import (
+	"strconv"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// StockKey is the protected counter of seed 001.
+const StockKey = "goods:001"
+
+func init() {
+	// Seed 001, GoodController.buy(): lock, GET goods:001, SET stock-1 if
+	// positive, release. A refused lock returns "Falha ao adquirir o lock";
+	// the user tries again after RetryMs.
+	registerWorkload(Workload{
+		Name:    "stock",
+		Source:  "seed 001 (GoodController.buy)",
+		Summary: "decrement goods:001 under the lock; lost updates and oversold units are the damage",
+		WorkMs:  0,
+		Setup: func(w *sim.World, sc Scenario) {
+			n := w.Node(MasterNode)
+			n.Miniredis().Set(StockKey, strconv.Itoa(sc.Stock))
+			w.Record(sim.Event{Kind: sim.EvWorkload, Party: MasterNode, Key: StockKey,
+				Detail: "initial stock " + strconv.Itoa(sc.Stock)})
+		},
+		Thread: stockThread,
+	})
+}
+
+// BuyResult renders a buy's outcome: sold or sold out, with the stock read.
+func BuyResult(sold bool, read int) string {
+	if sold {
+		return "sold@" + strconv.Itoa(read)
+	}
+	return "soldout@" + strconv.Itoa(read)
+}
+
+func stockThread(t *sim.Thread, r *Runner) {
+	for i := 0; i < r.Sc.Ops; i++ {
+		r.Think(t)
+		for attempt := 0; attempt < r.Sc.Attempts; attempt++ {
+			lock := r.Lock("redisLock")
+			ok, _ := lock.Acquire(t)
+			if !ok {
+				r.Retry(t)
+				continue
+			}
+			op := t.Invoke(OpBuy, StockKey, "")
+			v, err := t.Call(r.Env.Master, "GET", StockKey)
+			stock := 0
+			if err == nil && v.Kind == '$' {
+				stock, _ = strconv.Atoi(v.Str)
+			}
+			r.Work(t)
+			switch {
+			case err != nil:
+				t.Return(op, ResError+": "+err.Error())
+			case stock > 0:
+				if _, err := t.Call(r.Env.Master, "SET", StockKey, strconv.Itoa(stock-1)); err != nil {
+					t.Return(op, ResError+": "+err.Error())
+				} else {
+					t.Return(op, BuyResult(true, stock))
+				}
+			default:
+				t.Return(op, BuyResult(false, stock))
+			}
+			lock.Release(t)
+			break
+		}
+	}
+}

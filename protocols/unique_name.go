@@ -1,0 +1,86 @@
+package protocols
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// Resource operation kinds and results of the workloads.
+const (
+	OpInsert = "insert" // unique-name: re-check and insert under the lock
+	OpBuy    = "buy"    // stock: read and decrement under the lock
+
+	ResInserted = "inserted"
+	ResExists   = "exists"
+)
+
+// DBService is the name of the application's database service.
+const DBService = "db"
+
+func init() {
+	// Seed 002: register a Pessoa whose nome must be unique. The flow is
+	// section 1's double check (look up, lock, look up again, insert),
+	// with the lock of the protocol under test and section 2's simulated
+	// slow operation (Thread.sleep(5000)) before the INSERT. Every client
+	// registers the same names in the same order, as concurrent
+	// double-submits do; a refused lock ("Serviço ocupado. Tente novamente
+	// mais tarde.") makes the user try again after RetryMs.
+	registerWorkload(Workload{
+		Name:    "unique-name",
+		Source:  "seed 002 (cadastrarPessoa)",
+		Summary: "check the person table, lock, re-check, insert; duplicates are the damage",
+		WorkMs:  5000,
+		Setup: func(w *sim.World, sc Scenario) {
+			rows := map[string]int{}
+			w.AddService(DBService, func(client string, args []string) string {
+				switch {
+				case len(args) == 2 && args[0] == "SELECT":
+					return strconv.Itoa(rows[args[1]])
+				case len(args) == 2 && args[0] == "INSERT":
+					rows[args[1]]++
+					return "OK"
+				}
+				return "ERR bad query"
+			})
+		},
+		Thread: uniqueNameThread,
+	})
+}
+
+func uniqueNameThread(t *sim.Thread, r *Runner) {
+	for i := 0; i < r.Sc.Ops; i++ {
+		r.Think(t)
+		name := fmt.Sprintf("person-%d", i)
+		for attempt := 0; attempt < r.Sc.Attempts; attempt++ {
+			n, err := t.Request(DBService, "SELECT", name)
+			if err != nil || n != "0" {
+				break // "Nome já cadastrado."
+			}
+			lock := r.Lock("trava_nome_" + name)
+			ok, _ := lock.Acquire(t)
+			if !ok {
+				r.Retry(t)
+				continue
+			}
+			op := t.Invoke(OpInsert, name, "")
+			n, err = t.Request(DBService, "SELECT", name)
+			switch {
+			case err != nil:
+				t.Return(op, ResError+": "+err.Error())
+			case n != "0":
+				t.Return(op, ResExists)
+			default:
+				r.Work(t)
+				if _, err := t.Request(DBService, "INSERT", name); err != nil {
+					t.Return(op, ResError+": "+err.Error())
+				} else {
+					t.Return(op, ResInserted)
+				}
+			}
+			lock.Release(t)
+			break
+		}
+	}
+}

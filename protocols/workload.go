@@ -1,0 +1,74 @@
+package protocols
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// Workload is the application code that uses a lock: it sets up the
+// protected data and runs one client thread's requests.
+type Workload struct {
+	Name    string
+	Source  string
+	Summary string
+	WorkMs  int64 // default time spent inside the critical section
+	Setup   func(w *sim.World, sc Scenario)
+	Thread  func(t *sim.Thread, r *Runner)
+}
+
+var workloads = map[string]Workload{}
+
+func registerWorkload(w Workload) { workloads[w.Name] = w }
+
+// LookupWorkload returns the workload called name.
+func LookupWorkload(name string) (Workload, error) {
+	w, ok := workloads[name]
+	if !ok {
+		return Workload{}, fmt.Errorf("unknown workload %q (try `locksim list`)", name)
+	}
+	return w, nil
+}
+
+// Workloads lists the workloads in name order.
+func Workloads() []Workload {
+	out := make([]Workload, 0, len(workloads))
+	for _, w := range workloads {
+		out = append(out, w)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Runner gives workload code the scenario and a recorded lock per key.
+type Runner struct {
+	Sc    Scenario
+	Proto Protocol
+	Env   Env
+}
+
+// Lock returns a fresh, recorded lock instance on key.
+func (r *Runner) Lock(key string) Lock {
+	return recorded{key: key, inner: r.Proto.New(r.Env, key)}
+}
+
+// Think sleeps a random think time before a request.
+func (r *Runner) Think(t *sim.Thread) {
+	if r.Sc.ThinkMs > 0 {
+		t.Sleep(time.Duration(t.Rand().Int64N(r.Sc.ThinkMs+1)) * time.Millisecond)
+	}
+}
+
+// Work spends the critical section's working time.
+func (r *Runner) Work(t *sim.Thread) {
+	if r.Sc.WorkMs > 0 {
+		t.Sleep(time.Duration(r.Sc.WorkMs) * time.Millisecond)
+	}
+}
+
+// Retry waits before the user tries a refused request again.
+func (r *Runner) Retry(t *sim.Thread) {
+	t.Sleep(time.Duration(r.Sc.RetryMs) * time.Millisecond)
+}

@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Reply is one RESP2 reply. miniredis's own parser rejects arrays holding
+// an error element (EXEC can return those), so the sim parses RESP itself.
+type Reply struct {
+	Kind  byte    // '+' status, '-' error, ':' integer, '$' bulk, '*' array, 0 nil
+	Str   string  // status, error or bulk text
+	Int   int64   // integer value
+	Array []Reply // array elements
+}
+
+// IsNil reports a nil bulk or nil array.
+func (r Reply) IsNil() bool { return r.Kind == 0 }
+
+// IsErr reports an error reply.
+func (r Reply) IsErr() bool { return r.Kind == '-' }
+
+// String renders the reply the way redis-cli does, compactly.
+func (r Reply) String() string {
+	switch r.Kind {
+	case 0:
+		return "(nil)"
+	case '+':
+		return r.Str
+	case '-':
+		return "(error) " + r.Str
+	case ':':
+		return "(integer) " + strconv.FormatInt(r.Int, 10)
+	case '$':
+		return strconv.Quote(r.Str)
+	case '*':
+		parts := make([]string, len(r.Array))
+		for i, e := range r.Array {
+			parts[i] = e.String()
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return "?"
+}
+
+var errBadRESP = errors.New("malformed RESP reply")
+
+// ParseReply parses one complete RESP2 reply from b.
+func ParseReply(b []byte) (Reply, error) {
+	r, rest, err := parseReply(b)
+	if err != nil {
+		return Reply{}, err
+	}
+	if len(rest) != 0 {
+		return Reply{}, errBadRESP
+	}
+	return r, nil
+}
+
+func parseReply(b []byte) (Reply, []byte, error) {
+	if len(b) < 3 {
+		return Reply{}, nil, errBadRESP
+	}
+	i := indexCRLF(b)
+	if i < 0 {
+		return Reply{}, nil, errBadRESP
+	}
+	line, rest := string(b[1:i]), b[i+2:]
+	switch b[0] {
+	case '+', '-':
+		return Reply{Kind: b[0], Str: line}, rest, nil
+	case ':':
+		n, err := strconv.ParseInt(line, 10, 64)
+		if err != nil {
+			return Reply{}, nil, errBadRESP
+		}
+		return Reply{Kind: ':', Int: n}, rest, nil
+	case '$':
+		n, err := strconv.Atoi(line)
+		if err != nil {
+			return Reply{}, nil, errBadRESP
+		}
+		if n < 0 {
+			return Reply{}, rest, nil
+		}
+		if len(rest) < n+2 {
+			return Reply{}, nil, errBadRESP
+		}
+		return Reply{Kind: '$', Str: string(rest[:n])}, rest[n+2:], nil
+	case '*':
+		n, err := strconv.Atoi(line)
+		if err != nil {
+			return Reply{}, nil, errBadRESP
+		}
+		if n < 0 {
+			return Reply{}, rest, nil
+		}
+		arr := make([]Reply, n)
+		for k := range arr {
+			var e Reply
+			e, rest, err = parseReply(rest)
+			if err != nil {
+				return Reply{}, nil, err
+			}
+			arr[k] = e
+		}
+		return Reply{Kind: '*', Array: arr}, rest, nil
+	}
+	return Reply{}, nil, errBadRESP
+}
+
+func indexCRLF(b []byte) int {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == '\r' && b[i+1] == '\n' {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,109 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
+
+// Event is one thing that happened in the world, at a virtual time (ns).
+type Event struct {
+	T      int64    `json:"t"`
+	Kind   string   `json:"kind"`
+	Party  string   `json:"party"`
+	Client string   `json:"client,omitempty"`
+	Key    string   `json:"key,omitempty"`
+	Args   []string `json:"args,omitempty"`
+	Reply  string   `json:"reply,omitempty"`
+	Detail string   `json:"detail,omitempty"`
+	DurNs  int64    `json:"dur_ns,omitempty"`
+}
+
+// Event kinds written by the sim.
+const (
+	EvCommand  = "cmd"     // a node executed a command
+	EvExpire   = "expire"  // a key expired on a node (ground truth)
+	EvDrop     = "drop"    // a message was lost
+	EvPause    = "pause"   // a process stopped (GC pause)
+	EvResume   = "resume"  // a paused process resumed
+	EvService  = "service" // a service (database, storage) handled a request
+	EvTimeout  = "timeout" // a client command timed out
+	EvThread   = "thread"  // a thread started
+	EvFault    = "fault"   // a fault was applied
+	EvNote     = "note"    // a protocol-level note
+	EvCrash    = "crash"   // a process crashed
+	EvWorkload = "workload"
+)
+
+// Op is one invoke/return pair in a client history. Return is -1 while
+// the operation has not returned (crash, lost reply, end of run).
+type Op struct {
+	ID      int    `json:"id"`
+	Client  string `json:"client"`
+	Process string `json:"process"`
+	Kind    string `json:"kind"`
+	Key     string `json:"key"`
+	Value   string `json:"value,omitempty"`
+	Result  string `json:"result,omitempty"`
+	Call    int64  `json:"call"`
+	Return  int64  `json:"return"`
+}
+
+// Open reports whether the operation never returned.
+func (o Op) Open() bool { return o.Return < 0 }
+
+// Stats summarises a run.
+type Stats struct {
+	SimNs         int64 `json:"sim_ns"`
+	Events        int   `json:"events"`
+	RedisCommands int   `json:"redis_commands"`
+}
+
+// Trace is the full output of a run: events in the order they happened
+// and the client histories in invocation order.
+type Trace struct {
+	Events  []Event           `json:"events"`
+	Ops     []Op              `json:"ops"`
+	Scripts map[string]string `json:"scripts,omitempty"`
+	Stats   Stats             `json:"stats"`
+}
+
+// Hash is the SHA-256 of the trace's canonical JSON encoding.
+func (t *Trace) Hash() string {
+	b, err := json.Marshal(t)
+	if err != nil {
+		panic(err) // plain structs of strings and ints always marshal
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// recorder accumulates the trace of one world.
+type recorder struct {
+	w     *World
+	trace Trace
+}
+
+func (r *recorder) event(e Event) {
+	e.T = int64(r.w.now)
+	r.trace.Events = append(r.trace.Events, e)
+}
+
+func (r *recorder) invoke(client, process, kind, key, value string) int {
+	id := len(r.trace.Ops)
+	r.trace.Ops = append(r.trace.Ops, Op{
+		ID: id, Client: client, Process: process, Kind: kind, Key: key, Value: value,
+		Call: int64(r.w.now), Return: -1,
+	})
+	return id
+}
+
+func (r *recorder) ret(id int, result string) {
+	op := &r.trace.Ops[id]
+	op.Result = result
+	op.Return = int64(r.w.now)
+}
+
+// Ms converts a virtual time in ns to milliseconds.
+func Ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }

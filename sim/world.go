@@ -1,0 +1,141 @@
+// Package sim is the deterministic world locksim runs lock protocols in:
+// virtual time, an event queue, seeded PRNG streams, processes with
+// cooperative threads, a network, Redis nodes backed by miniredis, services
+// (a database, a storage), faults and the recorder of the Trace. It knows
+// nothing of locks.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Config holds what the world itself depends on.
+type Config struct {
+	Seed           uint64
+	Horizon        time.Duration // events after this virtual time are not run
+	Network        NetworkConfig
+	CommandTimeout time.Duration // client-side timeout of one command; 0 = none
+}
+
+// World is one simulation run. It is single-threaded: exactly one simulated
+// thread or event handler runs at a time.
+type World struct {
+	cfg      Config
+	now      time.Duration
+	seq      uint64
+	q        eventQueue
+	streams  *Streams
+	rec      recorder
+	net      *Network
+	procs    []*Process
+	nodes    map[string]*Node
+	services map[string]*Service
+	threads  []*Thread
+	running  *Thread
+	err      error
+	ran      bool
+}
+
+// New returns an empty world.
+func New(cfg Config) *World {
+	if cfg.Horizon <= 0 {
+		cfg.Horizon = time.Hour
+	}
+	w := &World{
+		cfg:      cfg,
+		streams:  NewStreams(cfg.Seed),
+		nodes:    map[string]*Node{},
+		services: map[string]*Service{},
+	}
+	w.rec.w = w
+	w.rec.trace.Scripts = map[string]string{}
+	w.net = newNetwork(w, cfg.Network)
+	return w
+}
+
+// Now is the true virtual time.
+func (w *World) Now() time.Duration { return w.now }
+
+// Rand returns the named PRNG stream of this run.
+func (w *World) Rand(name string) *rand.Rand { return w.streams.Get(name) }
+
+// Net returns the network.
+func (w *World) Net() *Network { return w.net }
+
+// Record appends a free-form event to the trace.
+func (w *World) Record(e Event) { w.rec.event(e) }
+
+// At schedules fn at virtual time at (not tied to any process).
+func (w *World) At(at time.Duration, fn func()) { w.schedule(at, nil, fn) }
+
+func (w *World) schedule(at time.Duration, p *Process, fn func()) {
+	if at < w.now {
+		at = w.now
+	}
+	w.seq++
+	w.q.push(&event{at: at, seq: w.seq, proc: p, fn: fn})
+}
+
+// fail stops the run with err.
+func (w *World) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// ErrPanic wraps a panic raised by simulated code.
+var ErrPanic = errors.New("simulated code panicked")
+
+// Run runs the world until no event is left or the horizon is reached, and
+// returns the trace. A World runs once.
+func (w *World) Run() (tr *Trace, err error) {
+	if w.ran {
+		return nil, errors.New("sim: world already ran")
+	}
+	w.ran = true
+	defer w.stopThreads()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrPanic, r)
+			tr = nil
+		}
+	}()
+	for w.q.Len() > 0 && w.err == nil {
+		e := w.q.pop()
+		if e.at > w.cfg.Horizon {
+			break
+		}
+		w.now = e.at
+		if p := e.proc; p != nil {
+			if p.crashed {
+				continue
+			}
+			if p.paused {
+				p.held = append(p.held, e)
+				continue
+			}
+		}
+		e.fn()
+	}
+	if w.err != nil {
+		return nil, w.err
+	}
+	t := &w.rec.trace
+	t.Stats.SimNs = int64(w.now)
+	t.Stats.Events = len(t.Events)
+	return t, nil
+}
+
+// stopThreads unwinds every thread still blocked, so no goroutine leaks.
+func (w *World) stopThreads() {
+	for _, t := range w.threads {
+		if !t.done {
+			t.killed = true
+			t.stop()
+			t.done = true
+		}
+	}
+}
