@@ -4,4 +4,8 @@ go 1.26.8
 
 require github.com/alicebob/miniredis/v2 v2.40.0
 
-require github.com/yuin/gopher-lua v1.1.2 // indirect
+require (
+	github.com/anishathalye/porcupine v1.3.1 // indirect
+	github.com/yuin/gopher-lua v1.1.2 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -63,18 +64,6 @@ func Protocols() []Protocol {
 	return out
 }
 
-// History operation kinds and results written by the recorded lock.
-const (
-	OpAcquire = "acquire"
-	OpRelease = "release"
-	OpRenew   = "renew"
-
-	ResOK       = "ok"
-	ResFail     = "fail"      // acquire refused: someone else holds it
-	ResNotOwner = "not-owner" // release found the lock not ours
-	ResError    = "error"     // transport error or timeout: outcome unknown
-)
-
 // recorded wraps a Lock so that every acquire and release lands in the
 // history of the calling thread.
 type recorded struct {
@@ -83,25 +72,25 @@ type recorded struct {
 }
 
 func (r recorded) Acquire(t *sim.Thread) (bool, error) {
-	id := t.Invoke(OpAcquire, r.key, "")
+	id := t.Invoke(model.OpAcquire, r.key, "")
 	ok, err := r.inner.Acquire(t)
-	t.Return(id, result(ok, err, ResFail))
+	t.Return(id, result(ok, err, model.ResFail))
 	return ok, err
 }
 
 func (r recorded) Release(t *sim.Thread) (bool, error) {
-	id := t.Invoke(OpRelease, r.key, "")
+	id := t.Invoke(model.OpRelease, r.key, "")
 	ok, err := r.inner.Release(t)
-	t.Return(id, result(ok, err, ResNotOwner))
+	t.Return(id, result(ok, err, model.ResNotOwner))
 	return ok, err
 }
 
 func result(ok bool, err error, no string) string {
 	switch {
 	case err != nil:
-		return ResError + ": " + err.Error()
+		return model.ResError + ": " + err.Error()
 	case ok:
-		return ResOK
+		return model.ResOK
 	}
 	return no
 }

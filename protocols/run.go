@@ -30,7 +30,13 @@ func Run(sc Scenario) (Scenario, *sim.Trace, error) {
 	for c := 0; c < sc.Clients; c++ {
 		proc := w.AddProcess(ClientName(c))
 		for th := 0; th < sc.Threads; th++ {
-			proc.Go(fmt.Sprintf("t%d", th+1), func(t *sim.Thread) { wl.Thread(t, r) })
+			late := time.Duration(int64(c)*sc.StaggerMs) * time.Millisecond
+			proc.Go(fmt.Sprintf("t%d", th+1), func(t *sim.Thread) {
+				if late > 0 {
+					t.Sleep(late)
+				}
+				wl.Thread(t, r)
+			})
 		}
 	}
 	for _, f := range sc.Faults {

@@ -23,6 +23,7 @@ type Scenario struct {
 	LeaseMs     int64             `json:"lease_ms"`
 	WorkMs      int64             `json:"work_ms"`
 	ThinkMs     int64             `json:"think_ms"`
+	StaggerMs   int64             `json:"stagger_ms,omitempty"` // client i starts i*StaggerMs late
 	RetryMs     int64             `json:"retry_ms"`
 	Attempts    int               `json:"attempts"`
 	Stock       int               `json:"stock,omitempty"`
@@ -100,7 +101,7 @@ func (sc Scenario) Normalize() (Scenario, error) {
 		return sc, errors.New("threads must be between 1 and 64")
 	case sc.Ops < 1 || sc.Ops > 100000:
 		return sc, errors.New("ops must be between 1 and 100000")
-	case sc.LeaseMs < 1, sc.WorkMs < 0, sc.ThinkMs < 0, sc.RetryMs < 1, sc.TimeoutMs < 0, sc.HorizonMs < 1:
+	case sc.LeaseMs < 1, sc.WorkMs < 0, sc.ThinkMs < 0, sc.RetryMs < 1, sc.TimeoutMs < 0, sc.HorizonMs < 1, sc.StaggerMs < 0:
 		return sc, errors.New("durations must be positive")
 	case sc.Network.LossRate < 0 || sc.Network.LossRate > 1:
 		return sc, errors.New("network loss rate must be between 0 and 1")

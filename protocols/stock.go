@@ -3,6 +3,7 @@ package protocols
 import (
 	"strconv"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -46,7 +47,7 @@ func stockThread(t *sim.Thread, r *Runner) {
 				r.Retry(t)
 				continue
 			}
-			op := t.Invoke(OpBuy, StockKey, "")
+			op := t.Invoke(model.OpBuy, StockKey, "")
 			v, err := t.Call(r.Env.Master, "GET", StockKey)
 			stock := 0
 			if err == nil && v.Kind == '$' {
@@ -55,10 +56,10 @@ func stockThread(t *sim.Thread, r *Runner) {
 			r.Work(t)
 			switch {
 			case err != nil:
-				t.Return(op, ResError+": "+err.Error())
+				t.Return(op, model.ResError+": "+err.Error())
 			case stock > 0:
 				if _, err := t.Call(r.Env.Master, "SET", StockKey, strconv.Itoa(stock-1)); err != nil {
-					t.Return(op, ResError+": "+err.Error())
+					t.Return(op, model.ResError+": "+err.Error())
 				} else {
 					t.Return(op, BuyResult(true, stock))
 				}

@@ -4,16 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
-)
-
-// Resource operation kinds and results of the workloads.
-const (
-	OpInsert = "insert" // unique-name: re-check and insert under the lock
-	OpBuy    = "buy"    // stock: read and decrement under the lock
-
-	ResInserted = "inserted"
-	ResExists   = "exists"
 )
 
 // DBService is the name of the application's database service.
@@ -64,19 +56,19 @@ func uniqueNameThread(t *sim.Thread, r *Runner) {
 				r.Retry(t)
 				continue
 			}
-			op := t.Invoke(OpInsert, name, "")
+			op := t.Invoke(model.OpInsert, name, "")
 			n, err = t.Request(DBService, "SELECT", name)
 			switch {
 			case err != nil:
-				t.Return(op, ResError+": "+err.Error())
+				t.Return(op, model.ResError+": "+err.Error())
 			case n != "0":
-				t.Return(op, ResExists)
+				t.Return(op, model.ResExists)
 			default:
 				r.Work(t)
 				if _, err := t.Request(DBService, "INSERT", name); err != nil {
-					t.Return(op, ResError+": "+err.Error())
+					t.Return(op, model.ResError+": "+err.Error())
 				} else {
-					t.Return(op, ResInserted)
+					t.Return(op, model.ResInserted)
 				}
 			}
 			lock.Release(t)

@@ -71,6 +71,8 @@ func (n *Node) peer(t *Thread) *server.Peer {
 func (n *Node) exec(t *Thread, args []string) Reply {
 	n.advance()
 	p := n.peer(t)
+	key := keyOf(args)
+	existed := key != "" && n.m.Exists(key)
 	n.out.Reset()
 	n.srv.Dispatch(p, args)
 	p.Flush()
@@ -79,8 +81,17 @@ func (n *Node) exec(t *Thread, args []string) Reply {
 		r = Reply{Kind: '-', Str: "ERR locksim: unparseable reply from miniredis"}
 	}
 	n.w.rec.trace.Stats.RedisCommands++
-	n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Client: t.Client(), Key: keyOf(args),
-		Args: n.w.traceArgs(args), Reply: r.String()})
+	change := ""
+	if key != "" {
+		switch exists := n.m.Exists(key); {
+		case exists && !existed:
+			change = KeyCreated
+		case !exists && existed:
+			change = KeyDeleted
+		}
+	}
+	n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Client: t.Client(), Key: key,
+		Args: n.w.traceArgs(args), Reply: r.String(), Change: change})
 	n.scheduleTick()
 	return r
 }
@@ -106,7 +117,7 @@ func (n *Node) advance() {
 	n.last = now
 	for _, k := range expiring {
 		if !n.m.Exists(k) {
-			n.w.rec.event(Event{Kind: EvExpire, Party: n.Name, Key: k})
+			n.w.rec.event(Event{Kind: EvExpire, Party: n.Name, Key: k, Change: KeyExpired})
 		}
 	}
 }

@@ -16,6 +16,7 @@ type Event struct {
 	Key    string   `json:"key,omitempty"`
 	Args   []string `json:"args,omitempty"`
 	Reply  string   `json:"reply,omitempty"`
+	Change string   `json:"change,omitempty"` // what happened to Key: created, deleted, expired
 	Detail string   `json:"detail,omitempty"`
 	DurNs  int64    `json:"dur_ns,omitempty"`
 }
@@ -34,6 +35,13 @@ const (
 	EvNote     = "note"    // a protocol-level note
 	EvCrash    = "crash"   // a process crashed
 	EvWorkload = "workload"
+)
+
+// Key changes recorded on node events.
+const (
+	KeyCreated = "created"
+	KeyDeleted = "deleted"
+	KeyExpired = "expired"
 )
 
 // Op is one invoke/return pair in a client history. Return is -1 while
@@ -83,15 +91,18 @@ func (t *Trace) Hash() string {
 type recorder struct {
 	w     *World
 	trace Trace
+	last  int64 // time of the last recorded event or operation
 }
 
 func (r *recorder) event(e Event) {
 	e.T = int64(r.w.now)
+	r.last = e.T
 	r.trace.Events = append(r.trace.Events, e)
 }
 
 func (r *recorder) invoke(client, process, kind, key, value string) int {
 	id := len(r.trace.Ops)
+	r.last = int64(r.w.now)
 	r.trace.Ops = append(r.trace.Ops, Op{
 		ID: id, Client: client, Process: process, Kind: kind, Key: key, Value: value,
 		Call: int64(r.w.now), Return: -1,
@@ -103,6 +114,7 @@ func (r *recorder) ret(id int, result string) {
 	op := &r.trace.Ops[id]
 	op.Result = result
 	op.Return = int64(r.w.now)
+	r.last = op.Return
 }
 
 // Ms converts a virtual time in ns to milliseconds.

@@ -124,7 +124,7 @@ func (w *World) Run() (tr *Trace, err error) {
 		return nil, w.err
 	}
 	t := &w.rec.trace
-	t.Stats.SimNs = int64(w.now)
+	t.Stats.SimNs = w.rec.last
 	t.Stats.Events = len(t.Events)
 	return t, nil
 }

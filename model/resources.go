@@ -1,0 +1,114 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// InsertInput is a unique-name registration: re-check Name, insert if
+// absent, as one critical section.
+type InsertInput struct{ Name string }
+
+// InsertOutput says whether the row was inserted or found existing.
+type InsertOutput struct {
+	Inserted bool
+	Unknown  bool
+}
+
+// UniqueSet checks that every name is inserted at most once: an insert
+// succeeds only if the name is absent. Partitioned by name, so the state
+// is whether the name is present.
+func UniqueSet() porcupine.Model {
+	return (&porcupine.NondeterministicModel{
+		Partition: partitionByKey,
+		Init:      func() []any { return []any{false} },
+		Step: func(state, input, output any) []any {
+			present := state.(bool)
+			out := output.(InsertOutput)
+			switch {
+			case out.Unknown:
+				return []any{present, true}
+			case out.Inserted && !present:
+				return []any{true}
+			case !out.Inserted && present:
+				return []any{true}
+			}
+			return nil
+		},
+		Equal: func(a, b any) bool { return a.(bool) == b.(bool) },
+		DescribeOperation: func(input, output any) string {
+			in, out := input.(InsertInput), output.(InsertOutput)
+			res := "exists"
+			switch {
+			case out.Unknown:
+				res = "?"
+			case out.Inserted:
+				res = "inserted"
+			}
+			return fmt.Sprintf("insert(%s) -> %s", in.Name, res)
+		},
+		DescribeState: func(state any) string {
+			if state.(bool) {
+				return "present"
+			}
+			return "absent"
+		},
+	}).ToModel()
+}
+
+// BuyInput is one stock purchase on Key: read the stock and, if positive,
+// write it back decremented, as one critical section.
+type BuyInput struct {
+	Key     string
+	Initial int // the stock before any purchase
+}
+
+// BuyOutput is the stock the buyer read and whether it sold.
+type BuyOutput struct {
+	Read    int
+	Sold    bool
+	Unknown bool
+}
+
+// StockCounterFrom checks purchases against a counter that starts at
+// initial units and only decrements when positive: each purchase must read
+// exactly the current stock. Partitioned by key; the state is the stock.
+func StockCounterFrom(initial int) porcupine.Model {
+	return (&porcupine.NondeterministicModel{
+		Partition: partitionByKey,
+		Init:      func() []any { return []any{initial} },
+		Step:      stockStep,
+		Equal:     func(a, b any) bool { return a.(int) == b.(int) },
+		DescribeOperation: func(input, output any) string {
+			out := output.(BuyOutput)
+			switch {
+			case out.Unknown:
+				return "buy -> ?"
+			case out.Sold:
+				return fmt.Sprintf("buy -> sold (read %d)", out.Read)
+			}
+			return fmt.Sprintf("buy -> sold out (read %d)", out.Read)
+		},
+		DescribeState: func(state any) string { return fmt.Sprintf("stock %d", state.(int)) },
+	}).ToModel()
+}
+
+func stockStep(state, input, output any) []any {
+	stock := state.(int)
+	out := output.(BuyOutput)
+	switch {
+	case out.Unknown:
+		if stock > 0 {
+			return []any{stock, stock - 1}
+		}
+		return []any{stock}
+	case out.Read != stock:
+		return nil
+	case out.Sold && stock > 0:
+		return []any{stock - 1}
+	case !out.Sold && stock <= 0:
+		return []any{stock}
+	}
+	return nil
+}

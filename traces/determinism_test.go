@@ -1,0 +1,94 @@
+package traces
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/locksim/locksim/protocols"
+)
+
+// determinismScenario varies protocol, workload and faults with the seed,
+// so the determinism test covers every combination.
+func determinismScenario(seed uint64) protocols.Scenario {
+	ps := protocols.Protocols()
+	ws := protocols.Workloads()
+	kinds := append([]string{"none"}, protocols.FaultKinds...)
+	return protocols.Scenario{
+		Seed:       seed,
+		Protocol:   ps[seed%uint64(len(ps))].Name,
+		Workload:   ws[(seed/uint64(len(ps)))%uint64(len(ws))].Name,
+		Clients:    2 + int(seed%3),
+		FaultKinds: []string{kinds[(seed/7)%uint64(len(kinds))]},
+	}
+}
+
+func seedsFor(t *testing.T) int {
+	switch {
+	case testing.Short() || raceEnabled:
+		return 100
+	}
+	return 1000
+}
+
+func traceHash(t *testing.T, sc protocols.Scenario) string {
+	t.Helper()
+	_, tr, err := protocols.Run(sc)
+	if err != nil {
+		t.Fatalf("seed %d: %v", sc.Seed, err)
+	}
+	return tr.Hash()
+}
+
+func TestSameSeedSameTrace(t *testing.T) {
+	n := seedsFor(t)
+	first := make([]string, n)
+	for s := range n {
+		first[s] = traceHash(t, determinismScenario(uint64(s)))
+	}
+	for s := range n {
+		if h := traceHash(t, determinismScenario(uint64(s))); h != first[s] {
+			t.Fatalf("seed %d: second run hash %s != first %s", s, h[:12], first[s][:12])
+		}
+	}
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	for s := range n {
+		if h := traceHash(t, determinismScenario(uint64(s))); h != first[s] {
+			t.Fatalf("seed %d: GOMAXPROCS=1 hash %s != %s", s, h[:12], first[s][:12])
+		}
+	}
+}
+
+func TestDifferentSeedsDiffer(t *testing.T) {
+	seen := map[string]uint64{}
+	for s := range uint64(50) {
+		sc := protocols.Scenario{Seed: s, Protocol: "setnx-lua-del", Workload: "stock"}
+		h := traceHash(t, sc)
+		if prev, dup := seen[h]; dup {
+			t.Fatalf("seeds %d and %d gave the same trace", prev, s)
+		}
+		seen[h] = s
+	}
+}
+
+// TestTraceHashGolden pins the hashes of a few runs, so that a trace is the
+// same in every process and on every machine, not only twice in one test.
+// Update the table only with a change that is meant to alter traces.
+func TestTraceHashGolden(t *testing.T) {
+	for _, g := range goldenHashes {
+		sc := determinismScenario(g.seed)
+		if h := traceHash(t, sc); h != g.hash {
+			t.Errorf("seed %d (%s/%s/%v): hash %s, golden %s", g.seed, sc.Protocol, sc.Workload, sc.FaultKinds, h, g.hash)
+		}
+	}
+}
+
+func ExampleExecute() {
+	o, err := Execute(protocols.Scenario{Seed: 1, Protocol: "setnx-lua-del", Workload: "stock"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(o.File.Report.Verdict)
+	// Output: ok
+}

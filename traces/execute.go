@@ -1,0 +1,28 @@
+package traces
+
+import (
+	"time"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
+)
+
+// Outcome is a scenario run end to end: the trace file and the checker's
+// full result (for the linearization view).
+type Outcome struct {
+	File   *File
+	Result *checker.Result
+	Wall   time.Duration
+}
+
+// Execute runs sc in the sim and checks the trace.
+func Execute(sc protocols.Scenario) (*Outcome, error) {
+	start := time.Now()
+	sc, tr, err := protocols.Run(sc)
+	if err != nil {
+		return nil, err
+	}
+	res := checker.Check(tr, checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock})
+	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, TraceSHA256: tr.Hash(), Trace: tr}
+	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
+}

@@ -1,0 +1,6 @@
+package traces
+
+var goldenHashes = []struct {
+	seed uint64
+	hash string
+}{}

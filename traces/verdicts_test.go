@@ -1,0 +1,97 @@
+package traces
+
+import (
+	"testing"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
+)
+
+// TestSetnxDelUnsafeUnderGCPause explores seeds until the checker reports
+// a premature expiry caused by a pause, within a bounded number of runs.
+func TestSetnxDelUnsafeUnderGCPause(t *testing.T) {
+	const budget = 200
+	for s := range uint64(budget) {
+		o, err := Execute(protocols.Scenario{Seed: s, Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{"gc-pause"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := o.File.Report
+		if r.Verdict != checker.VerdictViolation {
+			continue
+		}
+		for _, v := range r.Violations {
+			if v.Property == checker.PropMutex && v.Cause == checker.CausePrematureExpiry && v.Reason == checker.ReasonPaused {
+				t.Logf("seed %d: %s", s, v.Explanation)
+				return
+			}
+		}
+		t.Fatalf("seed %d: violation without a pause-caused premature expiry: %+v", s, r.Violations)
+	}
+	t.Fatalf("no violation found in %d runs of setnx-del under gc-pause", budget)
+}
+
+func TestSetnxLuaDelSafeWithoutFaults(t *testing.T) {
+	n := 2000
+	if testing.Short() || raceEnabled {
+		n = 200
+	}
+	for _, wl := range []string{"stock", "unique-name"} {
+		for s := range uint64(n / 2) {
+			o, err := Execute(protocols.Scenario{Seed: s, Protocol: "setnx-lua-del", Workload: wl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := o.File.Report.Verdict; v != checker.VerdictOK {
+				t.Fatalf("%s seed %d: verdict %s: %+v", wl, s, v, o.File.Report.Violations)
+			}
+			if d := o.File.Report.Damage; d.Total() != 0 {
+				t.Fatalf("%s seed %d: damage %+v without a violation", wl, s, d)
+			}
+		}
+	}
+}
+
+func TestDefaultReferenceFindsAndExplains(t *testing.T) {
+	ref, err := LookupReference(DefaultReference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Execute(ref.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := o.File.Report
+	if r.Verdict != checker.VerdictViolation || len(r.Violations) == 0 {
+		t.Fatalf("verdict %s", r.Verdict)
+	}
+	v := r.Violations[0]
+	if v.Cause != checker.CausePrematureExpiry || v.Reason != checker.ReasonPaused || len(v.Clients) != 2 ||
+		v.Clients[0] != "c1/t1" || v.Clients[1] != "c2/t1" {
+		t.Fatalf("first violation %+v", v)
+	}
+	if r.Damage.DuplicateInserts != 1 {
+		t.Fatalf("damage %+v, want one duplicate insert", r.Damage)
+	}
+}
+
+func BenchmarkRunDefault(b *testing.B) {
+	ref, _ := LookupReference(DefaultReference)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Execute(ref.Scenario); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRunSetnxDelGCPause(b *testing.B) {
+	b.ReportAllocs()
+	var s uint64
+	for b.Loop() {
+		s++
+		if _, err := Execute(protocols.Scenario{Seed: s, Protocol: "setnx-del", FaultKinds: []string{"gc-pause"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
