@@ -58,19 +58,24 @@ func (w *World) Node(name string) *Node { return w.nodes[name] }
 // Miniredis exposes the node's store for inspection in tests.
 func (n *Node) Miniredis() *miniredis.Miniredis { return n.m }
 
-func (n *Node) peer(t *Thread) *server.Peer {
-	p := n.peers[t.id]
+func (n *Node) peer(conn int) *server.Peer {
+	p := n.peers[conn]
 	if p == nil {
 		p = server.NewPeer(n.bw)
-		n.peers[t.id] = p
+		n.peers[conn] = p
 	}
 	return p
 }
 
 // exec runs one command from thread t on arrival at the node.
 func (n *Node) exec(t *Thread, args []string) Reply {
+	return n.execConn(t.id, t.Client(), args)
+}
+
+// execConn runs one command on connection conn for client.
+func (n *Node) execConn(conn int, client string, args []string) Reply {
 	n.advance()
-	p := n.peer(t)
+	p := n.peer(conn)
 	key := keyOf(args)
 	existed := key != "" && n.m.Exists(key)
 	n.out.Reset()
@@ -90,7 +95,7 @@ func (n *Node) exec(t *Thread, args []string) Reply {
 			change = KeyDeleted
 		}
 	}
-	n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Client: t.Client(), Key: key,
+	n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Client: client, Key: key,
 		Args: n.w.traceArgs(args), Reply: r.String(), Change: change})
 	n.scheduleTick()
 	return r

@@ -35,6 +35,22 @@ const (
 	EvNote     = "note"    // a protocol-level note
 	EvCrash    = "crash"   // a process crashed
 	EvWorkload = "workload"
+
+	// Deployment and fault events (topologies beyond single).
+	EvReplicate  = "replicate"   // a replica applied a write shipped from its master
+	EvPromote    = "promote"     // a replica became master; keys it lacked carry Change=lost
+	EvDemote     = "demote"      // an old master rejoined as a replica; its own writes carry Change=lost
+	EvMasterDown = "master-down" // the failover controller declared the master down
+	EvDiscover   = "discover"    // a client learned the new master
+	EvClockJump  = "clock-jump"  // a node's or process's clock jumped by DurNs (signed)
+	EvNodeCrash  = "node-crash"  // a Redis node stopped
+	EvNodeStart  = "node-start"  // a Redis node restarted; keys it lost carry Change=lost
+	EvPartition  = "partition"   // messages Party -> Detail are dropped for DurNs
+	EvHeal       = "heal"        // a partition ended
+	EvRetry      = "retry"       // a client retried a command after a timeout
+	EvPublish    = "publish"     // a node published a message on channel Key
+	EvDeliver    = "deliver"     // a pub/sub message reached a subscriber
+	EvRestart    = "restart"     // a crashed process restarted as a new instance
 )
 
 // Key changes recorded on node events.
@@ -42,6 +58,7 @@ const (
 	KeyCreated = "created"
 	KeyDeleted = "deleted"
 	KeyExpired = "expired"
+	KeyLost    = "lost" // gone without a command or expiry: promotion, restart, demotion
 )
 
 // Op is one invoke/return pair in a client history. Return is -1 while
