@@ -8,6 +8,9 @@ const (
 	OpRenew   = "renew"
 	OpInsert  = "insert" // unique-name: re-check and insert under the lock
 	OpBuy     = "buy"    // stock: read and decrement under the lock
+	OpAdd     = "add"    // lock-set: read the set, add Value, write it back under the lock
+	OpRead    = "read"   // lock-set: final read; Result is the sorted, comma-separated set
+	OpWrite   = "write"  // fenced storage write; Value is the fencing token
 
 	ResOK       = "ok"
 	ResFail     = "fail"      // acquire refused: someone else holds it
@@ -15,4 +18,5 @@ const (
 	ResError    = "error"     // transport error or timeout: outcome unknown
 	ResInserted = "inserted"
 	ResExists   = "exists"
+	ResRejected = "rejected" // a fenced storage refused a stale token
 )

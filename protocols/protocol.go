@@ -20,10 +20,12 @@ type Lock interface {
 	Release(t *sim.Thread) (bool, error)
 }
 
-// Env is what a protocol instance may use: where the Redis master is and
-// the lease the scenario asks for.
+// Env is what a protocol instance may use: the Redis master (sim.Master,
+// resolved per process to the node it believes is master), the independent
+// masters of multi-master locks, and the lease the scenario asks for.
 type Env struct {
 	Master string
+	Nodes  []string
 	Lease  time.Duration
 }
 

@@ -25,8 +25,10 @@ func Run(sc Scenario) (Scenario, *sim.Trace, error) {
 		CommandTimeout: time.Duration(sc.TimeoutMs) * time.Millisecond,
 	})
 	w.AddNode(MasterNode)
+	w.SetMaster(MasterNode)
 	wl.Setup(w, sc)
-	r := &Runner{Sc: sc, Proto: p, Env: Env{Master: MasterNode, Lease: time.Duration(sc.LeaseMs) * time.Millisecond}}
+	r := &Runner{Sc: sc, Proto: p, Env: Env{Master: sim.Master, Nodes: []string{MasterNode},
+		Lease: time.Duration(sc.LeaseMs) * time.Millisecond}}
 	for c := 0; c < sc.Clients; c++ {
 		proc := w.AddProcess(ClientName(c))
 		for th := 0; th < sc.Threads; th++ {

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// Master is the node name that resolves, per process, to the node the
+// process currently believes is the master.
+const Master = "master"
+
 // ErrTimeout is returned when a command's reply did not arrive in time.
 var ErrTimeout = errors.New("command timed out")
 
@@ -15,6 +19,9 @@ var ErrUnknownParty = errors.New("unknown node or service")
 // Call sends one Redis command to node and waits for its reply. The reply
 // is a Reply even for Redis errors; the error is for transport failures.
 func (t *Thread) Call(node string, args ...string) (Reply, error) {
+	if node == Master {
+		node = t.p.master()
+	}
 	n := t.w.nodes[node]
 	if n == nil {
 		return Reply{}, ErrUnknownParty

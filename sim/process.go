@@ -34,6 +34,15 @@ type Process struct {
 	crashed bool
 	held    []*event
 	threads []*Thread
+	view    string // the master this process believes in; "" = the world's
+}
+
+// master resolves Master for this process.
+func (p *Process) master() string {
+	if p.view != "" {
+		return p.view
+	}
+	return p.w.master
 }
 
 // AddProcess adds an application instance.

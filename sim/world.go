@@ -35,6 +35,7 @@ type World struct {
 	services map[string]*Service
 	threads  []*Thread
 	running  *Thread
+	master   string // the node Master resolves to by default
 	err      error
 	ran      bool
 }
@@ -55,6 +56,10 @@ func New(cfg Config) *World {
 	w.net = newNetwork(w, cfg.Network)
 	return w
 }
+
+// SetMaster makes Master resolve to node for every process that has not
+// learned otherwise.
+func (w *World) SetMaster(node string) { w.master = node }
 
 // Now is the true virtual time.
 func (w *World) Now() time.Duration { return w.now }
