@@ -31,6 +31,7 @@ func Run(sc Scenario) (Scenario, *sim.Trace, error) {
 		Lease: time.Duration(sc.LeaseMs) * time.Millisecond}}
 	for c := 0; c < sc.Clients; c++ {
 		proc := w.AddProcess(ClientName(c))
+		proc.Client = p.Client
 		for th := 0; th < sc.Threads; th++ {
 			late := time.Duration(int64(c)*sc.StaggerMs) * time.Millisecond
 			proc.Go(fmt.Sprintf("t%d", th+1), func(t *sim.Thread) {

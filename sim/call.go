@@ -2,7 +2,9 @@ package sim
 
 import (
 	"errors"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Master is the node name that resolves, per process, to the node the
@@ -48,32 +50,61 @@ func (t *Thread) Request(service string, args ...string) (string, error) {
 	return v.Str, nil
 }
 
+// ClientConfig is a process's command timeout and retry policy (Redisson:
+// 3000 ms timeout, 3 retries, 1500 ms apart). A retry resends the command:
+// if the first one reached the node, it runs twice. The first reply of any
+// attempt completes the call.
+type ClientConfig struct {
+	Timeout       time.Duration // 0: the world's CommandTimeout
+	Retries       int
+	RetryInterval time.Duration
+}
+
 // roundTrip sends a request to party, runs serve on arrival, carries its
-// answer back and blocks until the answer or the command timeout.
+// answer back and blocks until an answer or the last attempt's timeout.
 func (t *Thread) roundTrip(party, what string, serve func(reply func(any))) (Reply, error) {
 	w := t.w
 	tok := t.waitTok
 	from := t.p.Name
-	w.net.send(from, party, nil, what, func() {
-		serve(func(v any) {
-			w.net.send(party, from, t.p, "reply to "+what, func() { w.wake(t, tok, v) })
+	cfg := t.p.Client
+	timeout := cfg.Timeout
+	if timeout == 0 {
+		timeout = w.cfg.CommandTimeout
+	}
+	waiting := func() bool { return t.waitTok == tok && !t.done }
+	var attempt func(n int)
+	attempt = func(n int) {
+		w.net.send(from, party, nil, what, func() {
+			serve(func(v any) {
+				w.net.send(party, from, t.p, "reply to "+what, func() { w.wake(t, tok, v) })
+			})
 		})
-	})
-	if to := w.cfg.CommandTimeout; to > 0 {
-		w.schedule(w.now+to, t.p, func() {
-			if t.waitTok == tok && !t.done {
-				w.rec.event(Event{Kind: EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + party})
-				w.wake(t, tok, ErrTimeout)
+		if timeout <= 0 {
+			return
+		}
+		w.schedule(w.now+timeout, t.p, func() {
+			if !waiting() {
+				return
 			}
+			if n < cfg.Retries {
+				w.rec.event(Event{Kind: EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + party + ", attempt " + strconv.Itoa(n+2)})
+				w.schedule(w.now+cfg.RetryInterval, t.p, func() {
+					if waiting() {
+						attempt(n + 1)
+					}
+				})
+				return
+			}
+			w.rec.event(Event{Kind: EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + party})
+			w.wake(t, tok, ErrTimeout)
 		})
 	}
+	attempt(0)
 	switch v := t.park().(type) {
 	case error:
 		return Reply{}, v
 	case Reply:
 		return v, nil
-	case string:
-		return Reply{Kind: '$', Str: v}, nil
 	}
 	return Reply{}, errors.New("sim: bad wake value")
 }

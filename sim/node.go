@@ -34,6 +34,9 @@ type Node struct {
 	peers   map[int]*server.Peer
 	last    time.Duration // node clock at the last advance
 	tickGen uint64
+	subs    map[string][]*Subscription
+	inMulti map[*server.Peer]bool
+	down    bool
 }
 
 // AddNode adds a Redis node.
@@ -46,8 +49,10 @@ func (w *World) AddNode(name string) *Node {
 	c.Close()
 	m.Seed(int(w.cfg.Seed & 0x7fffffff))
 	m.SetTime(epoch)
-	n := &Node{w: w, Name: name, m: m, srv: m.Server(), peers: map[int]*server.Peer{}}
+	n := &Node{w: w, Name: name, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
+		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{}}
 	n.bw = bufio.NewWriter(&n.out)
+	n.srv.SetPreHook(n.preHook)
 	w.nodes[name] = n
 	return n
 }
@@ -79,6 +84,12 @@ func (n *Node) execConn(conn int, client string, args []string) Reply {
 	key := keyOf(args)
 	existed := key != "" && n.m.Exists(key)
 	n.out.Reset()
+	switch strings.ToUpper(args[0]) {
+	case "MULTI":
+		n.inMulti[p] = true
+	case "EXEC", "DISCARD":
+		delete(n.inMulti, p)
+	}
 	n.srv.Dispatch(p, args)
 	p.Flush()
 	r, err := ParseReply(n.out.Bytes())

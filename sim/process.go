@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -27,14 +28,19 @@ func (c Clock) TrueSpan(d time.Duration) time.Duration {
 // Process is one application instance: a clock, threads, and a state
 // (running, paused, crashed) that applies to all of its threads at once.
 type Process struct {
-	w       *World
-	Name    string
-	Clock   Clock
-	paused  bool
-	crashed bool
-	held    []*event
-	threads []*Thread
-	view    string // the master this process believes in; "" = the world's
+	w           *World
+	Name        string
+	Clock       Clock
+	Client      ClientConfig
+	paused      bool
+	crashed     bool
+	held        []*event
+	threads     []*Thread
+	view        string // the master this process believes in; "" = the world's
+	sems        map[string]*Sem
+	boot        func(*Process)
+	base        string // the first instance's name, for restarts
+	incarnation int
 }
 
 // master resolves Master for this process.
@@ -83,3 +89,60 @@ func (p *Process) resume() {
 
 // Paused reports whether the process is stopped.
 func (p *Process) Paused() bool { return p.paused }
+
+// SetBoot sets the function that starts the process's threads. A crashed
+// process restarted with Crash(d >= 0) comes back as a new instance (a new
+// name, "c1#2", so histories give it a fresh identity) that runs boot again.
+func (p *Process) SetBoot(boot func(*Process)) { p.boot = boot }
+
+// Crashed reports whether the process has crashed.
+func (p *Process) Crashed() bool { return p.crashed }
+
+// Crash stops the process for good: its threads unwind without running
+// any more sim calls (a finally block cannot release anything), its
+// subscriptions close, held and future messages to it are dropped. With
+// restartAfter >= 0 a new instance boots that much later.
+func (p *Process) Crash(restartAfter time.Duration) {
+	if p.crashed {
+		return
+	}
+	w := p.w
+	p.crashed = true
+	p.paused = false
+	p.held = nil
+	w.rec.event(Event{Kind: EvCrash, Party: p.Name})
+	for _, n := range w.nodeList() {
+		for ch, subs := range n.subs {
+			kept := subs[:0:0]
+			for _, s := range subs {
+				if s.p == p {
+					s.active = false
+				} else {
+					kept = append(kept, s)
+				}
+			}
+			n.subs[ch] = kept
+		}
+	}
+	for _, t := range p.threads {
+		if !t.done {
+			t.killed = true
+			t.stop()
+			t.done = true
+		}
+	}
+	if restartAfter < 0 || p.boot == nil {
+		return
+	}
+	w.schedule(w.now+restartAfter, nil, func() {
+		base, inc := p.base, p.incarnation+1
+		if base == "" {
+			base, inc = p.Name, 2
+		}
+		np := w.AddProcess(base + "#" + strconv.Itoa(inc))
+		np.base, np.incarnation = base, inc
+		np.Clock, np.Client, np.boot, np.view = p.Clock, p.Client, p.boot, p.view
+		w.rec.event(Event{Kind: EvRestart, Party: np.Name, Detail: "new instance of " + base})
+		np.boot(np)
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"time"
 )
 
@@ -132,6 +133,16 @@ func (w *World) Run() (tr *Trace, err error) {
 	t.Stats.SimNs = w.rec.last
 	t.Stats.Events = len(t.Events)
 	return t, nil
+}
+
+// nodeList returns the nodes in name order.
+func (w *World) nodeList() []*Node {
+	out := make([]*Node, 0, len(w.nodes))
+	for _, n := range w.nodes {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // stopThreads unwinds every thread still blocked, so no goroutine leaks.

@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+func TestPublishReachesSubscriberThroughNetwork(t *testing.T) {
+	w := New(Config{Seed: 4, Network: DefaultNetwork})
+	w.AddNode("redis")
+	var got []string
+	waiter := w.AddProcess("c1")
+	waiter.Go("main", func(th *Thread) {
+		sem := th.Process().Sem("latch", 0)
+		if _, err := th.Subscribe("redis", "ch", func(msg string) { got = append(got, msg); sem.Release(1) }); err != nil {
+			t.Error(err)
+		}
+		if !sem.Acquire(th, 5*time.Second) {
+			t.Error("not woken by the message")
+		}
+	})
+	w.AddProcess("c2").Go("main", func(th *Thread) {
+		th.Sleep(100 * time.Millisecond)
+		r, _ := th.Call("redis", "EVAL", "return redis.call('publish', KEYS[1], ARGV[1])", "1", "ch", "0")
+		if r.Int != 1 {
+			t.Errorf("publish from Lua reached %v subscribers, want 1", r)
+		}
+	})
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != "0" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestSemTimeoutAndFIFO(t *testing.T) {
+	w := New(Config{Seed: 5})
+	p := w.AddProcess("c1")
+	var order []string
+	for _, name := range []string{"a", "b"} {
+		name := name
+		p.Go(name, func(th *Thread) {
+			if th.Process().Sem("s", 0).Acquire(th, time.Second) {
+				order = append(order, name)
+			}
+		})
+	}
+	p.Go("c", func(th *Thread) {
+		if th.Process().Sem("s", 0).Acquire(th, 10*time.Millisecond) {
+			t.Error("c should time out")
+		}
+		th.Sleep(50 * time.Millisecond)
+		th.Process().Sem("s", 0).Release(2)
+	})
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 2 || order[0] != "a" || order[1] != "b" {
+		t.Fatalf("order %v", order)
+	}
+}
+
+func TestLostReplyIsRetriedAndRunsTwice(t *testing.T) {
+	w := New(Config{Seed: 6, Network: DefaultNetwork})
+	w.AddNode("redis")
+	p := w.AddProcess("c1")
+	p.Client = ClientConfig{Timeout: 3 * time.Second, Retries: 3, RetryInterval: 1500 * time.Millisecond}
+	w.At(0, func() { w.Net().Block("redis", "c1") })
+	w.At(2*time.Second, func() { w.Net().Unblock("redis", "c1") })
+	var r Reply
+	var err error
+	p.Go("main", func(th *Thread) { r, err = th.Call("redis", "INCR", "n") })
+	tr, runErr := w.Run()
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	if err != nil || r.Int != 2 {
+		t.Fatalf("reply %v err %v, want the retry's reply 2 (the command ran twice)", r, err)
+	}
+	var retries, drops int
+	for _, e := range tr.Events {
+		switch e.Kind {
+		case EvRetry:
+			retries++
+		case EvDrop:
+			drops++
+		}
+	}
+	if retries != 1 || drops != 1 {
+		t.Fatalf("retries %d drops %d", retries, drops)
+	}
+}
+
+func TestCrashUnwindsAndRestartsAsNewInstance(t *testing.T) {
+	w := New(Config{Seed: 7, Network: DefaultNetwork})
+	w.AddNode("redis")
+	p := w.AddProcess("c1")
+	var finallyRan bool
+	var booted []string
+	p.SetBoot(func(p *Process) {
+		booted = append(booted, p.Name)
+		p.Go("main", func(th *Thread) {
+			defer func() {
+				// A crashed process runs no more commands, even from finally.
+				if _, err := th.Call("redis", "DEL", "lock"); err == nil {
+					finallyRan = true
+				}
+			}()
+			th.Call("redis", "SET", "lock", th.Process().Name)
+			th.Sleep(time.Hour)
+		})
+	})
+	p.SetBoot(p.boot)
+	p.boot(p)
+	w.At(time.Second, func() { p.Crash(2 * time.Second) })
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if finallyRan {
+		t.Fatal("finally block ran a command after the crash")
+	}
+	if len(booted) != 2 || booted[1] != "c1#2" {
+		t.Fatalf("booted %v", booted)
+	}
+}

@@ -1,0 +1,105 @@
+package sim
+
+import (
+	"strconv"
+
+	"github.com/alicebob/miniredis/v2/server"
+)
+
+// Subscription is one process's subscription to a channel on a node. Its
+// handler runs in the process (held while paused, never after a crash) when
+// a published message arrives; it must not block: it typically releases a
+// Sem that a waiting thread blocks on, as Redisson's listener does.
+type Subscription struct {
+	node    *Node
+	p       *Process
+	Channel string
+	handler func(msg string)
+	active  bool
+}
+
+// Subscribe sends SUBSCRIBE channel to node and waits for the
+// confirmation. Messages published after the node registered it reach
+// handler through the network, so a partition loses them.
+func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Subscription, error) {
+	if node == Master {
+		node = t.p.master()
+	}
+	n := t.w.nodes[node]
+	if n == nil {
+		return nil, ErrUnknownParty
+	}
+	s := &Subscription{node: n, p: t.p, Channel: channel, handler: handler}
+	_, err := t.roundTrip(node, "SUBSCRIBE", func(reply func(any)) {
+		if n.down {
+			return
+		}
+		s.active = true
+		n.subs[channel] = append(n.subs[channel], s)
+		n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Client: t.Client(), Key: channel,
+			Args: []string{"SUBSCRIBE", channel}, Reply: "subscribed"})
+		reply(Reply{Kind: '+', Str: "OK"})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Unsubscribe removes the subscription at once (the client stops
+// listening; in-flight messages are ignored).
+func (s *Subscription) Unsubscribe() {
+	if !s.active {
+		return
+	}
+	s.active = false
+	subs := s.node.subs[s.Channel]
+	for i, x := range subs {
+		if x == s {
+			s.node.subs[s.Channel] = append(subs[:i:i], subs[i+1:]...)
+			break
+		}
+	}
+}
+
+// publish delivers msg to every subscriber of channel and returns how
+// many there were, as PUBLISH does.
+func (n *Node) publish(channel, msg string) int {
+	subs := n.subs[channel]
+	n.w.rec.event(Event{Kind: EvPublish, Party: n.Name, Key: channel, Detail: msg + " to " + strconv.Itoa(len(subs)) + " subscribers"})
+	for _, s := range subs {
+		s := s
+		n.w.net.send(n.Name, s.p.Name, s.p, "message on "+channel, func() {
+			if !s.active {
+				return
+			}
+			n.w.rec.event(Event{Kind: EvDeliver, Party: s.p.Name, Key: channel, Detail: msg})
+			s.handler(msg)
+		})
+	}
+	return len(subs)
+}
+
+// preHook intercepts the commands the node serves itself: PUBLISH (also
+// from inside Lua), never handed to miniredis, whose pub/sub blocks on Go
+// subscribers and delivers in random order; and the blocking or
+// connection-state commands the sim does not support.
+func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
+	switch cmd {
+	case "PUBLISH":
+		if len(args) != 2 {
+			c.WriteError("ERR wrong number of arguments for 'publish' command")
+			return true
+		}
+		if n.inMulti[c] {
+			return false
+		}
+		c.WriteInt(n.publish(args[0], args[1]))
+		return true
+	case "SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH",
+		"BZPOPMIN", "BZPOPMAX", "XREAD", "XREADGROUP", "RANDOMKEY", "SHUTDOWN", "DEBUG":
+		c.WriteError("ERR locksim: " + cmd + " is not supported by the simulated node")
+		return true
+	}
+	return false
+}

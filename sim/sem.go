@@ -1,0 +1,99 @@
+package sim
+
+import "time"
+
+// Sem is a counting semaphore local to one process (a java.util.concurrent
+// Semaphore, or a ReentrantLock with one permit): threads of the process
+// wait on it in FIFO order.
+type Sem struct {
+	p       *Process
+	permits int
+	waiters []*semWaiter
+}
+
+type semWaiter struct {
+	t       *Thread
+	tok     uint64
+	granted bool
+	gone    bool
+}
+
+// Sem returns the process's semaphore called name, creating it with
+// permits on first use.
+func (p *Process) Sem(name string, permits int) *Sem {
+	if p.sems == nil {
+		p.sems = map[string]*Sem{}
+	}
+	s := p.sems[name]
+	if s == nil {
+		s = &Sem{p: p, permits: permits}
+		p.sems[name] = s
+	}
+	return s
+}
+
+// TryAcquire takes a permit if one is free.
+func (s *Sem) TryAcquire() bool {
+	if s.permits > 0 && len(s.waiters) == 0 {
+		s.permits--
+		return true
+	}
+	return false
+}
+
+// Acquire takes a permit, waiting at most timeout (negative: forever).
+func (s *Sem) Acquire(t *Thread, timeout time.Duration) bool {
+	if s.TryAcquire() {
+		return true
+	}
+	if timeout == 0 {
+		return false
+	}
+	w := &semWaiter{t: t, tok: t.waitTok}
+	s.waiters = append(s.waiters, w)
+	if timeout > 0 {
+		t.w.schedule(t.w.now+t.p.Clock.TrueSpan(timeout), t.p, func() {
+			if w.granted || w.gone {
+				return
+			}
+			w.gone = true
+			s.drop(w)
+			t.w.wake(t, w.tok, false)
+		})
+	}
+	return t.park().(bool)
+}
+
+// Release returns n permits and wakes waiters in FIFO order.
+func (s *Sem) Release(n int) {
+	s.permits += n
+	for s.permits > 0 && len(s.waiters) > 0 {
+		w := s.waiters[0]
+		s.waiters = s.waiters[1:]
+		if w.gone {
+			continue
+		}
+		s.permits--
+		w.granted = true
+		s.p.w.schedule(s.p.w.now, s.p, func() { s.p.w.wake(w.t, w.tok, true) })
+	}
+}
+
+// Drain takes every free permit and returns how many it took.
+func (s *Sem) Drain() int {
+	n := s.permits
+	s.permits = 0
+	return n
+}
+
+// Waiting is the number of threads blocked on the semaphore.
+func (s *Sem) Waiting() int { return len(s.waiters) }
+
+func (s *Sem) drop(w *semWaiter) {
+	for i, x := range s.waiters {
+		if x == w {
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			return
+		}
+	}
+}
