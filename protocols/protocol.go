@@ -26,6 +26,7 @@ type Lock interface {
 type Env struct {
 	Master string
 	Nodes  []string
+	Data   string // the node holding the protected data (stock, lock-set)
 	Lease  time.Duration
 }
 
@@ -40,8 +41,12 @@ type Protocol struct {
 	// timeout, no retries.
 	Client sim.ClientConfig
 	// Topologies the protocol runs on; empty means single and replicated.
+	// The first one is its default.
 	Topologies []string
-	New        func(env Env, key string) Lock
+	// Masters is how many independent masters a multi-master lock uses by
+	// default (topology independent).
+	Masters int
+	New     func(env Env, key string) Lock
 }
 
 // Fencer is a Lock that hands out a fencing token with each acquisition;

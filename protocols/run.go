@@ -7,9 +7,6 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// MasterNode is the Redis node of the single topology.
-const MasterNode = "redis"
-
 // Run normalizes sc, builds its world and runs it.
 func Run(sc Scenario) (Scenario, *sim.Trace, error) {
 	sc, err := sc.Normalize()
@@ -24,23 +21,23 @@ func Run(sc Scenario) (Scenario, *sim.Trace, error) {
 		Network:        sc.Network,
 		CommandTimeout: time.Duration(sc.TimeoutMs) * time.Millisecond,
 	})
-	w.AddNode(MasterNode)
-	w.SetMaster(MasterNode)
-	wl.Setup(w, sc)
-	r := &Runner{Sc: sc, Proto: p, Env: Env{Master: sim.Master, Nodes: []string{MasterNode},
-		Lease: time.Duration(sc.LeaseMs) * time.Millisecond}}
+	env := build(w, sc, wl)
+	r := &Runner{Sc: sc, Proto: p, Env: env}
 	for c := 0; c < sc.Clients; c++ {
 		proc := w.AddProcess(ClientName(c))
 		proc.Client = p.Client
-		for th := 0; th < sc.Threads; th++ {
-			late := time.Duration(int64(c)*sc.StaggerMs) * time.Millisecond
-			proc.Go(fmt.Sprintf("t%d", th+1), func(t *sim.Thread) {
-				if late > 0 {
-					t.Sleep(late)
-				}
-				wl.Thread(t, r)
-			})
-		}
+		late := time.Duration(int64(c)*sc.StaggerMs) * time.Millisecond
+		proc.SetBoot(func(proc *sim.Process) {
+			for th := 0; th < sc.Threads; th++ {
+				proc.Go(fmt.Sprintf("t%d", th+1), func(t *sim.Thread) {
+					if late > 0 && !proc.Restarted() {
+						t.Sleep(late)
+					}
+					wl.Thread(t, r)
+				})
+			}
+		})
+		proc.Boot()
 	}
 	for _, f := range sc.Faults {
 		if err := w.Inject(f); err != nil {

@@ -30,6 +30,12 @@ type Scenario struct {
 	TimeoutMs   int64             `json:"timeout_ms"`
 	HorizonMs   int64             `json:"horizon_ms"`
 	Network     sim.NetworkConfig `json:"network"`
+	Topology    string            `json:"topology"`
+	Nodes       int               `json:"nodes,omitempty"` // replicas (replicated) or masters (independent)
+	Persistence string            `json:"persistence,omitempty"`
+	ReplLagMs   [2]int64          `json:"repl_lag_ms,omitempty"`   // replication lag range
+	DownAfterMs int64             `json:"down_after_ms,omitempty"` // sentinel
+	DiscoveryMs int64             `json:"discovery_ms,omitempty"`  // clients learn a new master within
 	FaultKinds  []string          `json:"fault_kinds,omitempty"`
 	Intensity   float64           `json:"intensity,omitempty"`
 	Faults      []sim.Fault       `json:"faults"`
@@ -90,6 +96,9 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	def(&sc.HorizonMs, int64(time.Hour/time.Millisecond))
 	if sc.Network == (sim.NetworkConfig{}) {
 		sc.Network = sim.DefaultNetwork
+	}
+	if err := sc.normalizeTopology(p); err != nil {
+		return sc, err
 	}
 	if sc.Workload == "stock" && sc.Stock == 0 {
 		sc.Stock = sc.Clients * sc.Threads * sc.Ops

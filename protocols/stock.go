@@ -20,9 +20,9 @@ func init() {
 		Summary: "decrement goods:001 under the lock; lost updates and oversold units are the damage",
 		WorkMs:  0,
 		Setup: func(w *sim.World, sc Scenario) {
-			n := w.Node(MasterNode)
+			n := w.Node(DataNode(sc))
 			n.Miniredis().Set(StockKey, strconv.Itoa(sc.Stock))
-			w.Record(sim.Event{Kind: sim.EvWorkload, Party: MasterNode, Key: StockKey,
+			w.Record(sim.Event{Kind: sim.EvWorkload, Party: n.Name, Key: StockKey,
 				Detail: "initial stock " + strconv.Itoa(sc.Stock)})
 		},
 		Thread: stockThread,
@@ -48,7 +48,7 @@ func stockThread(t *sim.Thread, r *Runner) {
 				continue
 			}
 			op := t.Invoke(model.OpBuy, StockKey, "")
-			v, err := t.Call(r.Env.Master, "GET", StockKey)
+			v, err := t.Call(r.Env.Data, "GET", StockKey)
 			stock := 0
 			if err == nil && v.Kind == '$' {
 				stock, _ = strconv.Atoi(v.Str)
@@ -58,7 +58,7 @@ func stockThread(t *sim.Thread, r *Runner) {
 			case err != nil:
 				t.Return(op, model.ResError+": "+err.Error())
 			case stock > 0:
-				if _, err := t.Call(r.Env.Master, "SET", StockKey, strconv.Itoa(stock-1)); err != nil {
+				if _, err := t.Call(r.Env.Data, "SET", StockKey, strconv.Itoa(stock-1)); err != nil {
 					t.Return(op, model.ResError+": "+err.Error())
 				} else {
 					t.Return(op, BuyResult(true, stock))

@@ -30,7 +30,11 @@ func (t *Thread) Call(node string, args ...string) (Reply, error) {
 	}
 	what := strings.ToUpper(args[0])
 	return t.roundTrip(node, what, func(reply func(any)) {
-		reply(n.exec(t, args))
+		if n.down {
+			n.w.rec.event(Event{Kind: EvDrop, Party: t.p.Name, Detail: "to " + node + " (down): " + what})
+			return
+		}
+		n.exec(t, args, func(r Reply) { reply(r) })
 	})
 }
 
@@ -76,19 +80,19 @@ func (t *Thread) roundTrip(party, what string, serve func(reply func(any))) (Rep
 	attempt = func(n int) {
 		w.net.send(from, party, nil, what, func() {
 			serve(func(v any) {
-				w.net.send(party, from, t.p, "reply to "+what, func() { w.wake(t, tok, v) })
+				w.net.sendTo(party, t, "reply to "+what, func() { w.wake(t, tok, v) })
 			})
 		})
 		if timeout <= 0 {
 			return
 		}
-		w.schedule(w.now+timeout, t.p, func() {
+		w.scheduleWake(w.now+timeout, t, func() {
 			if !waiting() {
 				return
 			}
 			if n < cfg.Retries {
 				w.rec.event(Event{Kind: EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + party + ", attempt " + strconv.Itoa(n+2)})
-				w.schedule(w.now+cfg.RetryInterval, t.p, func() {
+				w.scheduleWake(w.now+cfg.RetryInterval, t, func() {
 					if waiting() {
 						attempt(n + 1)
 					}

@@ -18,17 +18,19 @@ var DefaultNetwork = NetworkConfig{LatencyMin: 200 * time.Microsecond, LatencyMa
 // with a seeded latency per message, directional partitions, extra delay
 // and loss.
 type Network struct {
-	w       *World
-	cfg     NetworkConfig
-	blocked map[[2]string]int
-	delay   map[[2]string]time.Duration
+	w        *World
+	cfg      NetworkConfig
+	blocked  map[[2]string]int
+	delay    map[[2]string]time.Duration
+	lossFrom map[string]float64
 }
 
 func newNetwork(w *World, cfg NetworkConfig) *Network {
 	if cfg.LatencyMax < cfg.LatencyMin {
 		cfg.LatencyMax = cfg.LatencyMin
 	}
-	return &Network{w: w, cfg: cfg, blocked: map[[2]string]int{}, delay: map[[2]string]time.Duration{}}
+	return &Network{w: w, cfg: cfg, blocked: map[[2]string]int{}, delay: map[[2]string]time.Duration{},
+		lossFrom: map[string]float64{}}
 }
 
 // Block drops every message from -> to until Unblock. Blocks nest.
@@ -69,20 +71,45 @@ func (n *Network) latency(from, to string) time.Duration {
 // target is the receiving process (nil for a node or service), so that a
 // paused receiver holds the message. what describes it for drop events.
 func (n *Network) send(from, to string, target *Process, what string, deliver func()) {
+	n.post(from, to, &event{proc: target, fn: deliver}, what)
+}
+
+// sendTo delivers a message to thread t (a reply it waits for): held while
+// its process is paused or the thread is a stalled background thread.
+func (n *Network) sendTo(from string, t *Thread, what string, deliver func()) {
+	n.post(from, t.p.Name, &event{proc: t.p, thr: t, fn: deliver}, what)
+}
+
+func (n *Network) post(from, to string, e *event, what string) {
 	lost := false
 	if n.cfg.LossRate > 0 {
 		lost = n.w.streams.Get("network-loss").Float64() < n.cfg.LossRate
+	}
+	if rate := n.lossFrom[from]; rate > 0 && n.w.streams.Get("reply-loss").Float64() < rate {
+		lost = true
 	}
 	d := n.latency(from, to)
 	if lost || n.Blocked(from, to) {
 		n.w.rec.event(Event{Kind: EvDrop, Party: from, Detail: "to " + to + ": " + what})
 		return
 	}
-	n.w.schedule(n.w.now+d, target, func() {
+	deliver := e.fn
+	e.fn = func() {
 		if n.Blocked(from, to) {
 			n.w.rec.event(Event{Kind: EvDrop, Party: from, Detail: "to " + to + ": " + what})
 			return
 		}
 		deliver()
-	})
+	}
+	e.at = n.w.now + d
+	n.w.scheduleEvent(e)
+}
+
+// SetLossFrom drops messages sent by party with probability rate (0 stops).
+func (n *Network) SetLossFrom(party string, rate float64) {
+	if rate <= 0 {
+		delete(n.lossFrom, party)
+		return
+	}
+	n.lossFrom[party] = rate
 }

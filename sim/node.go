@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,8 +37,23 @@ type Node struct {
 	tickGen uint64
 	subs    map[string][]*Subscription
 	inMulti map[*server.Peer]bool
+	queued  map[*server.Peer][]string
 	down    bool
+
+	role        nodeRole
+	links       []*replLink // master: one per replica
+	offset      int64       // master: effects produced; replica: effects applied
+	waiters     []*waiter   // WAIT commands in progress
+	Persistence string      // none, everysec, always
+	fsynced     []keyState  // everysec: the dataset as of the last fsync
 }
+
+type nodeRole int
+
+const (
+	roleMaster nodeRole = iota
+	roleReplica
+)
 
 // AddNode adds a Redis node.
 func (w *World) AddNode(name string) *Node {
@@ -50,7 +66,8 @@ func (w *World) AddNode(name string) *Node {
 	m.Seed(int(w.cfg.Seed & 0x7fffffff))
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
-		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{}}
+		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
+		queued: map[*server.Peer][]string{}}
 	n.bw = bufio.NewWriter(&n.out)
 	n.srv.SetPreHook(n.preHook)
 	w.nodes[name] = n
@@ -72,23 +89,81 @@ func (n *Node) peer(conn int) *server.Peer {
 	return p
 }
 
-// exec runs one command from thread t on arrival at the node.
-func (n *Node) exec(t *Thread, args []string) Reply {
-	return n.execConn(t.id, t.Client(), args)
+// exec runs one command from thread t on arrival at the node and hands
+// its reply to reply (at once, or later for WAIT).
+func (n *Node) exec(t *Thread, args []string, reply func(Reply)) {
+	n.execAsync(t.id, t.Client(), args, reply)
 }
 
-// execConn runs one command on connection conn for client.
+// execConn runs one command on connection conn for client and returns its
+// immediate reply.
 func (n *Node) execConn(conn int, client string, args []string) Reply {
+	var out Reply
+	n.execAsync(conn, client, args, func(r Reply) { out = r })
+	return out
+}
+
+func (n *Node) execAsync(conn int, client string, args []string, reply func(Reply)) {
 	n.advance()
 	p := n.peer(conn)
-	key := keyOf(args)
-	existed := key != "" && n.m.Exists(key)
+	cmd := strings.ToUpper(args[0])
+	touched := n.touchedKeys(p, cmd, args)
+	existed := make([]bool, len(touched))
+	for i, k := range touched {
+		existed[i] = n.m.Exists(k)
+	}
+	var r Reply
+	wait := false
+	switch {
+	case n.role == roleReplica && writes(n, cmd):
+		r = Reply{Kind: '-', Str: "READONLY You can't write against a read only replica."}
+	case cmd == "WAIT" && !n.inMulti[p]:
+		r, wait = n.wait(args, reply)
+	default:
+		r = n.dispatch(p, cmd, args)
+	}
+	n.w.rec.trace.Stats.RedisCommands++
+	key, change := keyOf(args), ""
+	for i, k := range touched {
+		exists := n.m.Exists(k)
+		c := ""
+		switch {
+		case exists && !existed[i]:
+			c = KeyCreated
+		case !exists && existed[i]:
+			c = KeyDeleted
+		}
+		if c != "" {
+			key, change = k, c
+			break
+		}
+	}
+	e := Event{Kind: EvCommand, Party: n.Name, Client: client, Key: key,
+		Args: n.w.traceArgs(args), Reply: r.String(), Change: change}
+	if wait {
+		e.Reply = "(waiting for replicas)"
+	}
+	n.w.rec.event(e)
+	if n.role == roleMaster && len(n.links) > 0 && writes(n, cmd) && !r.IsErr() {
+		for _, k := range touched {
+			n.ship(n.capture(k))
+		}
+	}
+	n.scheduleTick()
+	if !wait {
+		reply(r)
+	}
+}
+
+// dispatch hands one command to miniredis and parses its reply.
+func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	n.out.Reset()
-	switch strings.ToUpper(args[0]) {
+	switch cmd {
 	case "MULTI":
 		n.inMulti[p] = true
 	case "EXEC", "DISCARD":
 		delete(n.inMulti, p)
+		delete(n.queued, p)
 	}
 	n.srv.Dispatch(p, args)
 	p.Flush()
@@ -96,20 +171,50 @@ func (n *Node) execConn(conn int, client string, args []string) Reply {
 	if err != nil {
 		r = Reply{Kind: '-', Str: "ERR locksim: unparseable reply from miniredis"}
 	}
-	n.w.rec.trace.Stats.RedisCommands++
-	change := ""
-	if key != "" {
-		switch exists := n.m.Exists(key); {
-		case exists && !existed:
-			change = KeyCreated
-		case !exists && existed:
-			change = KeyDeleted
+	return r
+}
+
+// touchedKeys lists the keys a command may change; inside MULTI it
+// remembers them for EXEC.
+func (n *Node) touchedKeys(p *server.Peer, cmd string, args []string) []string {
+	var keys []string
+	switch cmd {
+	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO":
+		if len(args) > 2 {
+			if nk, err := strconv.Atoi(args[2]); err == nil && nk > 0 && 3+nk <= len(args) {
+				keys = args[3 : 3+nk]
+			}
+		}
+	case "MSET", "MSETNX":
+		for i := 1; i < len(args); i += 2 {
+			keys = append(keys, args[i])
+		}
+	case "DEL", "UNLINK", "EXISTS", "TOUCH":
+		keys = args[1:]
+	case "EXEC":
+		keys = n.queued[p]
+	case "MULTI", "DISCARD", "WATCH", "UNWATCH", "PING", "SCRIPT", "WAIT", "PUBLISH", "TIME", "ECHO", "INFO", "FLUSHALL", "FLUSHDB":
+	default:
+		if len(args) > 1 {
+			keys = args[1:2]
 		}
 	}
-	n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Client: client, Key: key,
-		Args: n.w.traceArgs(args), Reply: r.String(), Change: change})
-	n.scheduleTick()
-	return r
+	if n.inMulti[p] && cmd != "EXEC" && cmd != "MULTI" && cmd != "DISCARD" {
+		n.queued[p] = append(n.queued[p], keys...)
+		return nil
+	}
+	return keys
+}
+
+// writes reports whether cmd may change data.
+func writes(n *Node, cmd string) bool {
+	switch cmd {
+	case "EVAL", "EVALSHA", "EXEC":
+		return true
+	case "WAIT", "MULTI", "DISCARD", "WATCH", "UNWATCH", "PUBLISH", "SCRIPT", "PING", "ECHO", "INFO", "TIME":
+		return false
+	}
+	return !n.m.IsReadOnlyCommand(cmd)
 }
 
 // advance brings miniredis to the node clock's current reading and
@@ -132,8 +237,11 @@ func (n *Node) advance() {
 	n.m.SetTime(epoch.Add(now))
 	n.last = now
 	for _, k := range expiring {
-		if !n.m.Exists(k) {
+		if !n.m.Exists(k) && !n.down {
 			n.w.rec.event(Event{Kind: EvExpire, Party: n.Name, Key: k, Change: KeyExpired})
+			if n.role == roleMaster && len(n.links) > 0 {
+				n.ship(keyState{Key: k, Gone: true})
+			}
 		}
 	}
 }

@@ -41,6 +41,11 @@ type Process struct {
 	boot        func(*Process)
 	base        string // the first instance's name, for restarts
 	incarnation int
+	stalled     bool     // background threads are stalled (watchdog-stall)
+	stallHeld   []*event // their wake-ups, held
+	// SlowWork is added to every critical section while a slow-work fault
+	// is on (the workload reads it).
+	SlowWork time.Duration
 }
 
 // master resolves Master for this process.
@@ -83,7 +88,8 @@ func (p *Process) resume() {
 	held := p.held
 	p.held = nil
 	for _, e := range held {
-		p.w.schedule(p.w.now, e.proc, e.fn)
+		e.at = p.w.now
+		p.w.scheduleEvent(e)
 	}
 }
 
@@ -146,3 +152,55 @@ func (p *Process) Crash(restartAfter time.Duration) {
 		np.boot(np)
 	})
 }
+
+// withDrift returns c running at ppm from true time now on, continuous at now.
+func (c Clock) withDrift(now time.Duration, ppm int64) Clock {
+	c.Offset += time.Duration(int64(now) * (c.DriftPPM - ppm) / 1_000_000)
+	c.DriftPPM = ppm
+	return c
+}
+
+// JumpClock moves the process's clock by d.
+func (p *Process) JumpClock(d time.Duration) {
+	p.Clock.Offset += d
+	p.w.rec.event(Event{Kind: EvClockJump, Party: p.Name, DurNs: int64(d)})
+}
+
+// SetDrift changes the process's clock rate without a jump.
+func (p *Process) SetDrift(ppm int64) {
+	p.Clock = p.Clock.withDrift(p.w.now, ppm)
+	p.w.rec.event(Event{Kind: EvFault, Party: p.Name, Detail: "clock drift " + itoa64(ppm) + " ppm"})
+}
+
+func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
+
+// Stall holds the wake-ups of every background thread (one started by
+// another thread, like a watchdog or renewal daemon) for d, while the rest
+// of the process runs.
+func (p *Process) Stall(d time.Duration) {
+	if p.stalled || p.crashed {
+		return
+	}
+	p.stalled = true
+	p.w.rec.event(Event{Kind: EvFault, Party: p.Name, Detail: "watchdog-stall: background threads stalled", DurNs: int64(d)})
+	p.w.schedule(p.w.now+d, nil, func() {
+		p.stalled = false
+		p.w.rec.event(Event{Kind: EvFault, Party: p.Name, Detail: "watchdog-stall over"})
+		held := p.stallHeld
+		p.stallHeld = nil
+		for _, e := range held {
+			e.at = p.w.now
+			p.w.scheduleEvent(e)
+		}
+	})
+}
+
+// Boot runs the boot function set with SetBoot.
+func (p *Process) Boot() {
+	if p.boot != nil {
+		p.boot(p)
+	}
+}
+
+// Restarted reports whether this is a restarted instance.
+func (p *Process) Restarted() bool { return p.incarnation > 1 }

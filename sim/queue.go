@@ -12,6 +12,7 @@ type event struct {
 	at   time.Duration
 	seq  uint64
 	proc *Process
+	thr  *Thread // a wake-up of this thread: held while it is stalled
 	fn   func()
 }
 

@@ -52,7 +52,7 @@ func (s *Sem) Acquire(t *Thread, timeout time.Duration) bool {
 	w := &semWaiter{t: t, tok: t.waitTok}
 	s.waiters = append(s.waiters, w)
 	if timeout > 0 {
-		t.w.schedule(t.w.now+t.p.Clock.TrueSpan(timeout), t.p, func() {
+		t.w.scheduleWake(t.w.now+t.p.Clock.TrueSpan(timeout), t, func() {
 			if w.granted || w.gone {
 				return
 			}
@@ -75,7 +75,7 @@ func (s *Sem) Release(n int) {
 		}
 		s.permits--
 		w.granted = true
-		s.p.w.schedule(s.p.w.now, s.p, func() { s.p.w.wake(w.t, w.tok, true) })
+		s.p.w.scheduleWake(s.p.w.now, w.t, func() { s.p.w.wake(w.t, w.tok, true) })
 	}
 }
 

@@ -22,6 +22,7 @@ type Thread struct {
 	yield   func(struct{}) bool
 	done    bool
 	killed  bool
+	bg      bool // started by another thread
 	waitTok uint64
 	wakeVal any
 }
@@ -42,7 +43,7 @@ func (w *World) spawn(p *Process, name string, fn func(*Thread)) *Thread {
 	t.next, t.stop = iter.Pull(seq)
 	w.rec.event(Event{Kind: EvThread, Party: p.Name, Client: t.Client()})
 	tok := t.waitTok
-	w.schedule(w.now, p, func() { w.wake(t, tok, nil) })
+	w.scheduleWake(w.now, t, func() { w.wake(t, tok, nil) })
 	return t
 }
 
@@ -91,12 +92,16 @@ func (t *Thread) Sleep(d time.Duration) {
 		d = 0
 	}
 	tok := t.waitTok
-	t.w.schedule(t.w.now+t.p.Clock.TrueSpan(d), t.p, func() { t.w.wake(t, tok, nil) })
+	t.w.scheduleWake(t.w.now+t.p.Clock.TrueSpan(d), t, func() { t.w.wake(t, tok, nil) })
 	t.park()
 }
 
 // Go starts another thread in the same process.
-func (t *Thread) Go(name string, fn func(*Thread)) *Thread { return t.p.Go(name, fn) }
+func (t *Thread) Go(name string, fn func(*Thread)) *Thread {
+	nt := t.p.Go(name, fn)
+	nt.bg = true
+	return nt
+}
 
 // Rand is the process's own PRNG stream (tokens, UUIDs, think times).
 func (t *Thread) Rand() *rand.Rand { return t.w.streams.Get("proc/" + t.p.Name) }

@@ -37,6 +37,7 @@ type World struct {
 	threads  []*Thread
 	running  *Thread
 	master   string // the node Master resolves to by default
+	repl     ReplicationConfig
 	err      error
 	ran      bool
 }
@@ -78,11 +79,21 @@ func (w *World) Record(e Event) { w.rec.event(e) }
 func (w *World) At(at time.Duration, fn func()) { w.schedule(at, nil, fn) }
 
 func (w *World) schedule(at time.Duration, p *Process, fn func()) {
-	if at < w.now {
-		at = w.now
+	w.scheduleEvent(&event{at: at, proc: p, fn: fn})
+}
+
+// scheduleWake schedules fn, a wake-up of thread t.
+func (w *World) scheduleWake(at time.Duration, t *Thread, fn func()) {
+	w.scheduleEvent(&event{at: at, proc: t.p, thr: t, fn: fn})
+}
+
+func (w *World) scheduleEvent(e *event) {
+	if e.at < w.now {
+		e.at = w.now
 	}
 	w.seq++
-	w.q.push(&event{at: at, seq: w.seq, proc: p, fn: fn})
+	e.seq = w.seq
+	w.q.push(e)
 }
 
 // fail stops the run with err.
@@ -121,6 +132,10 @@ func (w *World) Run() (tr *Trace, err error) {
 			}
 			if p.paused {
 				p.held = append(p.held, e)
+				continue
+			}
+			if e.thr != nil && e.thr.bg && p.stalled {
+				p.stallHeld = append(p.stallHeld, e)
 				continue
 			}
 		}

@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/alicebob/miniredis/v2/server"
+)
+
+// Persistence modes of a node's restart.
+const (
+	PersistNone     = "none"     // restarts empty
+	PersistEverysec = "everysec" // AOF fsync every second: loses up to the last second
+	PersistAlways   = "always"   // AOF fsync on every write: loses nothing
+)
+
+// Crash stops the node: requests to it are dropped (clients time out),
+// connections, subscriptions, WAITs and undelivered replication close.
+// With downFor >= 0 it restarts that much later with its persistence mode.
+func (n *Node) Crash(downFor time.Duration) {
+	if n.down {
+		return
+	}
+	n.advance()
+	n.down = true
+	n.w.rec.event(Event{Kind: EvNodeCrash, Party: n.Name, DurNs: int64(downFor)})
+	n.peers = map[int]*server.Peer{}
+	n.inMulti = map[*server.Peer]bool{}
+	n.queued = map[*server.Peer][]string{}
+	for ch, subs := range n.subs {
+		for _, s := range subs {
+			s.active = false
+		}
+		delete(n.subs, ch)
+	}
+	for _, wt := range n.waiters {
+		wt.done = true
+	}
+	n.waiters = nil
+	for _, l := range n.links {
+		l.queue = nil
+	}
+	if downFor >= 0 {
+		n.w.schedule(n.w.now+downFor, nil, n.restart)
+	}
+}
+
+// Down reports whether the node is crashed.
+func (n *Node) Down() bool { return n.down }
+
+func (n *Node) restart() {
+	if !n.down {
+		return
+	}
+	n.advance()
+	var snap []keyState
+	switch n.Persistence {
+	case PersistAlways:
+		snap = n.snapshot()
+	case PersistEverysec:
+		snap = n.fsynced
+	}
+	lost := n.load(snap)
+	n.down = false
+	mode := n.Persistence
+	if mode == "" {
+		mode = PersistNone
+	}
+	n.w.rec.event(Event{Kind: EvNodeStart, Party: n.Name, Detail: "persistence " + mode})
+	for _, k := range lost {
+		n.w.rec.event(Event{Kind: EvNodeStart, Party: n.Name, Key: k, Change: KeyLost, Detail: "not persisted (" + mode + ")"})
+	}
+	// A master that restarts keeps its replicas: they resynchronise from
+	// it and lose what it lost.
+	if n.role == roleMaster {
+		for _, l := range n.links {
+			l.queue = nil
+			n.resync(l)
+		}
+	}
+	n.scheduleTick()
+}
+
+// resync gives the replica of l a full copy of its master.
+func (n *Node) resync(l *replLink) {
+	lost := l.to.load(n.snapshot())
+	l.to.offset = n.offset
+	l.acked = n.offset
+	for _, k := range lost {
+		n.w.rec.event(Event{Kind: EvReplicate, Party: l.to.Name, Key: k, Change: KeyLost, Detail: "full resync from " + n.Name})
+	}
+	l.to.scheduleTick()
+}
+
+// StartFsync snapshots the node every second of its clock (AOF everysec).
+func (n *Node) StartFsync() {
+	var tick func()
+	tick = func() {
+		if !n.down {
+			n.fsynced = n.snapshot()
+		}
+		n.w.schedule(n.w.now+time.Second, nil, tick)
+	}
+	n.w.schedule(n.w.now, nil, tick)
+}
+
+// JumpClock moves the node's clock by d (negative: back). Keys whose TTL
+// runs out on the way expire now.
+func (n *Node) JumpClock(d time.Duration) {
+	n.advance()
+	n.Clock.Offset += d
+	n.w.rec.event(Event{Kind: EvClockJump, Party: n.Name, DurNs: int64(d)})
+	n.advance()
+	n.scheduleTick()
+}
+
+// SetDrift changes the node's clock rate without a jump.
+func (n *Node) SetDrift(ppm int64) {
+	n.advance()
+	n.Clock = n.Clock.withDrift(n.w.now, ppm)
+	n.w.rec.event(Event{Kind: EvFault, Party: n.Name, Detail: "clock drift " + itoa64(ppm) + " ppm"})
+	n.scheduleTick()
+}
