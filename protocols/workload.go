@@ -61,10 +61,11 @@ func (r *Runner) Think(t *sim.Thread) {
 	}
 }
 
-// Work spends the critical section's working time.
+// Work spends the critical section's working time, longer while a
+// slow-work fault is on.
 func (r *Runner) Work(t *sim.Thread) {
-	if r.Sc.WorkMs > 0 {
-		t.Sleep(time.Duration(r.Sc.WorkMs) * time.Millisecond)
+	if d := time.Duration(r.Sc.WorkMs)*time.Millisecond + t.Process().SlowWork; d > 0 {
+		t.Sleep(d)
 	}
 }
 
