@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -109,4 +110,10 @@ func (n *Node) load(snap []keyState) (lost []string) {
 		n.apply(st)
 	}
 	return lost
+}
+
+// equal reports whether two states of a key are the same, expiry included.
+func (st keyState) equal(o keyState) bool {
+	return st.Key == o.Key && st.Gone == o.Gone && st.Type == o.Type && st.Str == o.Str &&
+		st.Expire == o.Expire && slices.Equal(st.Fields, o.Fields)
 }

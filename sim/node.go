@@ -11,6 +11,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
+
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // epoch is the wall-clock reading of every node clock at virtual time 0.
@@ -44,8 +46,9 @@ type Node struct {
 	links       []*replLink // master: one per replica
 	offset      int64       // master: effects produced; replica: effects applied
 	waiters     []*waiter   // WAIT commands in progress
-	Persistence string      // none, everysec, always
-	fsynced     []keyState  // everysec: the dataset as of the last fsync
+	lua         *luafast.Engine
+	Persistence string     // none, everysec, always
+	fsynced     []keyState // everysec: the dataset as of the last fsync
 }
 
 type nodeRole int
@@ -69,6 +72,7 @@ func (w *World) AddNode(name string) *Node {
 		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
 		queued: map[*server.Peer][]string{}}
 	n.bw = bufio.NewWriter(&n.out)
+	n.lua = luafast.New(m)
 	n.srv.SetPreHook(n.preHook)
 	w.nodes[name] = n
 	return n
@@ -112,6 +116,13 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	for i, k := range touched {
 		existed[i] = n.m.Exists(k)
 	}
+	replicating := n.role == roleMaster && len(n.links) > 0 && writes(n, cmd)
+	var before []keyState
+	if replicating {
+		for _, k := range touched {
+			before = append(before, n.capture(k))
+		}
+	}
 	var r Reply
 	wait := false
 	switch {
@@ -144,9 +155,11 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 		e.Reply = "(waiting for replicas)"
 	}
 	n.w.rec.event(e)
-	if n.role == roleMaster && len(n.links) > 0 && writes(n, cmd) && !r.IsErr() {
-		for _, k := range touched {
-			n.ship(n.capture(k))
+	if replicating {
+		for i, k := range touched {
+			if after := n.capture(k); !after.equal(before[i]) {
+				n.ship(after)
+			}
 		}
 	}
 	n.scheduleTick()
@@ -260,7 +273,7 @@ func (n *Node) scheduleTick() {
 	if next == 0 {
 		return
 	}
-	n.w.schedule(n.w.now+n.Clock.TrueSpan(next), nil, func() {
+	n.w.schedule(n.w.now+max(n.Clock.TrueSpan(next), 1), nil, func() {
 		if gen != n.tickGen {
 			return
 		}

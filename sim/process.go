@@ -17,12 +17,17 @@ func (c Clock) Read(now time.Duration) time.Duration {
 	return now + c.Offset + time.Duration(int64(now)*c.DriftPPM/1_000_000)
 }
 
-// TrueSpan converts a span measured on this clock to true time.
+// TrueSpan converts a span measured on this clock to true time, rounding
+// up so that the clock has surely covered d by then.
 func (c Clock) TrueSpan(d time.Duration) time.Duration {
-	if c.DriftPPM == 0 {
+	if c.DriftPPM == 0 || d <= 0 {
 		return d
 	}
-	return time.Duration(int64(d) * 1_000_000 / (1_000_000 + c.DriftPPM))
+	rate := 1_000_000 + c.DriftPPM
+	if rate <= 0 {
+		rate = 1
+	}
+	return time.Duration((int64(d)*1_000_000 + rate - 1) / rate)
 }
 
 // Process is one application instance: a clock, threads, and a state
@@ -63,9 +68,15 @@ func (w *World) AddProcess(name string) *Process {
 	return p
 }
 
-// Go starts a thread in the process at the current virtual time.
+// Go starts a thread in the process at the current virtual time. The run
+// ends when every such thread has finished.
 func (p *Process) Go(name string, fn func(*Thread)) *Thread {
 	return p.w.spawn(p, name, fn)
+}
+
+// GoDaemon starts a daemon thread: the run does not wait for it.
+func (p *Process) GoDaemon(name string, fn func(*Thread)) *Thread {
+	return p.w.spawnDaemon(p, name, fn)
 }
 
 // Pause stops every thread of the process (a stop-the-world GC pause):
@@ -134,13 +145,15 @@ func (p *Process) Crash(restartAfter time.Duration) {
 		if !t.done {
 			t.killed = true
 			t.stop()
-			t.done = true
+			t.finish()
 		}
 	}
 	if restartAfter < 0 || p.boot == nil {
 		return
 	}
+	w.live++ // the coming restart keeps the run alive
 	w.schedule(w.now+restartAfter, nil, func() {
+		w.live--
 		base, inc := p.base, p.incarnation+1
 		if base == "" {
 			base, inc = p.Name, 2

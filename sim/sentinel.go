@@ -25,7 +25,7 @@ func (w *World) StartSentinel(cfg FailoverConfig) {
 	p := w.AddProcess(Sentinel)
 	p.Client = ClientConfig{Timeout: cfg.PingEvery / 2}
 	var stale []string
-	p.Go("monitor", func(t *Thread) {
+	p.GoDaemon("monitor", func(t *Thread) {
 		lastOK := w.now
 		for {
 			t.Sleep(cfg.PingEvery)

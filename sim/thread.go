@@ -22,13 +22,24 @@ type Thread struct {
 	yield   func(struct{}) bool
 	done    bool
 	killed  bool
-	bg      bool // started by another thread
+	bg      bool // started by another thread: a daemon, like the sentinel's
 	waitTok uint64
 	wakeVal any
 }
 
+func (w *World) spawnDaemon(p *Process, name string, fn func(*Thread)) *Thread {
+	return w.spawnThread(p, name, fn, true)
+}
+
 func (w *World) spawn(p *Process, name string, fn func(*Thread)) *Thread {
-	t := &Thread{w: w, p: p, Name: name, id: len(w.threads)}
+	return w.spawnThread(p, name, fn, false)
+}
+
+func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bool) *Thread {
+	t := &Thread{w: w, p: p, Name: name, id: len(w.threads), bg: daemon}
+	if !daemon {
+		w.live++
+	}
 	w.threads = append(w.threads, t)
 	p.threads = append(p.threads, t)
 	seq := func(yield func(struct{}) bool) {
@@ -59,7 +70,18 @@ func (w *World) wake(t *Thread, tok uint64, v any) {
 	_, ok := t.next()
 	w.running = prev
 	if !ok {
-		t.done = true
+		t.finish()
+	}
+}
+
+// finish marks t done and counts it out of the live threads.
+func (t *Thread) finish() {
+	if t.done {
+		return
+	}
+	t.done = true
+	if !t.bg {
+		t.w.live--
 	}
 }
 
@@ -97,10 +119,10 @@ func (t *Thread) Sleep(d time.Duration) {
 }
 
 // Go starts another thread in the same process.
+// It is a daemon (a watchdog, a renewal timer): the run ends once every
+// thread that is not a daemon has finished.
 func (t *Thread) Go(name string, fn func(*Thread)) *Thread {
-	nt := t.p.Go(name, fn)
-	nt.bg = true
-	return nt
+	return t.w.spawnDaemon(t.p, name, fn)
 }
 
 // Rand is the process's own PRNG stream (tokens, UUIDs, think times).

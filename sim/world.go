@@ -36,6 +36,7 @@ type World struct {
 	services map[string]*Service
 	threads  []*Thread
 	running  *Thread
+	live     int    // threads that are not daemons and have not finished
 	master   string // the node Master resolves to by default
 	repl     ReplicationConfig
 	err      error
@@ -120,7 +121,11 @@ func (w *World) Run() (tr *Trace, err error) {
 			tr = nil
 		}
 	}()
+	started := w.live > 0
 	for w.q.Len() > 0 && w.err == nil {
+		if started && w.live == 0 {
+			break // every application thread is done: daemons do not keep the run alive
+		}
 		e := w.q.pop()
 		if e.at > w.cfg.Horizon {
 			break
@@ -166,7 +171,7 @@ func (w *World) stopThreads() {
 		if !t.done {
 			t.killed = true
 			t.stop()
-			t.done = true
+			t.finish()
 		}
 	}
 }

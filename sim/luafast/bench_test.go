@@ -1,0 +1,74 @@
+package luafast
+
+import (
+	"testing"
+)
+
+// benchNode returns a node with a lock "lock" held by "u1:1".
+func benchNode(b *testing.B, withEngine bool) (*node, string) {
+	n := newNode(b, withEngine)
+	sha := n.do("SCRIPT", "LOAD", redissonAcquire)
+	sha = sha[len(sha)-42 : len(sha)-2] // strip "$40\r\n" and "\r\n"
+	if got := n.do("EVALSHA", sha, "1", "lock", "30000", "u1:1"); got != "$-1\r\n" {
+		b.Fatalf("acquire: %q", got)
+	}
+	return n, sha
+}
+
+// BenchmarkRedissonAcquire measures one Redisson acquire script run through
+// Server().Dispatch: re-entrant (exists, hexists, hincrby, pexpire) and
+// contended (exists, hexists, pttl), with the Engine and with miniredis.
+func BenchmarkRedissonAcquire(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		engine bool
+		cmd    string
+		owner  string
+		want   string
+	}{
+		{"engine/EVALSHA/reentrant", true, "EVALSHA", "u1:1", "$-1\r\n"},
+		{"engine/EVALSHA/contended", true, "EVALSHA", "u2:1", ":30000\r\n"},
+		{"engine/EVAL/reentrant", true, "EVAL", "u1:1", "$-1\r\n"},
+		{"miniredis/EVALSHA/reentrant", false, "EVALSHA", "u1:1", "$-1\r\n"},
+		{"miniredis/EVALSHA/contended", false, "EVALSHA", "u2:1", ":30000\r\n"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			n, sha := benchNode(b, bc.engine)
+			body := sha
+			if bc.cmd == "EVAL" {
+				body = redissonAcquire
+			}
+			args := []string{bc.cmd, body, "1", "lock", "30000", bc.owner}
+			srv := n.m.Server()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				n.buf.Reset()
+				srv.Dispatch(n.peer, args)
+				n.peer.Flush()
+			}
+			b.StopTimer()
+			if got := n.buf.String(); got != bc.want {
+				b.Fatalf("reply %q, want %q", got, bc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkPlainCommand is a plain command dispatch, for reference.
+func BenchmarkPlainCommand(b *testing.B) {
+	n, _ := benchNode(b, true)
+	args := []string{"HEXISTS", "lock", "u1:1"}
+	srv := n.m.Server()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n.buf.Reset()
+		srv.Dispatch(n.peer, args)
+		n.peer.Flush()
+	}
+	b.StopTimer()
+	if got := n.buf.String(); got != ":1\r\n" {
+		b.Fatalf("reply %q", got)
+	}
+}

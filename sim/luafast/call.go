@@ -1,0 +1,317 @@
+package luafast
+
+import (
+	"bufio"
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/alicebob/miniredis/v2/server"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// innerConn is the reused connection for redis.call/pcall. miniredis uses a
+// fresh peer per call sharing one connection context per script run; we
+// reset the peer's public fields per call and replace the peer after a run
+// that issued a command changing connection state (SELECT, HELLO, ...).
+type innerConn struct {
+	peer  *server.Peer
+	buf   bytes.Buffer
+	w     *bufio.Writer
+	dirty bool // peer must be replaced after the current run
+
+	arena []string          // backing store for argument slices, never reused
+	upper map[string]string // command name -> upper case (saves Dispatch's ToUpper)
+}
+
+// newArgs returns an empty slice with room for n arguments. Slices are cut
+// from an arena that is never overwritten, since the pre-hook may keep the
+// arguments it is given.
+func (ic *innerConn) newArgs(n int) []string {
+	if cap(ic.arena)-len(ic.arena) < n {
+		ic.arena = make([]string, 0, max(64, n))
+	}
+	l := len(ic.arena)
+	ic.arena = ic.arena[:l+n]
+	return ic.arena[l : l : l+n]
+}
+
+// upperName returns name in upper case, from a small cache. Dispatch
+// upper-cases the name itself (allocating); the original spelling only shows
+// in the unknown-command error, which redis.call/pcall replace anyway.
+func (ic *innerConn) upperName(name string) string {
+	if u, ok := ic.upper[name]; ok {
+		return u
+	}
+	u := strings.ToUpper(name)
+	if ic.upper == nil {
+		ic.upper = map[string]string{}
+	}
+	if len(ic.upper) < 256 {
+		ic.upper[name] = u
+	}
+	return u
+}
+
+func (ic *innerConn) reset() {
+	if ic.w == nil {
+		ic.w = bufio.NewWriterSize(&ic.buf, 4096)
+	}
+	ic.peer = server.NewPeer(ic.w)
+	ic.dirty = false
+}
+
+// redisFuncs returns the `redis` module functions (as in miniredis's mkLua).
+func (e *Engine) redisFuncs() map[string]lua.LGFunction {
+	return map[string]lua.LGFunction{
+		"call":  func(l *lua.LState) int { return e.luaCall(l, true) },
+		"pcall": func(l *lua.LState) int { return e.luaCall(l, false) },
+		"error_reply": func(l *lua.LState) int {
+			msg, ok := l.Get(1).(lua.LString)
+			if !ok {
+				l.Error(lua.LString("wrong number or type of arguments"), 1)
+				return 0
+			}
+			parts := strings.SplitN(string(msg), " ", 2)
+			if parts[0] != "" && parts[0][0] == '-' {
+				parts[0] = parts[0][1:]
+			}
+			final := "ERR " + parts[0]
+			if len(parts) == 2 {
+				final = parts[0] + " " + parts[1]
+			}
+			res := &lua.LTable{} // as miniredis (nil Metatable)
+			res.RawSetString("err", lua.LString(final))
+			l.Push(res)
+			return 1
+		},
+		"log": func(l *lua.LState) int {
+			l.CheckInt(1)
+			l.CheckString(2)
+			return 0
+		},
+		"status_reply": func(l *lua.LState) int {
+			msg, ok := l.Get(1).(lua.LString)
+			if !ok {
+				l.Error(lua.LString("wrong number or type of arguments"), 1)
+				return 0
+			}
+			l.Push(statusTable(string(msg)))
+			return 1
+		},
+		"sha1hex": func(l *lua.LState) int {
+			if l.GetTop() != 1 {
+				l.Error(lua.LString("wrong number of arguments"), 1)
+				return 0
+			}
+			l.Push(lua.LString(newScript(lua.LVAsString(l.Get(1))).sha))
+			return 1
+		},
+		"replicate_commands": func(l *lua.LState) int {
+			l.Push(lua.LTrue)
+			return 1
+		},
+		"set_repl": func(l *lua.LState) int {
+			if l.GetTop() != 1 {
+				l.Error(lua.LString("wrong number of arguments"), 1)
+				return 0
+			}
+			return 1 // miniredis returns its argument
+		},
+		"setresp": func(l *lua.LState) int {
+			var resp3 bool
+			switch l.CheckInt(1) {
+			case 2:
+			case 3:
+				resp3 = true
+			default:
+				l.Error(lua.LString("RESP version must be 2 or 3"), 1)
+				return 0
+			}
+			// As miniredis: applies to the calling connection after EVAL.
+			e.cur.SwitchResp3 = &resp3
+			return 0
+		},
+	}
+}
+
+func statusTable(msg string) *lua.LTable {
+	t := &lua.LTable{} // as miniredis (nil Metatable)
+	t.RawSetString("ok", lua.LString(msg))
+	return t
+}
+
+// luaCall implements redis.call (failFast) and redis.pcall.
+func (e *Engine) luaCall(l *lua.LState, failFast bool) int {
+	top := l.GetTop()
+	if top == 0 {
+		l.Error(lua.LString(msgNoArgs(e.curSHA)), 1)
+		return 0
+	}
+	args := e.inner.newArgs(top)
+	for i := 1; i <= top; i++ {
+		switch a := l.Get(i).(type) {
+		case lua.LNumber:
+			if f := float64(a); f == float64(int64(a)) {
+				args = append(args, strconv.FormatInt(int64(a), 10))
+			} else {
+				args = append(args, a.String())
+			}
+		case lua.LString:
+			args = append(args, string(a))
+		default:
+			l.Error(lua.LString(msgBadArgType(e.curSHA)), 1)
+			return 0
+		}
+	}
+
+	if e.readOnly && e.srv.IsRegisteredCommand(args[0]) && !e.srv.IsReadOnlyCommand(args[0]) {
+		if failFast {
+			l.Error(lua.LString(msgReadOnlyScript), 1)
+			return 0
+		}
+		res := &lua.LTable{}
+		res.RawSetString("err", lua.LString(msgReadOnlyScript))
+		l.Push(res)
+		return 1
+	}
+
+	v, errMsg, failed := e.dispatch(l, args)
+	if failed {
+		unknown := strings.Contains(errMsg, "ERR unknown command")
+		if failFast {
+			if unknown {
+				errMsg = msgUnknownCmdCall(e.curSHA)
+			}
+			l.Error(lua.LString(errMsg), 1)
+			return 0
+		}
+		if unknown {
+			errMsg = msgUnknownCmdPcall
+		}
+		res := &lua.LTable{}
+		res.RawSetString("err", lua.LString(errMsg))
+		l.Push(res)
+		return 1
+	}
+	l.Push(v)
+	return 1
+}
+
+// dispatch runs one nested command through the server (so the pre-hook sees
+// it) and converts its reply; failed is set for error replies.
+func (e *Engine) dispatch(l *lua.LState, args []string) (v lua.LValue, errMsg string, failed bool) {
+	ic := &e.inner
+	ic.buf.Reset()
+	switch classify(args[0]) {
+	case cmdPlain:
+	case cmdConn:
+		ic.dirty = true
+	default:
+		r, _ := e.scriptOnly(args)
+		return nil, r, true
+	}
+	p := ic.peer
+	p.Resp3, p.SwitchResp3, p.ClientName = false, nil, ""
+	args[0] = ic.upperName(args[0])
+	e.srv.Dispatch(p, args)
+	ic.w.Flush()
+	return parseReply(l, ic.buf.Bytes())
+}
+
+// scriptOnly handles commands that miniredis refuses inside a script (it
+// checks arity first, then rejects them because the context is nested). Our
+// inner peer is an ordinary connection, so they must not reach the server.
+func (e *Engine) scriptOnly(args []string) (string, bool) {
+	name, n := args[0], len(args)-1
+	minArgs, maxArgs := 0, -1
+	switch classify(name) {
+	case cmdNoArgs:
+		maxArgs = 0
+	case cmdOneArg:
+		minArgs = 1
+	case cmdTwoArgs:
+		minArgs = 2
+	case cmdAnyArgs:
+	case cmdAuth:
+		if n > 2 {
+			return msgSyntaxError, true
+		}
+		minArgs = 1
+	default:
+		return "", false
+	}
+	if n < minArgs || (maxArgs >= 0 && n > maxArgs) {
+		return errWrongNumber(name), true
+	}
+	return msgNotFromScripts(e.curSHA), true
+}
+
+// Command classes for nested calls.
+const (
+	cmdPlain   = iota
+	cmdNoArgs  // refused in scripts; arity exactly 0
+	cmdOneArg  // refused in scripts; arity at least 1
+	cmdTwoArgs // refused in scripts; arity at least 2
+	cmdAnyArgs // refused in scripts; any arity
+	cmdAuth    // refused in scripts; AUTH's own checks
+	cmdConn    // allowed, but changes the connection context
+)
+
+// classify sorts a command name (any case) into the classes above.
+func classify(name string) int {
+	eq := strings.EqualFold
+	switch len(name) {
+	case 4:
+		switch {
+		case eq(name, "EXEC"):
+			return cmdNoArgs
+		case eq(name, "EVAL"):
+			return cmdTwoArgs
+		case eq(name, "AUTH"):
+			return cmdAuth
+		case eq(name, "QUIT"):
+			return cmdConn
+		}
+	case 5:
+		switch {
+		case eq(name, "MULTI"):
+			return cmdNoArgs
+		case eq(name, "WATCH"):
+			return cmdOneArg
+		case eq(name, "HELLO"), eq(name, "RESET"):
+			return cmdConn
+		}
+	case 6:
+		switch {
+		case eq(name, "SCRIPT"):
+			return cmdOneArg
+		case eq(name, "SELECT"), eq(name, "CLIENT"):
+			return cmdConn
+		}
+	case 7:
+		if eq(name, "EVALSHA") || eq(name, "EVAL_RO") {
+			return cmdTwoArgs
+		}
+	case 9:
+		if eq(name, "SUBSCRIBE") {
+			return cmdOneArg
+		}
+	case 10:
+		switch {
+		case eq(name, "PSUBSCRIBE"):
+			return cmdOneArg
+		case eq(name, "EVALSHA_RO"):
+			return cmdTwoArgs
+		}
+	case 11:
+		if eq(name, "UNSUBSCRIBE") {
+			return cmdAnyArgs
+		}
+	case 12:
+		if eq(name, "PUNSUBSCRIBE") {
+			return cmdAnyArgs
+		}
+	}
+	return cmdPlain
+}

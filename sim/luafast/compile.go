@@ -1,0 +1,85 @@
+package luafast
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// script is one script body with its compiled form (compiled lazily).
+type script struct {
+	src  string
+	sha  string
+	fn   *lua.LFunction // main chunk, reused across calls; nil until compiled
+	pure bool           // cannot modify the globals table (see isPure)
+}
+
+func newScript(src string) *script {
+	h := sha1.Sum([]byte(src))
+	return &script{src: src, sha: hex.EncodeToString(h[:])}
+}
+
+// compile parses and compiles s exactly like miniredis does (same chunk
+// names, so error texts and tracebacks match).
+func (s *script) compile() error {
+	if s.fn != nil {
+		return nil
+	}
+	chunk, err := parse.Parse(strings.NewReader(s.src), "<string>")
+	if err != nil {
+		return err
+	}
+	proto, err := lua.Compile(chunk, "")
+	if err != nil {
+		return err
+	}
+	// The main chunk is vararg, so every call would build a Lua 5.0 `arg`
+	// table. The main chunk has no `arg` local, so the table is unreachable:
+	// skip building it.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
+	s.fn = &lua.LFunction{Proto: proto, Upvalues: []*lua.Upvalue{}}
+	s.pure = isPure(proto)
+	return nil
+}
+
+// impureGlobals are globals through which a script can reach or replace
+// the globals table (or load code that does).
+var impureGlobals = map[string]bool{
+	"_G": true, "getfenv": true, "setfenv": true, "rawset": true,
+	"setmetatable": true, "getmetatable": true, "load": true,
+	"loadstring": true, "dofile": true, "loadfile": true, "module": true,
+	"require": true, "package": true,
+}
+
+const (
+	opcodeShift = 26      // gopher-lua: opcode in the top 6 bits
+	bxMask      = 0x3ffff // gopher-lua: Bx in the low 18 bits
+)
+
+// isPure reports whether a compiled chunk provably leaves the globals table
+// untouched: it assigns no global and reads none of impureGlobals. Scripts
+// that are not pure get the globals table restored after each run.
+func isPure(p *lua.FunctionProto) bool {
+	for _, inst := range p.Code {
+		switch int(inst >> opcodeShift) {
+		case lua.OP_SETGLOBAL:
+			return false
+		case lua.OP_GETGLOBAL:
+			bx := int(inst & bxMask)
+			if bx < len(p.Constants) {
+				if name, ok := p.Constants[bx].(lua.LString); ok && impureGlobals[string(name)] {
+					return false
+				}
+			}
+		}
+	}
+	for _, child := range p.FunctionPrototypes {
+		if !isPure(child) {
+			return false
+		}
+	}
+	return true
+}

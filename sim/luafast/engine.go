@@ -1,0 +1,197 @@
+// Package luafast is a fast EVAL/EVALSHA/SCRIPT implementation for a
+// miniredis instance driven in-process by the simulator.
+//
+// miniredis builds a fresh gopher-lua state for every EVAL (~120 µs). The
+// Engine keeps one state per miniredis instance, caches compiled scripts and
+// converts redis.call replies straight from RESP into Lua values, while
+// reproducing miniredis's replies byte for byte. Nested redis.call commands
+// go through Server().Dispatch on one reused inner peer, so the server
+// pre-hook sees them.
+//
+// Deliberate differences from miniredis v2.40.0:
+//   - math.random/math.randomseed are Redis's deterministic rand48, reseeded
+//     with 0 for every run (miniredis uses Go's global, unseeded generator).
+//   - Returning a function/userdata/thread replies nil (miniredis panics).
+//   - Library tables are shared between runs (see vm).
+//
+// Assumptions: no AUTH configured, the calling peer is neither in MULTI nor
+// in pub/sub mode, and scripts use DB 0 at start (miniredis would start them
+// in the caller's selected DB). An Engine is not safe for concurrent use.
+package luafast
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/alicebob/miniredis/v2/server"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// Engine serves EVAL/EVALSHA/EVAL_RO/EVALSHA_RO/SCRIPT (LOAD|EXISTS|FLUSH)
+// for one miniredis instance.
+type Engine struct {
+	m   *miniredis.Miniredis
+	srv *server.Server
+
+	vm *vm // pooled Lua state, created on first use
+
+	byText map[string]*script // compile cache, keyed by script body
+	bySHA  map[string]*script // scripts visible to EVALSHA / SCRIPT EXISTS
+
+	inner innerConn // peer + buffer for nested redis.call
+
+	// State of the running script (depth > 0 while a script runs).
+	depth    int
+	cur      *server.Peer // the peer that issued EVAL
+	curSHA   string
+	readOnly bool
+}
+
+// New returns an Engine for m. The miniredis server must be started
+// (e.g. via m.Dial) before the engine handles commands.
+func New(m *miniredis.Miniredis) *Engine {
+	return &Engine{
+		m:      m,
+		srv:    m.Server(),
+		byText: map[string]*script{},
+		bySHA:  map[string]*script{},
+	}
+}
+
+// Handle runs cmd (already upper-case) with args for peer c, writing the reply
+// to c exactly as miniredis's own command would. It returns false if it does
+// not handle cmd (the caller then dispatches normally). The caller must not
+// call it for a peer inside MULTI. While a script runs, script commands are
+// answered as nested calls ("not allowed from script"), whatever the peer.
+func (e *Engine) Handle(c *server.Peer, cmd string, args []string) bool {
+	switch cmd {
+	case "EVAL", "EVAL_RO", "EVALSHA", "EVALSHA_RO", "SCRIPT":
+	default:
+		return false
+	}
+	if e.srv == nil {
+		e.srv = e.m.Server()
+	}
+	switch cmd {
+	case "EVAL":
+		e.cmdEval(c, cmd, false, args)
+	case "EVAL_RO":
+		e.cmdEval(c, cmd, true, args)
+	case "EVALSHA":
+		e.cmdEvalsha(c, cmd, false, args)
+	case "EVALSHA_RO":
+		e.cmdEvalsha(c, cmd, true, args)
+	case "SCRIPT":
+		e.cmdScript(c, cmd, args)
+	}
+	// Dispatch skips this step when a pre-hook handled the command.
+	if c.SwitchResp3 != nil {
+		c.Resp3 = *c.SwitchResp3
+		c.SwitchResp3 = nil
+	}
+	return true
+}
+
+// nestedError writes the reply miniredis gives to a script command issued
+// from inside a script, and reports whether it did.
+func (e *Engine) nestedError(c *server.Peer) bool {
+	if e.depth == 0 {
+		return false
+	}
+	c.WriteError(msgNotFromScripts(e.curSHA))
+	return true
+}
+
+func (e *Engine) cmdEval(c *server.Peer, cmd string, readOnly bool, args []string) {
+	if len(args) < 2 {
+		c.WriteError(errWrongNumber(cmd))
+		return
+	}
+	if e.nestedError(c) {
+		return
+	}
+	s := e.byText[args[0]]
+	if s == nil {
+		s = newScript(args[0])
+		e.byText[args[0]] = s
+	}
+	if e.run(c, s, s.sha, readOnly, args[1:]) {
+		e.bySHA[s.sha] = s
+	}
+}
+
+func (e *Engine) cmdEvalsha(c *server.Peer, cmd string, readOnly bool, args []string) {
+	if len(args) < 2 {
+		c.WriteError(errWrongNumber(cmd))
+		return
+	}
+	if e.nestedError(c) {
+		return
+	}
+	s := e.bySHA[args[0]]
+	if s == nil {
+		c.WriteError(msgNoScriptFound)
+		return
+	}
+	e.run(c, s, args[0], readOnly, args[1:])
+}
+
+func (e *Engine) cmdScript(c *server.Peer, cmd string, args []string) {
+	if len(args) < 1 {
+		c.WriteError(errWrongNumber(cmd))
+		return
+	}
+	if e.nestedError(c) {
+		return
+	}
+	sub, args := args[0], args[1:]
+	switch strings.ToLower(sub) {
+	case "load":
+		if len(args) != 1 {
+			c.WriteError(fmt.Sprintf(msgFScriptUsage, "LOAD"))
+			return
+		}
+		src := args[0]
+		// miniredis only parses here; compile errors surface at EVALSHA.
+		if _, err := parse.Parse(strings.NewReader(src), "user_script"); err != nil {
+			c.WriteError(errLuaParseError(err))
+			return
+		}
+		s := e.byText[src]
+		if s == nil {
+			s = newScript(src)
+			e.byText[src] = s
+		}
+		e.bySHA[s.sha] = s
+		c.WriteBulk(s.sha)
+	case "exists":
+		if len(args) == 0 {
+			c.WriteError(errWrongNumber("script|exists"))
+			return
+		}
+		c.WriteLen(len(args))
+		for _, sha := range args {
+			if _, ok := e.bySHA[sha]; ok {
+				c.WriteInt(1)
+			} else {
+				c.WriteInt(0)
+			}
+		}
+	case "flush":
+		if len(args) == 1 {
+			switch strings.ToUpper(args[0]) {
+			case "SYNC", "ASYNC":
+				args = args[1:]
+			}
+		}
+		if len(args) != 0 {
+			c.WriteError(msgScriptFlush)
+			return
+		}
+		e.bySHA = map[string]*script{}
+		c.WriteOK()
+	default:
+		c.WriteError(fmt.Sprintf(msgFScriptUsageSimple, strings.ToUpper(sub)))
+	}
+}

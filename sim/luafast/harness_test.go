@@ -1,0 +1,89 @@
+package luafast
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/alicebob/miniredis/v2/server"
+)
+
+// node is one in-process miniredis, driven like the simulator drives it.
+type node struct {
+	m        *miniredis.Miniredis
+	eng      *Engine // nil: miniredis's own scripting
+	peer     *server.Peer
+	buf      bytes.Buffer
+	w        *bufio.Writer
+	publish  []string // PUBLISH commands seen by the pre-hook
+	hookSeen int      // commands seen by the pre-hook
+}
+
+// testTB is what newNode needs from *testing.T, *testing.B and *rapid.T.
+type testTB interface {
+	Helper()
+	Fatal(args ...any)
+	Cleanup(func())
+}
+
+func newNode(tb testTB, withEngine bool) *node {
+	tb.Helper()
+	m := miniredis.NewMiniRedis()
+	c, err := m.Dial()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c.Close()
+	n := &node{m: m}
+	n.w = bufio.NewWriter(&n.buf)
+	n.peer = server.NewPeer(n.w)
+	if withEngine {
+		n.eng = New(m)
+	}
+	m.Server().SetPreHook(func(c *server.Peer, cmd string, args ...string) bool {
+		n.hookSeen++
+		if cmd == "PUBLISH" {
+			n.publish = append(n.publish, strings.Join(args, " "))
+		}
+		if n.eng != nil {
+			return n.eng.Handle(c, cmd, args)
+		}
+		return false
+	})
+	tb.Cleanup(m.Close)
+	return n
+}
+
+// do runs one command and returns the raw RESP reply.
+func (n *node) do(args ...string) string {
+	n.buf.Reset()
+	n.m.Server().Dispatch(n.peer, args)
+	n.peer.Flush()
+	return n.buf.String()
+}
+
+// state describes all keys, values and TTLs of DBs 0 and 1.
+func (n *node) state() string {
+	var b strings.Builder
+	b.WriteString(n.m.Dump())
+	for _, i := range []int{0, 1} {
+		db := n.m.DB(i)
+		keys := db.Keys()
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "db%d %q %s ttl=%v", i, k, db.Type(k), db.TTL(k))
+			if i == 1 && db.Type(k) == "string" {
+				v, _ := db.Get(k)
+				fmt.Fprintf(&b, " %q", v)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func (n *node) fastForward(d time.Duration) { n.m.FastForward(d) }

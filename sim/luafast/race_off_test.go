@@ -1,0 +1,5 @@
+//go:build !race
+
+package luafast
+
+const raceEnabled = false

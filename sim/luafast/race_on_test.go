@@ -1,0 +1,6 @@
+//go:build race
+
+package luafast
+
+// raceEnabled shortens the differential test under the (slow) race detector.
+const raceEnabled = true
