@@ -41,7 +41,7 @@ func GenerateFaults(sc Scenario) ([]sim.Fault, error) {
 					if g.r.IntN(2) == 1 {
 						dur = g.span(1, 2, 2)
 					}
-					out = append(out, g.fault(kind, ClientName(c), dur, 0))
+					out = append(out, g.fault(kind, g.sc.Client(c), dur, 0))
 				}
 			}
 		case sim.FaultSlowWork:
@@ -50,7 +50,7 @@ func GenerateFaults(sc Scenario) ([]sim.Fault, error) {
 			}
 		case sim.FaultWatchdogStall:
 			for c := 0; c < sc.Clients; c++ {
-				out = append(out, g.fault(kind, ClientName(c), g.span(1, 1, 3), 0))
+				out = append(out, g.fault(kind, g.sc.Client(c), g.span(1, 1, 3), 0))
 			}
 		case sim.FaultPartition:
 			for range n(2) {
@@ -124,7 +124,7 @@ func (g gen) span(lo, hi, div int64) int64 {
 	return a + g.r.Int64N(b-a+1)
 }
 
-func (g gen) client() string { return ClientName(g.r.IntN(g.sc.Clients)) }
+func (g gen) client() string { return g.sc.Client(g.r.IntN(g.sc.Clients)) }
 
 // node picks a node faults may hit; master prefers the current master.
 func (g gen) node(master bool) string {

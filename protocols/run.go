@@ -24,7 +24,7 @@ func Run(sc Scenario) (Scenario, *sim.Trace, error) {
 	env := build(w, sc, wl)
 	r := &Runner{Sc: sc, Proto: p, Env: env}
 	for c := 0; c < sc.Clients; c++ {
-		proc := w.AddProcess(ClientName(c))
+		proc := w.AddProcess(sc.Client(c))
 		proc.Client = p.Client
 		late := time.Duration(int64(c)*sc.StaggerMs) * time.Millisecond
 		proc.SetBoot(func(proc *sim.Process) {

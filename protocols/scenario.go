@@ -3,6 +3,7 @@ package protocols
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -18,6 +19,7 @@ type Scenario struct {
 	Protocol    string            `json:"protocol"`
 	Workload    string            `json:"workload"`
 	Clients     int               `json:"clients"`
+	ClientNames []string          `json:"client_names,omitempty"` // default c1..cN; shrinking keeps survivors' names
 	Threads     int               `json:"threads"`
 	Ops         int               `json:"ops"`
 	LeaseMs     int64             `json:"lease_ms"`
@@ -115,6 +117,18 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	case sc.Network.LossRate < 0 || sc.Network.LossRate > 1:
 		return sc, errors.New("network loss rate must be between 0 and 1")
 	}
+	if len(sc.ClientNames) > 0 {
+		if len(sc.ClientNames) != sc.Clients {
+			return sc, fmt.Errorf("client_names has %d names for %d clients", len(sc.ClientNames), sc.Clients)
+		}
+		seen := map[string]bool{}
+		for _, n := range sc.ClientNames {
+			if n == "" || seen[n] || strings.ContainsAny(n, "/#<->") {
+				return sc, fmt.Errorf("client name %q is empty, repeated or has one of / # < - >", n)
+			}
+			seen[n] = true
+		}
+	}
 	if len(sc.Faults) == 0 && len(sc.FaultKinds) > 0 {
 		faults, err := GenerateFaults(sc)
 		if err != nil {
@@ -128,8 +142,16 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	return sc, nil
 }
 
-// ClientName is the process name of client i (0-based).
+// ClientName is the default process name of client i (0-based).
 func ClientName(i int) string { return fmt.Sprintf("c%d", i+1) }
+
+// Client is the process name of client i (0-based) in sc.
+func (sc Scenario) Client(i int) string {
+	if len(sc.ClientNames) > 0 {
+		return sc.ClientNames[i]
+	}
+	return ClientName(i)
+}
 
 // activeWindow estimates how long the clients keep working, so that
 // generated faults land while locks are in use.

@@ -31,6 +31,9 @@ func commands() []command {
 	return []command{
 		{"run", "run one scenario, check it, explain violations", "locksim run --protocol setnx-del --faults gc-pause --seed 7", cmdRun},
 		{"replay", "re-run a trace file's scenario and verify its hash", "locksim replay out/trace.json", cmdReplay},
+		{"explore", "run many seeds on all cores; violations by cause, first trace of each saved", "locksim explore --protocol setnx-del --faults gc-pause --runs 10000 --out out/", cmdExplore},
+		{"shrink", "make a failing trace's scenario minimal, keeping its cause", "locksim shrink out/mutual-exclusion-premature-expiry.json -o min.json", cmdShrink},
+		{"merge", "combine the summaries of sharded explore runs", "locksim merge shard1/ shard2/", cmdMerge},
 		{"list", "list protocols, workloads, faults and scenarios", "locksim list --json", cmdList},
 		{"help", "show this help", "locksim help", nil},
 	}

@@ -40,6 +40,20 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"replay", garbage},
 		{"replay", future},
 		{"list", "--bogus"},
+		{"explore"},
+		{"explore", "--protocol", "nope"},
+		{"explore", "--protocol", "setnx-del", "--runs", "0"},
+		{"explore", "--protocol", "setnx-del", "--shard", "3/2"},
+		{"explore", "--protocol", "setnx-del", "--shard", "x"},
+		{"explore", "--protocol", "setnx-del", "--faults", "meteor"},
+		{"explore", "--protocol", "setnx-del", "--out", filepath.Join(garbage, "sub")},
+		{"shrink"},
+		{"shrink", garbage},
+		{"shrink", filepath.Join(dir, "missing.json")},
+		{"merge"},
+		{"merge", garbage},
+		{"run", "--protocol", "setnx-del", "--topology", "mesh"},
+		{"run", "--protocol", "setnx-del", "--intensity", "0"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(args...)
@@ -135,5 +149,34 @@ func TestListJSON(t *testing.T) {
 	}
 	if len(l.Protocols) < 2 || len(l.Workloads) < 2 || len(l.Faults) < 2 {
 		t.Fatalf("listing %+v", l)
+	}
+}
+
+func TestExploreShrinkMergeRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for i, out := range []string{a, b} {
+		code, stdout, stderr := runCLI("explore", "--protocol", "setnx-del", "--faults", "gc-pause", "--runs", "30",
+			"--shard", []string{"1/2", "2/2"}[i], "--out", out)
+		if code != exitViolation {
+			t.Fatalf("explore exit %d: %s%s", code, stdout, stderr)
+		}
+	}
+	code, stdout, _ := runCLI("merge", a, b, "--json")
+	if code != exitViolation {
+		t.Fatalf("merge exit %d", code)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil || m["runs"].(float64) != 60 {
+		t.Fatalf("merged %v (%v)", m["runs"], err)
+	}
+	trace := filepath.Join(a, "mutual-exclusion-premature-expiry.json")
+	min := filepath.Join(dir, "min.json")
+	code, stdout, stderr := runCLI("shrink", trace, "-o", min)
+	if code != exitViolation || !strings.Contains(stdout, "after:  2 clients") {
+		t.Fatalf("shrink exit %d: %s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI("replay", min); code != exitViolation {
+		t.Fatalf("replay of shrunk trace: exit %d %s", code, stderr)
 	}
 }

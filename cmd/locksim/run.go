@@ -35,6 +35,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed")
 	clients := fs.Int("clients", 3, "number of client processes")
 	faults := fs.String("faults", "none", "comma-separated fault kinds")
+	topology := fs.String("topology", "", "single, replicated or independent (default: the protocol's)")
+	intensity := fs.Float64("intensity", 1, "how many faults of each kind (scale)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "run", err)
@@ -52,7 +54,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if name == "" {
 			name = traces.DefaultReference
 		}
-		for _, f := range []string{"workload", "seed", "clients", "faults"} {
+		for _, f := range []string{"workload", "seed", "clients", "faults", "topology", "intensity"} {
 			if set[f] {
 				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol (a reference scenario is fixed)", f))
 			}
@@ -74,9 +76,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if len(kinds) == 1 && kinds[0] == "none" {
 			kinds = nil
 		}
-		sc = protocols.Scenario{Seed: *seed, Protocol: *protocol, Workload: *workload, Clients: *clients, FaultKinds: kinds}
+		if *intensity <= 0 || *intensity > 100 {
+			return usageErr(stderr, "run", errors.New("--intensity must be in (0, 100]"))
+		}
+		sc = protocols.Scenario{Seed: *seed, Protocol: *protocol, Workload: *workload, Clients: *clients,
+			FaultKinds: kinds, Topology: *topology, Intensity: *intensity}
 		replay = fmt.Sprintf("locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s",
-			*protocol, *workload, *seed, *clients, strings.Join(append([]string{}, orNone(kinds)...), ","))
+			*protocol, *workload, *seed, *clients, strings.Join(orNone(kinds), ","))
+		if *topology != "" {
+			replay += " --topology " + *topology
+		}
+		if *intensity != 1 {
+			replay += fmt.Sprintf(" --intensity %g", *intensity)
+		}
 	}
 	o, err := traces.Execute(sc)
 	if err != nil {

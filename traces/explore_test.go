@@ -1,0 +1,140 @@
+package traces
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
+)
+
+var exploreBase = protocols.Scenario{Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{"gc-pause"}}
+
+func explore(t *testing.T, cfg ExploreConfig) *Summary {
+	t.Helper()
+	s, err := Explore(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// same compares what must not depend on scheduling: counts and first seeds.
+func same(t *testing.T, what string, a, b *Summary) {
+	t.Helper()
+	if a.Runs != b.Runs || a.Violating != b.Violating || a.Errors != b.Errors || len(a.Causes) != len(b.Causes) {
+		t.Fatalf("%s: %d/%d/%d vs %d/%d/%d runs/violating/errors", what, a.Runs, a.Violating, a.Errors, b.Runs, b.Violating, b.Errors)
+	}
+	for i := range a.Causes {
+		ca, cb := a.Causes[i], b.Causes[i]
+		if ca.Cause != cb.Cause || ca.Runs != cb.Runs || ca.FirstSeed != cb.FirstSeed {
+			t.Fatalf("%s: cause %+v vs %+v", what, ca, cb)
+		}
+	}
+}
+
+func TestExploreIndependentOfWorkersAndShards(t *testing.T) {
+	runs := 120
+	one := explore(t, ExploreConfig{Base: exploreBase, Runs: runs, SeedStart: 1, Workers: 1})
+	four := explore(t, ExploreConfig{Base: exploreBase, Runs: runs, SeedStart: 1, Workers: 4})
+	same(t, "1 vs 4 workers", one, four)
+	if one.Violating == 0 {
+		t.Fatal("setnx-del under gc-pause should violate in some of 120 runs")
+	}
+	var parts []*Summary
+	for k := 1; k <= 3; k++ {
+		parts = append(parts, explore(t, ExploreConfig{Base: exploreBase, Runs: runs / 3, SeedStart: 1, Shard: k, Shards: 3}))
+	}
+	merged, err := Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "3 shards merged vs unsharded", one, merged)
+}
+
+func TestExploreSavesFirstTraceOfEachCause(t *testing.T) {
+	dir := t.TempDir()
+	s := explore(t, ExploreConfig{Base: exploreBase, Runs: 60, SeedStart: 1, Out: dir})
+	if len(s.Causes) == 0 {
+		t.Fatal("no cause found")
+	}
+	for _, c := range s.Causes {
+		f, err := Read(c.Trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Scenario.Seed != c.FirstSeed {
+			t.Fatalf("%s: saved seed %d, first seed %d", c.Cause, f.Scenario.Seed, c.FirstSeed)
+		}
+	}
+	if _, err := ReadSummary(filepath.Join(dir, "summary.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExploreUntilFirstStops(t *testing.T) {
+	s := explore(t, ExploreConfig{Base: exploreBase, Runs: 5000, SeedStart: 1, UntilFirst: true, Workers: 2})
+	if s.Violating == 0 || s.Runs >= 5000 {
+		t.Fatalf("until-first ran %d runs with %d violating", s.Runs, s.Violating)
+	}
+}
+
+func TestExploreCancelKeepsPartialSummary(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := Explore(ctx, ExploreConfig{Base: exploreBase, Runs: 100000, SeedStart: 1, Workers: 2},
+		func(done int, _ *Summary) {
+			if done == 50 {
+				cancel()
+			}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Interrupted || s.Runs < 50 || s.Runs > 100 {
+		t.Fatalf("interrupted=%v after %d runs", s.Interrupted, s.Runs)
+	}
+}
+
+func TestShrinkSetnxDelPauseToTwoClientsOnePause(t *testing.T) {
+	var f *File
+	for seed := uint64(1); f == nil && seed < 200; seed++ {
+		o, err := Execute(protocols.Scenario{Seed: seed, Protocol: "setnx-del", Workload: "unique-name",
+			Clients: 4, Ops: 3, FaultKinds: []string{"gc-pause"}, Intensity: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.File.Report.Verdict == checker.VerdictViolation && len(o.File.Scenario.Faults) > 3 {
+			f = o.File
+		}
+	}
+	if f == nil {
+		t.Fatal("no failing run to shrink")
+	}
+	r, err := Shrink(f, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.After.Clients != 2 || r.After.Faults != 1 || r.File.Scenario.Faults[0].Kind != sim.FaultGCPause {
+		t.Fatalf("shrunk from %v to %v: %+v", r.Before, r.After, r.File.Scenario.Faults)
+	}
+	if r.Cause != checker.CausePrematureExpiry {
+		t.Fatalf("cause %s", r.Cause)
+	}
+	o, err := Execute(r.File.Scenario)
+	if err != nil || o.File.TraceSHA256 != r.File.TraceSHA256 {
+		t.Fatalf("shrunk trace does not replay: %v", err)
+	}
+	t.Logf("shrunk in %d runs: %v -> %v", r.Runs, r.Before, r.After)
+}
+
+func TestShrinkRefusesTraceWithoutViolation(t *testing.T) {
+	o, err := Execute(protocols.Scenario{Seed: 1, Protocol: "setnx-lua-del", Workload: "stock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Shrink(o.File, 10); err == nil {
+		t.Fatal("want an error")
+	}
+}
