@@ -6,9 +6,9 @@ import (
 
 // NetworkConfig is the latency and loss model of every link.
 type NetworkConfig struct {
-	LatencyMin time.Duration // one-way latency lower bound
-	LatencyMax time.Duration // one-way latency upper bound (uniform between)
-	LossRate   float64       // probability that a message is lost
+	LatencyMin time.Duration `json:"latency_min_ns"` // one-way latency lower bound
+	LatencyMax time.Duration `json:"latency_max_ns"` // one-way latency upper bound (uniform between)
+	LossRate   float64       `json:"loss_rate"`      // probability that a message is lost
 }
 
 // DefaultNetwork is a LAN: 0.2 to 1 ms one way, no loss.
@@ -94,7 +94,16 @@ func (n *Network) post(from, to string, e *event, what string) {
 		return
 	}
 	deliver := e.fn
+	// A request in flight to a node or service keeps the run alive: a
+	// delayed write still lands after its sender has finished.
+	inflight := e.proc == nil
+	if inflight {
+		n.w.live++
+	}
 	e.fn = func() {
+		if inflight {
+			n.w.live--
+		}
 		if n.Blocked(from, to) {
 			n.w.rec.event(Event{Kind: EvDrop, Party: from, Detail: "to " + to + ": " + what})
 			return

@@ -165,8 +165,12 @@ func (w *World) nodeList() []*Node {
 	return out
 }
 
-// stopThreads unwinds every thread still blocked, so no goroutine leaks.
+// stopThreads unwinds every thread still blocked, so no goroutine leaks,
+// and gives the nodes' Lua states back for the next run.
 func (w *World) stopThreads() {
+	for _, n := range w.nodeList() {
+		n.lua.Close()
+	}
 	for _, t := range w.threads {
 		if !t.done {
 			t.killed = true

@@ -4,6 +4,7 @@
 package traces
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,11 +33,85 @@ type File struct {
 // Write writes f to path atomically: a temporary file in the same
 // directory, synced, then renamed over path.
 func Write(path string, f *File) error {
-	b, err := json.MarshalIndent(f, "", " ")
+	b, err := Encode(f)
 	if err != nil {
 		return err
 	}
-	return WriteAtomic(path, append(b, '\n'))
+	return WriteAtomic(path, b)
+}
+
+// Encode renders f as JSON with one event or operation per line, so that
+// two traces diff line by line.
+func Encode(f *File) ([]byte, error) {
+	var buf bytes.Buffer
+	field := func(name string, v any, indent bool) error {
+		var b []byte
+		var err error
+		if indent {
+			b, err = json.MarshalIndent(v, " ", " ")
+		} else {
+			b, err = json.Marshal(v)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&buf, " %q: %s", name, b)
+		return nil
+	}
+	lines := func(name string, n int, item func(i int) any) error {
+		fmt.Fprintf(&buf, "  %q: [", name)
+		for i := range n {
+			b, err := json.Marshal(item(i))
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteString("\n   ")
+			buf.Write(b)
+		}
+		if n > 0 {
+			buf.WriteString("\n  ")
+		}
+		buf.WriteString("]")
+		return nil
+	}
+	buf.WriteString("{\n")
+	if err := field("format", f.Format, false); err != nil {
+		return nil, err
+	}
+	buf.WriteString(",\n")
+	if err := field("scenario", f.Scenario, false); err != nil {
+		return nil, err
+	}
+	buf.WriteString(",\n")
+	if err := field("report", f.Report, true); err != nil {
+		return nil, err
+	}
+	buf.WriteString(",\n")
+	if err := field("trace_sha256", f.TraceSHA256, false); err != nil {
+		return nil, err
+	}
+	buf.WriteString(",\n \"trace\": {\n")
+	t := f.Trace
+	if err := lines("events", len(t.Events), func(i int) any { return t.Events[i] }); err != nil {
+		return nil, err
+	}
+	buf.WriteString(",\n")
+	if err := lines("ops", len(t.Ops), func(i int) any { return t.Ops[i] }); err != nil {
+		return nil, err
+	}
+	buf.WriteString(",\n ")
+	if err := field("scripts", t.Scripts, false); err != nil {
+		return nil, err
+	}
+	buf.WriteString(",\n ")
+	if err := field("stats", t.Stats, false); err != nil {
+		return nil, err
+	}
+	buf.WriteString("\n }\n}\n")
+	return buf.Bytes(), nil
 }
 
 // WriteAtomic writes data to path through a temporary file and a rename,
@@ -59,6 +134,10 @@ func WriteAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(name, 0o644); err != nil {
 		os.Remove(name)
 		return fmt.Errorf("write %s: %w", path, err)
 	}

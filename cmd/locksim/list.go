@@ -41,7 +41,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		l.Workloads = append(l.Workloads, listItem{w.Name, w.Summary, w.Source})
 	}
 	l.Faults = append([]string{"none"}, protocols.FaultKinds...)
-	l.Topologies = []string{"single"}
+	l.Topologies = protocols.Topologies
 	for _, r := range traces.References() {
 		l.Scenarios = append(l.Scenarios, listItem{Name: r.Name, Summary: r.Summary})
 	}

@@ -130,7 +130,7 @@ func TestReplayDetectsTamperedTrace(t *testing.T) {
 		t.Fatalf("exit %d %s", code, e)
 	}
 	b, _ := os.ReadFile(p)
-	b = bytes.Replace(b, []byte(`"seed": 1`), []byte(`"seed": 2`), 1)
+	b = bytes.Replace(b, []byte(`"seed":1,`), []byte(`"seed":2,`), 1)
 	os.WriteFile(p, b, 0o644)
 	code, _, stderr := runCLI("replay", p)
 	if code != exitUsage || !strings.Contains(stderr, "hash mismatch") {

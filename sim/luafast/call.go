@@ -62,10 +62,10 @@ func (ic *innerConn) reset() {
 }
 
 // redisFuncs returns the `redis` module functions (as in miniredis's mkLua).
-func (e *Engine) redisFuncs() map[string]lua.LGFunction {
+func (v *vm) redisFuncs() map[string]lua.LGFunction {
 	return map[string]lua.LGFunction{
-		"call":  func(l *lua.LState) int { return e.luaCall(l, true) },
-		"pcall": func(l *lua.LState) int { return e.luaCall(l, false) },
+		"call":  func(l *lua.LState) int { return v.e.luaCall(l, true) },
+		"pcall": func(l *lua.LState) int { return v.e.luaCall(l, false) },
 		"error_reply": func(l *lua.LState) int {
 			msg, ok := l.Get(1).(lua.LString)
 			if !ok {
@@ -129,7 +129,7 @@ func (e *Engine) redisFuncs() map[string]lua.LGFunction {
 				return 0
 			}
 			// As miniredis: applies to the calling connection after EVAL.
-			e.cur.SwitchResp3 = &resp3
+			v.e.cur.SwitchResp3 = &resp3
 			return 0
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -22,27 +23,53 @@ func newScript(src string) *script {
 	return &script{src: src, sha: hex.EncodeToString(h[:])}
 }
 
+// compiled is a script body's compiled prototype, shared by every engine:
+// prototypes are read-only once compiled.
+type compiled struct {
+	proto *lua.FunctionProto
+	pure  bool
+	err   error
+}
+
+// protos caches compiled scripts across engines (and so across runs) by
+// body; the protocols send a handful of distinct scripts.
+var protos sync.Map // string -> *compiled
+
 // compile parses and compiles s exactly like miniredis does (same chunk
 // names, so error texts and tracebacks match).
 func (s *script) compile() error {
 	if s.fn != nil {
 		return nil
 	}
-	chunk, err := parse.Parse(strings.NewReader(s.src), "<string>")
+	var c *compiled
+	if v, ok := protos.Load(s.src); ok {
+		c = v.(*compiled)
+	} else {
+		c = compileProto(s.src)
+		protos.Store(s.src, c)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	s.fn = &lua.LFunction{Proto: c.proto, Upvalues: []*lua.Upvalue{}}
+	s.pure = c.pure
+	return nil
+}
+
+func compileProto(src string) *compiled {
+	chunk, err := parse.Parse(strings.NewReader(src), "<string>")
 	if err != nil {
-		return err
+		return &compiled{err: err}
 	}
 	proto, err := lua.Compile(chunk, "")
 	if err != nil {
-		return err
+		return &compiled{err: err}
 	}
 	// The main chunk is vararg, so every call would build a Lua 5.0 `arg`
 	// table. The main chunk has no `arg` local, so the table is unreachable:
 	// skip building it.
 	proto.IsVarArg &^= lua.VarArgNeedsArg
-	s.fn = &lua.LFunction{Proto: proto, Upvalues: []*lua.Upvalue{}}
-	s.pure = isPure(proto)
-	return nil
+	return &compiled{proto: proto, pure: isPure(proto)}
 }
 
 // impureGlobals are globals through which a script can reach or replace

@@ -195,3 +195,12 @@ func (e *Engine) cmdScript(c *server.Peer, cmd string, args []string) {
 		c.WriteError(fmt.Sprintf(msgFScriptUsageSimple, strings.ToUpper(sub)))
 	}
 }
+
+// Close gives the engine's Lua state back for reuse by another engine. The
+// engine must not run scripts afterwards.
+func (e *Engine) Close() {
+	if e.vm != nil && e.depth == 0 {
+		putVM(e.vm)
+		e.vm = nil
+	}
+}

@@ -31,7 +31,7 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 	}
 
 	if e.vm == nil {
-		e.vm = newVM(e)
+		e.vm = getVM(e)
 		e.inner.reset()
 	}
 	v, L := e.vm, e.vm.L

@@ -3,6 +3,7 @@ package luafast
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	luajson "github.com/alicebob/miniredis/v2/gopher-json"
 	lua "github.com/yuin/gopher-lua"
@@ -26,6 +27,49 @@ type vm struct {
 
 	keys, argv argTable
 	rng        rand48
+
+	e       *Engine                                   // the engine using this state
+	libSnap map[*lua.LTable]map[lua.LValue]lua.LValue // library tables after setup
+}
+
+// vms holds Lua states that engines gave back (Close), so a new run does
+// not build its state again. A state goes back only if its library tables
+// are exactly as built: runs must share nothing observable.
+var vms sync.Pool
+
+func getVM(e *Engine) *vm {
+	if v, ok := vms.Get().(*vm); ok {
+		v.e = e
+		return v
+	}
+	v := newVM()
+	v.e = e
+	return v
+}
+
+func putVM(v *vm) {
+	v.e = nil
+	for t, snap := range v.libSnap {
+		if !sameTable(t, snap) {
+			return
+		}
+	}
+	if !sameTable(v.g, v.gSnap) || !sameTable(v.gmt, v.gmtSnap) {
+		return
+	}
+	vms.Put(v)
+}
+
+func sameTable(t *lua.LTable, snap map[lua.LValue]lua.LValue) bool {
+	n := 0
+	same := true
+	t.ForEach(func(k, val lua.LValue) {
+		n++
+		if snap[k] != val {
+			same = false
+		}
+	})
+	return same && n == len(snap)
 }
 
 // argTable is a reused KEYS or ARGV table.
@@ -60,7 +104,7 @@ debug = nil
 
 `
 
-func newVM(e *Engine) *vm {
+func newVM() *vm {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	for _, lib := range []struct {
 		n string
@@ -86,12 +130,13 @@ func newVM(e *Engine) *vm {
 	L.Pop(1)
 
 	v := &vm{L: L, g: L.G.Global}
+	v.e = nil
 	v.keys = argTable{name: "KEYS", t: L.CreateTable(4, 0)}
 	v.argv = argTable{name: "ARGV", t: L.CreateTable(4, 0)}
 	L.SetGlobal("KEYS", v.keys.t)
 	L.SetGlobal("ARGV", v.argv.t)
 
-	funcs := e.redisFuncs()
+	funcs := v.redisFuncs()
 	names := make([]string, 0, len(funcs))
 	for n := range funcs {
 		names = append(names, n)
@@ -135,6 +180,12 @@ func newVM(e *Engine) *vm {
 	v.gmt = v.g.Metatable.(*lua.LTable)
 	v.gSnap = tableSnapshot(v.g)
 	v.gmtSnap = tableSnapshot(v.gmt)
+	v.libSnap = map[*lua.LTable]map[lua.LValue]lua.LValue{}
+	v.g.ForEach(func(_, val lua.LValue) {
+		if t, ok := val.(*lua.LTable); ok && t != v.keys.t && t != v.argv.t {
+			v.libSnap[t] = tableSnapshot(t)
+		}
+	})
 	return v
 }
 
