@@ -13,7 +13,7 @@ func BenchmarkExploreDefault(b *testing.B) {
 	var s uint64
 	for b.Loop() {
 		s++
-		if _, err := Execute(protocols.Scenario{Seed: s, Protocol: "redisson", Workload: "unique-name", Clients: 5,
+		if _, err := execute(protocols.Scenario{Seed: s, Protocol: "redisson", Workload: "unique-name", Clients: 5,
 			FaultKinds: []string{"gc-pause"}}); err != nil {
 			b.Fatal(err)
 		}

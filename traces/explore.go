@@ -113,7 +113,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 			for i := range jobs {
 				sc := cfg.Base
 				sc.Seed = cfg.seed(i)
-				o, err := Execute(sc)
+				o, err := execute(sc)
 				results <- exploreResult{seed: sc.Seed, outcome: o, err: err}
 			}
 		}()
@@ -204,6 +204,9 @@ func (s *Summary) count(causes map[[2]string]*CauseCount, seed uint64, f *File, 
 			c.FirstSeed = seed
 			if out != "" {
 				c.Trace = filepath.Join(out, v.Property+"-"+v.Cause+".json")
+				if f.TraceSHA256 == "" {
+					f.TraceSHA256 = f.Trace.Hash()
+				}
 				if err := Write(c.Trace, f); err != nil {
 					return err
 				}

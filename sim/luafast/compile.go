@@ -12,10 +12,11 @@ import (
 
 // script is one script body with its compiled form (compiled lazily).
 type script struct {
-	src  string
-	sha  string
-	fn   *lua.LFunction // main chunk, reused across calls; nil until compiled
-	pure bool           // cannot modify the globals table (see isPure)
+	src   string
+	sha   string
+	fn    *lua.LFunction // main chunk, reused across calls; nil until compiled
+	pure  bool           // cannot modify the globals table (see isPure)
+	inert bool           // cannot modify any table (see isInert)
 }
 
 func newScript(src string) *script {
@@ -28,6 +29,7 @@ func newScript(src string) *script {
 type compiled struct {
 	proto *lua.FunctionProto
 	pure  bool
+	inert bool // provably changes no Lua table (see isInert)
 	err   error
 }
 
@@ -52,7 +54,7 @@ func (s *script) compile() error {
 		return c.err
 	}
 	s.fn = &lua.LFunction{Proto: c.proto, Upvalues: []*lua.Upvalue{}}
-	s.pure = c.pure
+	s.pure, s.inert = c.pure, c.inert
 	return nil
 }
 
@@ -69,7 +71,41 @@ func compileProto(src string) *compiled {
 	// table. The main chunk has no `arg` local, so the table is unreachable:
 	// skip building it.
 	proto.IsVarArg &^= lua.VarArgNeedsArg
-	return &compiled{proto: proto, pure: isPure(proto)}
+	return &compiled{proto: proto, pure: isPure(proto), inert: isInert(proto)}
+}
+
+// inertGlobals are the globals an inert script may read: none of them can
+// be used to change a table that outlives the call.
+var inertGlobals = map[string]bool{
+	"redis": true, "server": true, "KEYS": true, "ARGV": true, "tonumber": true, "tostring": true,
+	"type": true, "string": true, "math": true,
+}
+
+// isInert reports whether a compiled chunk provably leaves every Lua table
+// as it found it: no table or global store, no closure store, and only
+// inertGlobals read. A state that ran only inert scripts goes back to the
+// pool without being compared against its snapshot.
+func isInert(p *lua.FunctionProto) bool {
+	for _, inst := range p.Code {
+		switch int(inst >> opcodeShift) {
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS, lua.OP_SETGLOBAL, lua.OP_SETUPVAL, lua.OP_SETLIST:
+			return false
+		case lua.OP_GETGLOBAL:
+			bx := int(inst & bxMask)
+			if bx >= len(p.Constants) {
+				return false
+			}
+			if name, ok := p.Constants[bx].(lua.LString); !ok || !inertGlobals[string(name)] {
+				return false
+			}
+		}
+	}
+	for _, child := range p.FunctionPrototypes {
+		if !isInert(child) {
+			return false
+		}
+	}
+	return true
 }
 
 // impureGlobals are globals through which a script can reach or replace

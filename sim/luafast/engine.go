@@ -34,7 +34,8 @@ type Engine struct {
 	m   *miniredis.Miniredis
 	srv *server.Server
 
-	vm *vm // pooled Lua state, created on first use
+	vm      *vm  // pooled Lua state, created on first use
+	touched bool // a script that may change tables ran on vm
 
 	byText map[string]*script // compile cache, keyed by script body
 	bySHA  map[string]*script // scripts visible to EVALSHA / SCRIPT EXISTS
@@ -200,7 +201,7 @@ func (e *Engine) cmdScript(c *server.Peer, cmd string, args []string) {
 // engine must not run scripts afterwards.
 func (e *Engine) Close() {
 	if e.vm != nil && e.depth == 0 {
-		putVM(e.vm)
-		e.vm = nil
+		putVM(e.vm, e.touched)
+		e.vm, e.touched = nil, false
 	}
 }

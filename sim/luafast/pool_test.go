@@ -21,3 +21,22 @@ func TestPooledStateDoesNotLeakBetweenEngines(t *testing.T) {
 	}
 	c.eng.Close()
 }
+
+func TestInertScripts(t *testing.T) {
+	for src, want := range map[string]bool{
+		"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end": true,
+		"local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); return counter":                       true,
+		"string.leak = 1":                              false,
+		"table.insert(KEYS, 'x')":                      false,
+		"local t = {} t[1] = 2":                        false,
+		"x = 1":                                        false,
+		"rawset(string, 'leak', 1)":                    false,
+		"return tostring(ARGV[1])":                     true,
+		"setmetatable(string, nil)":                    false,
+		"local f = function() return 1 end return f()": true,
+	} {
+		if got := compileProto(src).inert; got != want {
+			t.Errorf("%q: inert %v, want %v", src, got, want)
+		}
+	}
+}

@@ -35,6 +35,9 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 		e.inner.reset()
 	}
 	v, L := e.vm, e.vm.L
+	if !s.inert {
+		e.touched = true
+	}
 	v.fill(&v.keys, args[:numKeys])
 	v.fill(&v.argv, args[numKeys:])
 	v.rng.seed(0)

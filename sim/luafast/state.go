@@ -47,8 +47,12 @@ func getVM(e *Engine) *vm {
 	return v
 }
 
-func putVM(v *vm) {
+func putVM(v *vm, touched bool) {
 	v.e = nil
+	if !touched {
+		vms.Put(v)
+		return
+	}
 	for t, snap := range v.libSnap {
 		if !sameTable(t, snap) {
 			return
