@@ -28,6 +28,8 @@ type Env struct {
 	Nodes  []string
 	Data   string // the node holding the protected data (stock, lock-set)
 	Lease  time.Duration
+
+	run *runState // per-process client library state, set by Runner.Lock
 }
 
 // Protocol is one entry of the catalog.
@@ -112,4 +114,62 @@ func result(ok bool, err error, no string) string {
 		return model.ResOK
 	}
 	return no
+}
+
+// fencingToken returns the token of the acquisition lock holds when its
+// protocol fences (RFencedLock), and false otherwise.
+func fencingToken(lock Lock) (int64, bool) {
+	if r, ok := lock.(recorded); ok {
+		lock = r.inner
+	}
+	f, ok := lock.(Fencer)
+	if !ok {
+		return 0, false
+	}
+	return f.Token(), true
+}
+
+// IsFenced reports whether p's locks hand out fencing tokens: the
+// workloads then pass the token to the protected resource, which rejects
+// stale ones, and a lock held twice at once is no longer unsafe by itself.
+func IsFenced(p Protocol) bool {
+	_, ok := p.New(WithState(Env{Master: sim.Master, Nodes: []string{MasterNode}, Lease: p.Lease}), "probe").(Fencer)
+	return ok
+}
+
+// heldChecker is a lock that can ask Redis whether the calling thread
+// still holds it (Redisson's RLock.isHeldByCurrentThread).
+type heldChecker interface {
+	HeldByCurrentThread(t *sim.Thread) (bool, error)
+}
+
+// releaseIfHeld is seed 001's Redisson finally block:
+// if (lock.isHeldByCurrentThread()) lock.unlock(). For a lock that cannot
+// ask, it releases unconditionally. When the check says the lock is gone
+// (or fails), no unlock is sent, but a release is still recorded so that
+// the history shows where the thread stopped believing it held the lock.
+func releaseIfHeld(t *sim.Thread, lock Lock) {
+	r, ok := lock.(recorded)
+	if !ok {
+		lock.Release(t)
+		return
+	}
+	hc, ok := r.inner.(heldChecker)
+	if !ok {
+		r.Release(t)
+		return
+	}
+	id := t.Invoke(model.OpRelease, r.key, "")
+	held, err := hc.HeldByCurrentThread(t)
+	switch {
+	case err != nil:
+		t.Return(id, model.ResError+": isHeldByCurrentThread: "+err.Error())
+		return
+	case !held:
+		t.Note(r.key, "isHeldByCurrentThread() is false: unlock() skipped")
+		t.Return(id, model.ResNotOwner)
+		return
+	}
+	ok, err = r.inner.Release(t)
+	t.Return(id, result(ok, err, model.ResNotOwner))
 }

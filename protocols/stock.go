@@ -47,26 +47,27 @@ func stockThread(t *sim.Thread, r *Runner) {
 				r.Retry(t)
 				continue
 			}
-			op := t.Invoke(model.OpBuy, StockKey, "")
-			v, err := t.Call(r.Env.Data, "GET", StockKey)
-			stock := 0
-			if err == nil && v.Kind == '$' {
-				stock, _ = strconv.Atoi(v.Str)
-			}
+			op := t.Invoke(model.OpBuy, StockKey, tokenValue(lock))
+			v, err := getData(t, r.Env.Data, StockKey)
+			stock, _ := strconv.Atoi(v)
 			r.Work(t)
 			switch {
 			case err != nil:
 				t.Return(op, model.ResError+": "+err.Error())
 			case stock > 0:
-				if _, err := t.Call(r.Env.Data, "SET", StockKey, strconv.Itoa(stock-1)); err != nil {
+				if rejected, err := setData(t, r.Env.Data, StockKey, strconv.Itoa(stock-1), lock); err != nil {
 					t.Return(op, model.ResError+": "+err.Error())
+				} else if rejected {
+					t.Return(op, model.ResRejected)
 				} else {
 					t.Return(op, BuyResult(true, stock))
 				}
 			default:
 				t.Return(op, BuyResult(false, stock))
 			}
-			lock.Release(t)
+			// The Redisson version of buy() releases with
+			// if (lock.isHeldByCurrentThread()) lock.unlock().
+			releaseIfHeld(t, lock)
 			break
 		}
 	}

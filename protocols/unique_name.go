@@ -11,6 +11,9 @@ import (
 // DBService is the name of the application's database service.
 const DBService = "db"
 
+// DBRejected is the database's answer to a stale fencing token.
+const DBRejected = model.ResRejected
+
 func init() {
 	// Seed 002: register a Pessoa whose nome must be unique. The flow is
 	// section 1's double check (look up, lock, look up again, insert),
@@ -26,11 +29,30 @@ func init() {
 		WorkMs:  5000,
 		Setup: func(w *sim.World, sc Scenario) {
 			rows := map[string]int{}
+			// With a fencing lock, the INSERT carries the lock's token as a
+			// third argument: the database refuses a token lower than the
+			// highest it accepted for the name (DBRejected) and remembers
+			// the highest.
+			highest := map[string]int64{}
+			fenced := func(args []string) bool {
+				if len(args) < 3 {
+					return true
+				}
+				token, err := strconv.ParseInt(args[2], 10, 64)
+				if err != nil || token < highest[args[1]] {
+					return false
+				}
+				highest[args[1]] = token
+				return true
+			}
 			w.AddService(DBService, func(client string, args []string) string {
 				switch {
-				case len(args) == 2 && args[0] == "SELECT":
+				case len(args) < 2 || len(args) > 3:
+				case args[0] == "INSERT" && !fenced(args):
+					return DBRejected
+				case args[0] == "SELECT":
 					return strconv.Itoa(rows[args[1]])
-				case len(args) == 2 && args[0] == "INSERT":
+				case args[0] == "INSERT":
 					rows[args[1]]++
 					return "OK"
 				}
@@ -56,7 +78,10 @@ func uniqueNameThread(t *sim.Thread, r *Runner) {
 				r.Retry(t)
 				continue
 			}
-			op := t.Invoke(model.OpInsert, name, "")
+			// The token (fencing locks only) goes with the INSERT and is
+			// the op's Value.
+			token := tokenValue(lock)
+			op := t.Invoke(model.OpInsert, name, token)
 			n, err = t.Request(DBService, "SELECT", name)
 			switch {
 			case err != nil:
@@ -65,10 +90,28 @@ func uniqueNameThread(t *sim.Thread, r *Runner) {
 				t.Return(op, model.ResExists)
 			default:
 				r.Work(t)
-				if _, err := t.Request(DBService, "INSERT", name); err != nil {
-					t.Return(op, model.ResError+": "+err.Error())
-				} else {
+				write := -1
+				if token != "" {
+					write = t.Invoke(model.OpWrite, name, token)
+				}
+				args := []string{"INSERT", name}
+				if token != "" {
+					args = append(args, token)
+				}
+				res, err := t.Request(DBService, args...)
+				switch {
+				case err != nil:
+					res = model.ResError + ": " + err.Error()
+					t.Return(op, res)
+				case res == DBRejected:
+					res = model.ResRejected
+					t.Return(op, res)
+				default:
+					res = model.ResOK
 					t.Return(op, model.ResInserted)
+				}
+				if write >= 0 {
+					t.Return(write, res)
 				}
 			}
 			lock.Release(t)

@@ -47,11 +47,38 @@ type Runner struct {
 	Sc    Scenario
 	Proto Protocol
 	Env   Env
+
+	run runState       // client library state per process
+	wl  map[string]any // workload state shared by the run's threads
 }
 
 // Lock returns a fresh, recorded lock instance on key.
 func (r *Runner) Lock(key string) Lock {
-	return recorded{key: key, inner: r.Proto.New(r.Env, key)}
+	env := r.Env
+	env.run = &r.run
+	inner := r.Proto.New(env, key)
+	if k, ok := inner.(redisKeyer); ok {
+		key = k.RedisKey() // the history names the lock by its Redis key
+	}
+	return recorded{key: key, inner: inner}
+}
+
+// redisKeyer is a lock stored under another Redis key than the name the
+// application gives it (Spring's registryKey:path).
+type redisKeyer interface{ RedisKey() string }
+
+// shared returns the run-wide workload value called key, creating it
+// with init on first use.
+func (r *Runner) shared(key string, init func() any) any {
+	if r.wl == nil {
+		r.wl = map[string]any{}
+	}
+	v, ok := r.wl[key]
+	if !ok {
+		v = init()
+		r.wl[key] = v
+	}
+	return v
 }
 
 // Think sleeps a random think time before a request.

@@ -1,0 +1,59 @@
+package protocols
+
+import (
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// Redisson's RFencedLock (RedissonFencedLock, 3.x master): the newer
+// RLock whose lock script also INCRs redisson_lock_token:{name} and
+// returns the counter with each acquisition, lockAndGetToken() with the
+// watchdog. The workloads hand the token to the protected resource,
+// which rejects a token lower than the highest it has seen for that
+// resource. The counter has no expiry, but it lives on the lock's Redis
+// master like the lock: a failover that loses the INCR hands the next
+// holder a token that is not higher.
+
+const redissonFencedLock = "if (redis.call('exists', KEYS[1]) == 0 " +
+	"or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then " +
+	"local token = redis.call('incr', KEYS[2]);" +
+	"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
+	"redis.call('pexpire', KEYS[1], ARGV[1]); " +
+	"return {-1, token}; " +
+	"end; " +
+	"return {redis.call('pttl', KEYS[1]), -1};"
+
+func init() {
+	register(Protocol{
+		Name:    "fenced",
+		Source:  "Redisson RFencedLock.lockAndGetToken() (RedissonFencedLock, 3.x master)",
+		Summary: "newer Redisson lock whose script INCRs a fencing token; the resource rejects stale tokens",
+		Lease:   30 * time.Second,
+		Client:  RedissonClientLatest,
+		New: func(env Env, key string) Lock {
+			l := newRLock(env, env.Master, key, redissonLatest, -1, -1)
+			l.fence = true
+			return l
+		},
+	})
+}
+
+func (l *rlock) tokenName() string { return prefixName("redisson_lock_token", l.name) }
+
+// tryAcquireFenced runs the fenced lock script: {-1, token} when
+// acquired, {pttl, -1} otherwise.
+func (l *rlock) tryAcquireFenced(t *sim.Thread, lease time.Duration) (acquireResult, error) {
+	r, err := l.synced(t, false, redissonFencedLock, []string{l.name, l.tokenName()}, ms(lease), l.lockName(t))
+	if err != nil {
+		return acquireResult{}, err
+	}
+	if len(r.Array) != 2 {
+		return acquireResult{}, replyError("fenced lock script: unexpected reply " + r.String())
+	}
+	if r.Array[0].Int == -1 {
+		l.token = r.Array[1].Int
+		return acquireResult{ok: true}, nil
+	}
+	return acquireResult{ttl: r.Array[0].Int}, nil
+}

@@ -1,0 +1,163 @@
+package protocols
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// bsm/redislock v0.9 (redislock.go, obtain.lua, release.lua, refresh.lua):
+// Obtain(ctx, key, ttl, nil) makes a random token (16 random bytes,
+// base64url, 22 characters), runs obtain.lua once (the default retry
+// strategy is NoRetry; with a strategy it would retry until ctx's
+// deadline, by default now + ttl), and returns ErrNotObtained when the
+// script answers nil. obtain.lua sets the key with MSETNX and PEXPIRE,
+// and overwrites a key whose value starts with the same token, so a
+// retried obtain whose first attempt ran succeeds instead of locking the
+// caller out. Release and Refresh compare the full value (token plus
+// metadata) in Lua. No watchdog: the caller refreshes if it wants to.
+// The library has no default TTL: locksim uses seed 001's 10 s. The
+// client is go-redis v9 with its defaults (3 s read timeout, 3 retries,
+// 8-512 ms backoff; modelled as a fixed 8 ms).
+
+const redislockObtain = `-- obtain.lua: arguments => [value, tokenLen, ttl]
+-- Obtain.lua try to set provided keys's with value and ttl if they do not exists.
+-- Keys can be overriden if they already exists and the correct value+tokenLen is provided. 
+
+local function pexpire(ttl)
+	-- Update keys ttls.
+	for _, key in ipairs(KEYS) do
+		redis.call("pexpire", key, ttl)
+	end
+end
+
+-- canOverrideLock check either or not the provided token match
+-- previously set lock's tokens.
+local function canOverrideKeys() 
+	local offset = tonumber(ARGV[2])
+
+	for i, key in ipairs(KEYS) do
+		if redis.call("getrange", key, 0, offset-1) ~= string.sub(ARGV[1], 1, offset) then
+			return false
+		end
+	end
+	return true
+end
+
+-- Prepare mset arguments.
+local setArgs = {}
+for i, key in ipairs(KEYS) do
+	table.insert(setArgs, key)
+	table.insert(setArgs, ARGV[1])
+end
+
+if redis.call("msetnx", unpack(setArgs)) ~= 1 then
+	if canOverrideKeys() == false then
+		return false
+	end
+	redis.call("mset", unpack(setArgs))
+end
+
+pexpire(ARGV[3])
+return redis.status_reply("OK")`
+
+const redislockRelease = `-- release.lua: => Arguments: [value]
+-- Release.lua deletes provided keys if all their values match the input. 
+
+-- Check all keys values matches provided input.
+local values = redis.call("mget", unpack(KEYS))
+for i, _ in ipairs(KEYS) do
+	if values[i] ~= ARGV[1] then
+		return false
+	end
+end
+
+-- Delete keys.
+for _, key in ipairs(KEYS) do
+	if redis.call("del", key) ~= 1 then
+		return redis.error_reply("redislock: failed to del " + key)
+	end
+end
+
+return redis.status_reply("OK")`
+
+const redislockRefresh = `-- refresh.lua: => Arguments: [value, ttl]
+-- refresh.lua refreshes provided keys's ttls if all their values match the input. 
+
+-- Check all keys values matches provided input.
+local values = redis.call("mget", unpack(KEYS))
+for i, _ in ipairs(KEYS) do
+	if values[i] ~= ARGV[1] then
+		return false
+	end
+end
+
+-- Update keys ttls.
+for _, key in ipairs(KEYS) do
+	redis.call("pexpire", key, ARGV[2]) 
+end
+
+return redis.status_reply("OK")`
+
+// GoRedisClient is go-redis v9's default client configuration.
+var GoRedisClient = sim.ClientConfig{Timeout: 3 * time.Second, Retries: 3, RetryInterval: 8 * time.Millisecond}
+
+func init() {
+	register(Protocol{
+		Name:    "redislock-go",
+		Source:  "bsm/redislock v0.9 (Obtain with obtain.lua, Release, Refresh; NoRetry)",
+		Summary: "bsm/redislock: Lua MSETNX+PEXPIRE obtain with a random token, compare-and-delete release, no watchdog",
+		Lease:   10 * time.Second,
+		Client:  GoRedisClient,
+		New: func(env Env, key string) Lock {
+			return &redislockGo{env: env, key: key}
+		},
+	})
+}
+
+type redislockGo struct {
+	env   Env
+	key   string
+	value string
+}
+
+// Acquire is Client.Obtain(ctx, key, ttl, nil): one attempt.
+func (l *redislockGo) Acquire(t *sim.Thread) (bool, error) {
+	token := randomToken(t, false)
+	value := token // no metadata
+	r, err := t.Call(l.env.Master, "EVAL", redislockObtain, "1", l.key, value, strconv.Itoa(len(token)), ms(l.env.Lease))
+	if err != nil {
+		return false, err
+	}
+	if r.IsErr() {
+		return false, errorReply(r)
+	}
+	if r.IsNil() {
+		return false, nil // ErrNotObtained
+	}
+	l.value = value
+	return true, nil
+}
+
+// Release is Lock.Release(ctx): ErrLockNotHeld when the value differs.
+func (l *redislockGo) Release(t *sim.Thread) (bool, error) {
+	r, err := t.Call(l.env.Master, "EVAL", redislockRelease, "1", l.key, l.value)
+	if err != nil {
+		return false, err
+	}
+	if r.IsErr() {
+		return false, errorReply(r)
+	}
+	return !r.IsNil(), nil
+}
+
+// Refresh is Lock.Refresh(ctx, ttl, nil): ErrNotObtained when the value
+// differs.
+func (l *redislockGo) Refresh(t *sim.Thread, ttl time.Duration) (bool, error) {
+	r, err := t.Call(l.env.Master, "EVAL", redislockRefresh, "1", l.key, l.value, ms(ttl))
+	if err != nil {
+		return false, err
+	}
+	return !r.IsNil() && !r.IsErr(), nil
+}

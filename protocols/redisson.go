@@ -1,0 +1,503 @@
+package protocols
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// Redisson 3.16 RLock (seed 000, used by seed 001's buy() and seed 002
+// section 4). The three scripts are verbatim from seed 000. The client
+// steps follow RedissonLock/RedissonBaseLock of the 3.16 line:
+//
+//   - lock(): tryAcquire with the lockWatchdogTimeout lease (30 s); on
+//     success scheduleExpirationRenewal; otherwise subscribe to
+//     redisson_lock__channel:{name} and loop { tryAcquire; wait on the
+//     entry's semaphore for the returned TTL }.
+//   - tryLock(wait, lease): the same loop bounded by wait, no watchdog.
+//   - unlock(): the unlock script, then cancelExpirationRenewal; a nil
+//     reply is an IllegalMonitorStateException.
+//   - the watchdog: a timer every lease/3 runs the renew script for the
+//     first thread of the entry; 1 reschedules, 0 cancels, an error ends
+//     it (EXPIRATION_RENEWAL_MAP.remove).
+//   - on a master/replica deployment each script is sent in a batch
+//     followed by WAIT <replicas> 1000 whose result 3.16 does not check.
+//
+// One RedissonClient per process (its UUID is the id in every lock name
+// <id>:<thread>); one pub/sub entry per process and lock name, whose
+// semaphore gets one permit per unlock message, so one waiter per process
+// wakes. Client defaults: timeout 3000 ms, retryAttempts 3,
+// retryInterval 1500 ms.
+
+const redissonLock316 = "if (redis.call('exists', KEYS[1]) == 0) then " +
+	"   redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
+	"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
+	"   return nil; " +
+	"end; " +
+	"if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
+	"   redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
+	"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
+	"   return nil; " +
+	"end; " +
+	"return redis.call('pttl', KEYS[1]);"
+
+const redissonUnlock316 = "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then " +
+	"   return nil;" +
+	"end; " +
+	"local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); " +
+	"if (counter > 0) then " +
+	"   redis.call('pexpire', KEYS[1], ARGV[2]); " +
+	"   return 0; " +
+	"else " +
+	"   redis.call('del', KEYS[1]); " +
+	"   redis.call('publish', KEYS[2], ARGV[1]); " +
+	"   return 1; " +
+	"end; " +
+	"return nil;"
+
+const redissonRenew316 = "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
+	"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
+	"   return 1; " +
+	"end; " +
+	"return 0;"
+
+// redissonUnlockMessage is LockPubSub.UNLOCK_MESSAGE (0L).
+const redissonUnlockMessage = "0"
+
+// redissonSlavesSyncTimeout is the WAIT timeout of a synced batch.
+const redissonSlavesSyncTimeout = "1000"
+
+// RedissonClient316 is Redisson 3.16's default client configuration.
+var RedissonClient316 = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 3, RetryInterval: 1500 * time.Millisecond}
+
+func init() {
+	register(Protocol{
+		Name:    "redisson",
+		Source:  "seed 000 scripts + Redisson 3.16 RedissonLock.lock() (seed 001 buy())",
+		Summary: "Redisson 3.16 RLock.lock(): reentrant hash, pub/sub wait, watchdog renewal every 10 s",
+		Lease:   30 * time.Second, // lockWatchdogTimeout
+		Client:  RedissonClient316,
+		New: func(env Env, key string) Lock {
+			return newRLock(env, env.Master, key, redisson316, -1, -1)
+		},
+	})
+	register(Protocol{
+		Name:    "redisson-trylock",
+		Source:  "seed 000 scripts + Redisson 3.16 RedissonLock.tryLock(5, 30, SECONDS) (seed 002 section 4.2)",
+		Summary: "Redisson 3.16 RLock.tryLock(5 s wait, 30 s lease): no watchdog",
+		Lease:   30 * time.Second,
+		Client:  RedissonClient316,
+		New: func(env Env, key string) Lock {
+			return newRLock(env, env.Master, key, redisson316, 5*time.Second, env.Lease)
+		},
+	})
+}
+
+// redissonVersion selects the scripts and client behaviour.
+type redissonVersion int
+
+const (
+	redisson316    redissonVersion = iota
+	redissonLatest                 // see redisson_latest.go
+)
+
+// ErrIllegalMonitorState is Redisson's IllegalMonitorStateException.
+var ErrIllegalMonitorState = errors.New("IllegalMonitorStateException: attempt to unlock lock, not locked by current thread")
+
+// ErrNoSyncedSlaves is newer Redisson's "None of slaves were synced".
+var ErrNoSyncedSlaves = errors.New("None of slaves were synced")
+
+// rclient is one RedissonClient in one process: its id, its pub/sub
+// entries and its renewal state.
+type rclient struct {
+	node  string
+	id    string
+	subs  map[string]*rsubEntry // by channel
+	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by entry name
+	task  *rrenewTask           // newer Redisson's LockTask
+	gen   int                   // numbers fresh semaphores
+}
+
+func redissonClient(t *sim.Thread, env Env, node string, v redissonVersion) *rclient {
+	key := "redisson/" + strconv.Itoa(int(v)) + "/" + node
+	return env.local(t.Process(), key, func() any {
+		return &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}}
+	}).(*rclient)
+}
+
+// rlock is one RLock object (client.getLock(name)).
+type rlock struct {
+	env   Env
+	node  string
+	name  string
+	ver   redissonVersion
+	wait  time.Duration // tryLock wait; -1: lock()
+	lease time.Duration // explicit lease; -1: watchdog
+	fence bool          // RFencedLock
+
+	internalLease time.Duration // internalLockLeaseTime
+	token         int64
+}
+
+func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
+	return &rlock{env: env, node: node, name: name, ver: v, wait: wait, lease: lease, internalLease: env.Lease}
+}
+
+// prefixName is RedissonObject.prefixName.
+func prefixName(prefix, name string) string {
+	if strings.Contains(name, "{") {
+		return prefix + ":" + name
+	}
+	return prefix + ":{" + name + "}"
+}
+
+func (l *rlock) client(t *sim.Thread) *rclient { return redissonClient(t, l.env, l.node, l.ver) }
+func (l *rlock) channel() string               { return prefixName("redisson_lock__channel", l.name) }
+
+// lockName is getLockName(threadId): <client id>:<thread>.
+func (l *rlock) lockName(t *sim.Thread) string { return l.client(t).id + ":" + t.Name }
+
+func (l *rlock) Acquire(t *sim.Thread) (bool, error) {
+	if l.wait < 0 {
+		return l.lock(t)
+	}
+	return l.tryLock(t, l.wait)
+}
+
+func (l *rlock) Release(t *sim.Thread) (bool, error) { return l.unlock(t) }
+
+// Token is RFencedLock's fencing token of the last acquisition.
+func (l *rlock) Token() int64 { return l.token }
+
+// HeldByCurrentThread is isHeldByCurrentThread(): HEXISTS name lockName.
+func (l *rlock) HeldByCurrentThread(t *sim.Thread) (bool, error) {
+	r, err := t.Call(l.node, "HEXISTS", l.name, l.lockName(t))
+	if err != nil {
+		return false, err
+	}
+	return r.Int == 1, nil
+}
+
+// tryAcquire is tryAcquire(): one lock script. It returns acquired, or the
+// TTL of the current holder's key.
+func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) {
+	lease := l.internalLease
+	if l.lease > 0 {
+		lease = l.lease
+	}
+	switch l.ver {
+	case redissonLatest:
+		acquired, ttl, err = l.tryAcquireLatest(t, lease)
+	default:
+		var r sim.Reply
+		r, err = l.eval316(t, redissonLock316, []string{l.name}, ms(lease), l.lockName(t))
+		if err != nil {
+			return false, 0, err
+		}
+		acquired, ttl = r.IsNil(), r.Int
+	}
+	if err != nil || !acquired {
+		return acquired, ttl, err
+	}
+	if l.lease > 0 {
+		l.internalLease = l.lease
+	} else {
+		l.scheduleExpirationRenewal(t)
+	}
+	return true, 0, nil
+}
+
+// eval316 sends a 3.16 script; with replicas it is a batch followed by
+// WAIT <replicas> 1000, whose count 3.16 ignores.
+func (l *rlock) eval316(t *sim.Thread, script string, keys []string, args ...string) (sim.Reply, error) {
+	cmd := append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...)
+	r, err := t.Call(l.node, append(cmd, args...)...)
+	if err != nil {
+		return r, err
+	}
+	if n := replicas(t); n > 0 {
+		// The batch fails when either command does; the WAIT count
+		// itself is not checked.
+		w, err := t.Call(l.node, "WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout)
+		if err == nil && w.IsErr() {
+			err = errorReply(w)
+		}
+		if err != nil {
+			return r, err
+		}
+	}
+	if r.IsErr() {
+		return r, errorReply(r)
+	}
+	return r, nil
+}
+
+// lock is RedissonLock.lock(): wait without a bound.
+func (l *rlock) lock(t *sim.Thread) (bool, error) {
+	ok, ttl, err := l.tryAcquire(t)
+	if err != nil || ok {
+		return ok, err
+	}
+	c := l.client(t)
+	e, err := c.subscribe(t, l.channel())
+	if err != nil {
+		return false, err
+	}
+	defer c.unsubscribe(e)
+	for {
+		ok, ttl, err = l.tryAcquire(t)
+		if err != nil || ok {
+			return ok, err
+		}
+		if ttl >= 0 {
+			e.latch.Acquire(t, time.Duration(ttl)*time.Millisecond)
+		} else {
+			e.latch.Acquire(t, -1)
+		}
+	}
+}
+
+// tryLock is RedissonLock.tryLock(waitTime, leaseTime): the same loop,
+// bounded by waitTime as measured on the process's wall clock.
+func (l *rlock) tryLock(t *sim.Thread, wait time.Duration) (bool, error) {
+	left := wait
+	current := t.Now()
+	ok, ttl, err := l.tryAcquire(t)
+	if err != nil || ok {
+		return ok, err
+	}
+	left -= t.Now() - current
+	if left <= 0 {
+		return false, nil // acquireFailed
+	}
+	current = t.Now()
+	c := l.client(t)
+	e, err := c.subscribe(t, l.channel())
+	if err != nil {
+		return false, nil // the subscription did not complete in time
+	}
+	defer c.unsubscribe(e)
+	left -= t.Now() - current
+	if left <= 0 {
+		return false, nil
+	}
+	for {
+		current = t.Now()
+		ok, ttl, err = l.tryAcquire(t)
+		if err != nil || ok {
+			return ok, err
+		}
+		left -= t.Now() - current
+		if left <= 0 {
+			return false, nil
+		}
+		current = t.Now()
+		if d := time.Duration(ttl) * time.Millisecond; ttl >= 0 && d < left {
+			e.latch.Acquire(t, d)
+		} else {
+			e.latch.Acquire(t, left)
+		}
+		left -= t.Now() - current
+		if left <= 0 {
+			return false, nil
+		}
+	}
+}
+
+// unlock is RLock.unlock().
+func (l *rlock) unlock(t *sim.Thread) (bool, error) {
+	if l.ver == redissonLatest {
+		return l.unlockLatest(t)
+	}
+	r, err := l.eval316(t, redissonUnlock316, []string{l.name, l.channel()},
+		redissonUnlockMessage, ms(l.internalLease), l.lockName(t))
+	l.cancelExpirationRenewal(t, t.Name)
+	if err != nil {
+		return false, err
+	}
+	if r.IsNil() {
+		t.Note(l.name, ErrIllegalMonitorState.Error()+" by node id: "+l.client(t).id+" thread-id: "+t.Name)
+		return false, nil
+	}
+	return true, nil
+}
+
+// rsubEntry is a RedissonLockEntry: one per process and channel, shared
+// by the process's waiters, with a semaphore that each unlock message
+// releases once.
+type rsubEntry struct {
+	channel string
+	count   int
+	latch   *sim.Sem
+	sub     *sim.Subscription
+	ready   bool
+	err     error
+	waiting *sim.Sem // threads waiting for the first SUBSCRIBE to complete
+}
+
+// subscribe is PublishSubscribe.subscribe: the first waiter of the process
+// sends SUBSCRIBE; later ones share the entry (and wait for it to be
+// subscribed).
+func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
+	if e := c.subs[channel]; e != nil {
+		e.count++
+		if !e.ready && e.err == nil {
+			e.waiting.Acquire(t, -1)
+		}
+		if e.err != nil {
+			return nil, e.err
+		}
+		return e, nil
+	}
+	c.gen++
+	p := t.Process()
+	base := "redisson:" + c.node + ":" + c.id + ":" + channel + "#" + strconv.Itoa(c.gen)
+	e := &rsubEntry{channel: channel, count: 1, latch: p.Sem(base, 0), waiting: p.Sem(base+":subscribed", 0)}
+	c.subs[channel] = e
+	s, err := t.Subscribe(c.node, channel, func(msg string) {
+		if msg == redissonUnlockMessage {
+			e.latch.Release(1)
+		}
+	})
+	if err != nil {
+		e.err = err
+		if c.subs[channel] == e {
+			delete(c.subs, channel)
+		}
+		e.waiting.Release(e.waiting.Waiting())
+		return nil, err
+	}
+	e.sub, e.ready = s, true
+	e.waiting.Release(e.waiting.Waiting())
+	return e, nil
+}
+
+// unsubscribe drops one user of the entry; the last one unsubscribes.
+func (c *rclient) unsubscribe(e *rsubEntry) {
+	e.count--
+	if e.count > 0 {
+		return
+	}
+	if e.sub != nil {
+		e.sub.Unsubscribe()
+	}
+	if c.subs[e.channel] == e {
+		delete(c.subs, e.channel)
+	}
+}
+
+// rrenewal is a 3.16 ExpirationEntry: the threads holding the lock (in
+// order, with counts) and the pending timer.
+type rrenewal struct {
+	threads []string
+	counts  map[string]int
+	timer   *rtimer
+}
+
+// rtimer is a Netty Timeout: cancel() stops it if it has not fired.
+type rtimer struct{ cancelled bool }
+
+func (e *rrenewal) add(th string) {
+	if e.counts[th] == 0 {
+		e.threads = append(e.threads, th)
+	}
+	e.counts[th]++
+}
+
+func (e *rrenewal) remove(th string) {
+	if e.counts[th] == 0 {
+		return
+	}
+	e.counts[th]--
+	if e.counts[th] == 0 {
+		delete(e.counts, th)
+		for i, x := range e.threads {
+			if x == th {
+				e.threads = append(e.threads[:i:i], e.threads[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+func (l *rlock) entryName(c *rclient) string { return c.id + ":" + l.name }
+
+// scheduleExpirationRenewal starts the watchdog of the entry, or joins it.
+func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
+	if l.ver == redissonLatest {
+		l.scheduleRenewalLatest(t)
+		return
+	}
+	c := l.client(t)
+	name := l.entryName(c)
+	if old := c.renew[name]; old != nil {
+		old.add(t.Name)
+		return
+	}
+	e := &rrenewal{counts: map[string]int{}}
+	e.add(t.Name)
+	c.renew[name] = e
+	l.renewExpiration(t, c, name)
+}
+
+// renewExpiration schedules one watchdog tick: after lease/3 it renews
+// for the entry's first thread and, on 1, schedules the next tick.
+func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
+	ee := c.renew[name]
+	if ee == nil {
+		return
+	}
+	tm := &rtimer{}
+	ee.timer = tm
+	lease := l.internalLease
+	t.Go("redisson-watchdog", func(w *sim.Thread) {
+		w.Sleep(lease / 3)
+		if tm.cancelled {
+			return
+		}
+		ent := c.renew[name]
+		if ent == nil || len(ent.threads) == 0 {
+			return
+		}
+		th := ent.threads[0]
+		r, err := l.eval316(w, redissonRenew316, []string{l.name}, ms(lease), c.id+":"+th)
+		if err != nil {
+			w.Note(l.name, "watchdog: can't update lock expiration: "+err.Error())
+			delete(c.renew, name)
+			return
+		}
+		if r.Int == 1 {
+			l.renewExpiration(w, c, name)
+			return
+		}
+		w.Note(l.name, "watchdog: renewal returned 0, renewal cancelled")
+		l.cancelExpirationRenewal(w, "")
+	})
+}
+
+// cancelExpirationRenewal removes th from the entry (all threads when th
+// is empty) and stops the timer when none is left.
+func (l *rlock) cancelExpirationRenewal(t *sim.Thread, th string) {
+	if l.ver == redissonLatest {
+		l.cancelRenewalLatest(t, th)
+		return
+	}
+	c := l.client(t)
+	name := l.entryName(c)
+	e := c.renew[name]
+	if e == nil {
+		return
+	}
+	if th != "" {
+		e.remove(th)
+	}
+	if th == "" || len(e.threads) == 0 {
+		if e.timer != nil {
+			e.timer.cancelled = true
+		}
+		delete(c.renew, name)
+	}
+}

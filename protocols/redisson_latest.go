@@ -1,0 +1,334 @@
+package protocols
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// Newer Redisson (the 3.x line from 3.2x on, as on the master branch in
+// 2025-2026: RedissonLock.tryLockInnerAsync/unlockInnerAsync,
+// RedissonBaseLock.unlockInnerAsync, renewal.LockTask,
+// CommandAsyncService.syncedEval, ServiceManager.execute), so users see
+// what changed since 3.16:
+//
+//   - one combined acquire condition (exists == 0 or hexists == 1);
+//   - the unlock script keeps its answer in an unlock latch key
+//     redisson_unlock_latch:{name}:<request id> for
+//     (timeout + retryInterval) * retryAttempts ms, so that a retried
+//     unlock whose first attempt ran is answered with the cached result
+//     instead of an IllegalMonitorStateException; the client deletes the
+//     latch once it has the answer;
+//   - the acquire script is sent without command retries (NoRetry), so a
+//     lost reply is not retried into a second reentrant hold;
+//   - the watchdog is one renewal task per client: every
+//     lockWatchdogTimeout/3 it renews every held lock in one script,
+//     drops the locks the script found gone, and keeps rescheduling after
+//     errors;
+//   - on master/replica deployments every script is followed by
+//     WAIT <replicas> <slavesSyncTimeout=1000>; when no replica
+//     acknowledged, the acquire is undone (unlock) and fails with "None
+//     of slaves were synced", and ServiceManager.execute retries the whole
+//     acquire up to retryAttempts times.
+//
+// Client defaults of the newer line: timeout 3000 ms, retryAttempts 4,
+// retryDelay EqualJitterDelay(1000 ms, 2 s) (modelled as a fixed 1000 ms:
+// the sim has one retry interval).
+
+const redissonLockLatest = "if ((redis.call('exists', KEYS[1]) == 0) " +
+	"or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then " +
+	"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
+	"redis.call('pexpire', KEYS[1], ARGV[1]); " +
+	"return nil; " +
+	"end; " +
+	"return redis.call('pttl', KEYS[1]);"
+
+const redissonUnlockLatest = "local val = redis.call('get', KEYS[3]); " +
+	"if val ~= false then " +
+	"return tonumber(val);" +
+	"end; " +
+	"if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then " +
+	"return nil;" +
+	"end; " +
+	"local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); " +
+	"if (counter > 0) then " +
+	"redis.call('pexpire', KEYS[1], ARGV[2]); " +
+	"redis.call('set', KEYS[3], 0, 'px', ARGV[5]); " +
+	"return 0; " +
+	"else " +
+	"redis.call('del', KEYS[1]); " +
+	"redis.call(ARGV[4], KEYS[2], ARGV[1]); " +
+	"redis.call('set', KEYS[3], 1, 'px', ARGV[5]); " +
+	"return 1; " +
+	"end; "
+
+// redissonRenewLatest is renewal.LockTask's chunk script.
+const redissonRenewLatest = "local result = {} " +
+	"for i = 1, #KEYS, 1 do " +
+	"if (redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1) then " +
+	"redis.call('pexpire', KEYS[i], ARGV[1]); " +
+	"table.insert(result, 1); " +
+	"else " +
+	"table.insert(result, 0); " +
+	"end; " +
+	"end; " +
+	"return result;"
+
+// RedissonClientLatest is the newer default client configuration.
+var RedissonClientLatest = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 4, RetryInterval: 1000 * time.Millisecond}
+
+// redissonRenewChunk is the renewal task's chunk size.
+const redissonRenewChunk = 100
+
+func init() {
+	register(Protocol{
+		Name:    "redisson-latest",
+		Source:  "Redisson 3.x master (2025-2026): RedissonLock.lock(), unlock latch, renewal.LockTask, syncedEval",
+		Summary: "newer Redisson RLock.lock(): combined acquire, unlock latch, renewal task, replica sync check",
+		Lease:   30 * time.Second,
+		Client:  RedissonClientLatest,
+		New: func(env Env, key string) Lock {
+			return newRLock(env, env.Master, key, redissonLatest, -1, -1)
+		},
+	})
+}
+
+// latchTimeout is (timeout + retryInterval) * retryAttempts in ms.
+func latchTimeout(t *sim.Thread) string {
+	c := t.Process().Client
+	d := (c.Timeout + c.RetryInterval) * time.Duration(max(c.Retries, 1))
+	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
+}
+
+// synced is syncedEval: the script, then on a replicated deployment
+// WAIT <replicas> 1000; no replica acknowledging is ErrNoSyncedSlaves.
+func (l *rlock) synced(t *sim.Thread, noRetry bool, script string, keys []string, args ...string) (sim.Reply, error) {
+	cmd := append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...)
+	cmd = append(cmd, args...)
+	var r sim.Reply
+	var err error
+	if noRetry {
+		r, err = callNoRetry(t, l.node, cmd...)
+	} else {
+		r, err = t.Call(l.node, cmd...)
+	}
+	if err != nil {
+		return r, err
+	}
+	if r.IsErr() {
+		return r, errorReply(r)
+	}
+	if n := replicas(t); n > 0 {
+		w, err := t.Call(l.node, "WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout)
+		if err == nil && w.IsErr() {
+			err = errorReply(w)
+		}
+		if err != nil {
+			return r, err
+		}
+		if w.Kind == ':' && w.Int == 0 {
+			return r, ErrNoSyncedSlaves
+		}
+	}
+	return r, nil
+}
+
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+func errorReply(r sim.Reply) error { return replyError(r.Str) }
+
+// execute is ServiceManager.execute: op again after retryDelay while it
+// fails with ErrNoSyncedSlaves, at most retryAttempts more times.
+func execute[T any](t *sim.Thread, op func() (T, error)) (T, error) {
+	cfg := t.Process().Client
+	for attempt := 0; ; attempt++ {
+		v, err := op()
+		if err != ErrNoSyncedSlaves || attempt >= cfg.Retries {
+			return v, err
+		}
+		t.Sleep(cfg.RetryInterval)
+	}
+}
+
+type acquireResult struct {
+	ok  bool
+	ttl int64
+}
+
+// tryAcquireLatest sends the combined lock script (RFencedLock's with
+// INCR for a fenced lock) without command retries; on "None of slaves
+// were synced" it unlocks (handleNoSync) and ServiceManager.execute
+// retries.
+func (l *rlock) tryAcquireLatest(t *sim.Thread, lease time.Duration) (bool, int64, error) {
+	if l.fence {
+		// RFencedLock.tryAcquireAsync: syncedEval with command retries,
+		// neither handleNoSync nor ServiceManager.execute.
+		res, err := l.tryAcquireFenced(t, lease)
+		return res.ok, res.ttl, err
+	}
+	res, err := execute(t, func() (acquireResult, error) {
+		r, err := l.synced(t, true, redissonLockLatest, []string{l.name}, ms(lease), l.lockName(t))
+		if err == ErrNoSyncedSlaves {
+			l.unlockInner(t) // handleNoSync: undo whatever the script did
+		}
+		if err != nil {
+			return acquireResult{}, err
+		}
+		return acquireResult{ok: r.IsNil(), ttl: r.Int}, nil
+	})
+	return res.ok, res.ttl, err
+}
+
+// unlockLatest is RedissonBaseLock.unlockAsync: ServiceManager.execute
+// around unlockAsync0.
+func (l *rlock) unlockLatest(t *sim.Thread) (bool, error) {
+	r, err := execute(t, func() (sim.Reply, error) {
+		r, err := l.unlockInner(t)
+		l.cancelRenewalLatest(t, t.Name)
+		return r, err
+	})
+	if err != nil {
+		return false, err
+	}
+	if r.IsNil() {
+		t.Note(l.name, ErrIllegalMonitorState.Error()+" by node id: "+l.client(t).id+" thread-id: "+t.Name)
+		return false, nil
+	}
+	return true, nil
+}
+
+// unlockInner is unlockInnerAsync(threadId): a fresh request id, the
+// latch script (command retries resend the same id), then DEL of the
+// latch sent without waiting for it.
+func (l *rlock) unlockInner(t *sim.Thread) (sim.Reply, error) {
+	id := randomHex(t, 16)
+	latch := prefixName("redisson_unlock_latch", l.name) + ":" + id
+	r, err := l.synced(t, false, redissonUnlockLatest, []string{l.name, l.channel(), latch},
+		redissonUnlockMessage, ms(l.internalLease), l.lockName(t), "PUBLISH", latchTimeout(t))
+	if err == nil {
+		node := l.node
+		// Not awaited, but not a daemon either: the command is sent.
+		t.Process().Go(t.Name+"-latch-del", func(d *sim.Thread) { d.Call(node, "DEL", latch) })
+	}
+	return r, err
+}
+
+// rrenewTask is renewal.LockTask: one per client, renewing every held
+// lock of the client in one script per chunk.
+type rrenewTask struct {
+	running bool
+	names   []string // insertion order of held lock names
+	entries map[string]*rrenewal
+	lease   time.Duration
+}
+
+func (c *rclient) renewTask() *rrenewTask {
+	if c.task == nil {
+		c.task = &rrenewTask{entries: map[string]*rrenewal{}}
+	}
+	return c.task
+}
+
+// scheduleRenewalLatest is LockTask.add.
+func (l *rlock) scheduleRenewalLatest(t *sim.Thread) {
+	c := l.client(t)
+	k := c.renewTask()
+	k.lease = l.internalLease
+	if e := k.entries[l.name]; e != nil {
+		e.add(t.Name)
+		return
+	}
+	e := &rrenewal{counts: map[string]int{}}
+	e.add(t.Name)
+	k.entries[l.name] = e
+	k.names = append(k.names, l.name)
+	if !k.running {
+		k.running = true
+		l.scheduleTask(t, c, k)
+	}
+}
+
+// scheduleTask is RenewalTask.schedule: one run after lease/3, which
+// schedules the next whatever happened.
+func (l *rlock) scheduleTask(t *sim.Thread, c *rclient, k *rrenewTask) {
+	if !k.running {
+		return
+	}
+	t.Go("redisson-renewal", func(w *sim.Thread) {
+		w.Sleep(k.lease / 3)
+		l.runTask(w, c, k)
+		l.scheduleTask(w, c, k)
+	})
+}
+
+// runTask renews every entry, one script per chunk, and cancels the
+// entries whose lock the script did not find.
+func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
+	names := append([]string(nil), k.names...)
+	for len(names) > 0 {
+		var keys, args []string
+		args = append(args, ms(k.lease))
+		var owners []string
+		for len(names) > 0 && len(keys) < redissonRenewChunk {
+			name := names[0]
+			names = names[1:]
+			e := k.entries[name]
+			if e == nil || len(e.threads) == 0 {
+				continue
+			}
+			keys = append(keys, name)
+			args = append(args, c.id+":"+e.threads[0])
+			owners = append(owners, e.threads[0])
+		}
+		if len(keys) == 0 {
+			return
+		}
+		chunk := &rlock{env: l.env, node: c.node, name: keys[0], ver: redissonLatest}
+		r, err := chunk.synced(t, false, redissonRenewLatest, keys, args...)
+		if err != nil {
+			t.Note(keys[0], "renewal: can't update locks expiration: "+err.Error())
+			return
+		}
+		for i, key := range keys {
+			if i < len(r.Array) && r.Array[i].Int == 1 {
+				continue
+			}
+			t.Note(key, "renewal: lock gone, renewal cancelled")
+			cancelTaskEntry(k, key, owners[i])
+		}
+	}
+}
+
+// cancelRenewalLatest is LockTask.cancelExpirationRenewal for l.
+func (l *rlock) cancelRenewalLatest(t *sim.Thread, th string) {
+	c := l.client(t)
+	if c.task == nil {
+		return
+	}
+	cancelTaskEntry(c.task, l.name, th)
+}
+
+func cancelTaskEntry(k *rrenewTask, name, th string) {
+	e := k.entries[name]
+	if e == nil {
+		return
+	}
+	if th != "" {
+		e.remove(th)
+	}
+	if th == "" || len(e.threads) == 0 {
+		delete(k.entries, name)
+		for i, x := range k.names {
+			if x == name {
+				k.names = append(k.names[:i:i], k.names[i+1:]...)
+				break
+			}
+		}
+	}
+	if len(k.entries) == 0 {
+		k.running = false // stop(): the pending timer runs once more and stops
+	}
+}

@@ -1,0 +1,130 @@
+package protocols
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// runState is what the client libraries keep per process for the length
+// of one run: Redisson's client id, its pub/sub entries and renewal map,
+// Spring's registry id and local locks. A Java static map or a client
+// object lives as long as the process; here it lives in the Runner, so
+// runs share nothing and no state outlives its world.
+type runState struct {
+	procs map[*sim.Process]map[string]any
+}
+
+// local returns the value called key of process p, creating it with
+// init on first use. The sim is single-threaded, so no locking is needed.
+func (e Env) local(p *sim.Process, key string, init func() any) any {
+	st := e.run
+	if st == nil {
+		// An Env built by hand (not through Runner.Lock) gets state
+		// private to this call: per-process sharing is lost, the
+		// protocol still runs.
+		st = &runState{}
+	}
+	if st.procs == nil {
+		st.procs = map[*sim.Process]map[string]any{}
+	}
+	m := st.procs[p]
+	if m == nil {
+		m = map[string]any{}
+		st.procs[p] = m
+	}
+	v, ok := m[key]
+	if !ok {
+		v = init()
+		m[key] = v
+	}
+	return v
+}
+
+// WithState returns env carrying fresh per-run client state, for tests
+// and tools that build locks without a Runner.
+func WithState(env Env) Env {
+	env.run = &runState{}
+	return env
+}
+
+// callNoRetry sends one command with the process's retries switched off,
+// for the commands a client library sends without its retry policy
+// (Redisson's evalWriteNoRetryAsync). The sim applies one ClientConfig per
+// process, so the switch is made around the call: a command another thread
+// of the same process starts while this one waits is sent without retries
+// too. Workaround until the sim offers a per-call policy.
+func callNoRetry(t *sim.Thread, node string, args ...string) (sim.Reply, error) {
+	p := t.Process()
+	saved := p.Client
+	p.Client.Retries = 0
+	defer func() { p.Client = saved }()
+	return t.Call(node, args...)
+}
+
+// monoClock is a process's monotonic clock as Go reads it: it follows the
+// process clock's rate (drift) but not its steps (clock jumps).
+type monoClock struct {
+	lastTrue, lastMono time.Duration
+	ppm                int64
+}
+
+// monoNow reads the process's monotonic clock. Go's time.Now() carries a
+// monotonic reading that clock steps do not move (Sub and Since use it),
+// so Go clients measure elapsed time on it; Java's
+// System.currentTimeMillis() is the wall clock: use t.Now() for those.
+// The reading integrates the drift rate seen at each call, so a drift
+// change between two calls is approximated by the earlier rate.
+func monoNow(t *sim.Thread, env Env) time.Duration {
+	p := t.Process()
+	now := t.World().Now()
+	c := env.local(p, "mono-clock", func() any {
+		return &monoClock{lastTrue: now, lastMono: t.Now(), ppm: p.Clock.DriftPPM}
+	}).(*monoClock)
+	d := now - c.lastTrue
+	c.lastMono += d + time.Duration(int64(d)*c.ppm/1_000_000)
+	c.lastTrue, c.ppm = now, p.Clock.DriftPPM
+	return c.lastMono
+}
+
+// replicas counts the replica nodes of the deployment (redis-r1, redis-r2,
+// ...): what a Redisson master/slave configuration knows as its available
+// slaves. Zero on the single and independent topologies.
+func replicas(t *sim.Thread) int {
+	n := 0
+	for t.World().Node("redis-r"+strconv.Itoa(n+1)) != nil {
+		n++
+	}
+	return n
+}
+
+// ms renders d in whole milliseconds for PX/PEXPIRE arguments.
+func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+
+// randomHex draws n random bytes from the process's stream as hex.
+func randomHex(t *sim.Thread, n int) string {
+	const digits = "0123456789abcdef"
+	r := t.Rand()
+	b := make([]byte, 0, 2*n)
+	for range n {
+		x := r.Uint32()
+		b = append(b, digits[(x>>4)&0xf], digits[x&0xf])
+	}
+	return string(b)
+}
+
+// randomToken draws 16 random bytes and renders them as the Go clients do
+// (base64 of 16 bytes: 22 characters unpadded, 24 padded).
+func randomToken(t *sim.Thread, padded bool) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	r := t.Rand()
+	b := make([]byte, 22)
+	for i := range b {
+		b[i] = alphabet[r.IntN(64)]
+	}
+	if padded {
+		return string(b) + "=="
+	}
+	return string(b)
+}
