@@ -49,44 +49,20 @@ func WithState(env Env) Env {
 	return env
 }
 
-// callNoRetry sends one command with the process's retries switched off,
-// for the commands a client library sends without its retry policy
-// (Redisson's evalWriteNoRetryAsync). The sim applies one ClientConfig per
-// process, so the switch is made around the call: a command another thread
-// of the same process starts while this one waits is sent without retries
-// too. Workaround until the sim offers a per-call policy.
+// callNoRetry sends one command without the process's retries, for the
+// commands a client library sends outside its retry policy (Redisson's
+// evalWriteNoRetryAsync).
 func callNoRetry(t *sim.Thread, node string, args ...string) (sim.Reply, error) {
-	p := t.Process()
-	saved := p.Client
-	p.Client.Retries = 0
-	defer func() { p.Client = saved }()
-	return t.Call(node, args...)
-}
-
-// monoClock is a process's monotonic clock as Go reads it: it follows the
-// process clock's rate (drift) but not its steps (clock jumps).
-type monoClock struct {
-	lastTrue, lastMono time.Duration
-	ppm                int64
+	cfg := t.Process().Client
+	cfg.Retries = 0
+	return t.CallWith(cfg, node, args...)
 }
 
 // monoNow reads the process's monotonic clock. Go's time.Now() carries a
 // monotonic reading that clock steps do not move (Sub and Since use it),
 // so Go clients measure elapsed time on it; Java's
 // System.currentTimeMillis() is the wall clock: use t.Now() for those.
-// The reading integrates the drift rate seen at each call, so a drift
-// change between two calls is approximated by the earlier rate.
-func monoNow(t *sim.Thread, env Env) time.Duration {
-	p := t.Process()
-	now := t.World().Now()
-	c := env.local(p, "mono-clock", func() any {
-		return &monoClock{lastTrue: now, lastMono: t.Now(), ppm: p.Clock.DriftPPM}
-	}).(*monoClock)
-	d := now - c.lastTrue
-	c.lastMono += d + time.Duration(int64(d)*c.ppm/1_000_000)
-	c.lastTrue, c.ppm = now, p.Clock.DriftPPM
-	return c.lastMono
-}
+func monoNow(t *sim.Thread, _ Env) time.Duration { return t.Monotonic() }
 
 // replicas counts the replica nodes of the deployment (redis-r1, redis-r2,
 // ...): what a Redisson master/slave configuration knows as its available

@@ -18,20 +18,32 @@ var ErrTimeout = errors.New("command timed out")
 // not exist.
 var ErrUnknownParty = errors.New("unknown node or service")
 
-// Call sends one Redis command to node and waits for its reply. The reply
-// is a Reply even for Redis errors; the error is for transport failures.
+// Call sends one Redis command to node and waits for its reply, with the
+// process's timeout and retry policy. The reply is a Reply even for Redis
+// errors; the error is for transport failures. A command to Master is
+// routed, on every attempt, to the master the process knows then.
 func (t *Thread) Call(node string, args ...string) (Reply, error) {
-	if node == Master {
-		node = t.p.master()
-	}
-	n := t.w.nodes[node]
-	if n == nil {
+	return t.CallWith(t.p.Client, node, args...)
+}
+
+// CallWith is Call with another timeout and retry policy for this one
+// command (Redisson sends some commands without retries; redsync gives
+// each try a deadline).
+func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply, error) {
+	if node != Master && t.w.nodes[node] == nil {
 		return Reply{}, ErrUnknownParty
 	}
 	what := strings.ToUpper(args[0])
-	return t.roundTrip(node, what, func(reply func(any)) {
+	route := func() string {
+		if node == Master {
+			return t.p.master()
+		}
+		return node
+	}
+	return t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
+		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(Event{Kind: EvDrop, Party: t.p.Name, Detail: "to " + node + " (down): " + what})
+			n.w.rec.event(Event{Kind: EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
 			return
 		}
 		n.exec(t, args, func(r Reply) { reply(r) })
@@ -39,13 +51,15 @@ func (t *Thread) Call(node string, args ...string) (Reply, error) {
 }
 
 // Request sends a request to a service (a database, a storage) and waits
-// for its answer.
+// for its answer. A database driver does not retry: one attempt, with the
+// world's command timeout.
 func (t *Thread) Request(service string, args ...string) (string, error) {
 	s := t.w.services[service]
 	if s == nil {
 		return "", ErrUnknownParty
 	}
-	v, err := t.roundTrip(service, args[0], func(reply func(any)) {
+	route := func() string { return service }
+	v, err := t.roundTrip(ClientConfig{}, route, args[0], func(_ string, reply func(any)) {
 		reply(s.handle(t, args))
 	})
 	if err != nil {
@@ -66,11 +80,10 @@ type ClientConfig struct {
 
 // roundTrip sends a request to party, runs serve on arrival, carries its
 // answer back and blocks until an answer or the last attempt's timeout.
-func (t *Thread) roundTrip(party, what string, serve func(reply func(any))) (Reply, error) {
+func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, serve func(to string, reply func(any))) (Reply, error) {
 	w := t.w
 	tok := t.waitTok
 	from := t.p.Name
-	cfg := t.p.Client
 	timeout := cfg.Timeout
 	if timeout == 0 {
 		timeout = w.cfg.CommandTimeout
@@ -78,8 +91,9 @@ func (t *Thread) roundTrip(party, what string, serve func(reply func(any))) (Rep
 	waiting := func() bool { return t.waitTok == tok && !t.done }
 	var attempt func(n int)
 	attempt = func(n int) {
+		party := route()
 		w.net.send(from, party, nil, what, func() {
-			serve(func(v any) {
+			serve(party, func(v any) {
 				w.net.sendTo(party, t, "reply to "+what, func() { w.wake(t, tok, v) })
 			})
 		})
@@ -91,7 +105,7 @@ func (t *Thread) roundTrip(party, what string, serve func(reply func(any))) (Rep
 				return
 			}
 			if n < cfg.Retries {
-				w.rec.event(Event{Kind: EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + party + ", attempt " + strconv.Itoa(n+2)})
+				w.rec.event(Event{Kind: EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + route() + ", attempt " + strconv.Itoa(n+2)})
 				w.scheduleWake(w.now+cfg.RetryInterval, t, func() {
 					if waiting() {
 						attempt(n + 1)
@@ -99,7 +113,7 @@ func (t *Thread) roundTrip(party, what string, serve func(reply func(any))) (Rep
 				})
 				return
 			}
-			w.rec.event(Event{Kind: EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + party})
+			w.rec.event(Event{Kind: EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + route()})
 			w.wake(t, tok, ErrTimeout)
 		})
 	}

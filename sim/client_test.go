@@ -124,3 +124,56 @@ func TestCrashUnwindsAndRestartsAsNewInstance(t *testing.T) {
 		t.Fatalf("booted %v", booted)
 	}
 }
+
+func TestRetryFollowsTheNewMaster(t *testing.T) {
+	w := New(Config{Seed: 8, Network: DefaultNetwork})
+	a, b := w.AddNode("a"), w.AddNode("b")
+	w.SetMaster("a")
+	p := w.AddProcess("c1")
+	p.Client = ClientConfig{Timeout: time.Second, Retries: 2, RetryInterval: 100 * time.Millisecond}
+	var r Reply
+	p.Go("main", func(th *Thread) { r, _ = th.Call(Master, "SET", "k", "v") })
+	w.At(0, func() { a.Crash(-1) })
+	w.At(500*time.Millisecond, func() { w.SetMaster("b") })
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Str != "OK" || !b.Miniredis().Exists("k") {
+		t.Fatalf("retry went to %v; b has k: %v", r, b.Miniredis().Exists("k"))
+	}
+}
+
+func TestCallWithOverridesRetries(t *testing.T) {
+	w := New(Config{Seed: 9, Network: DefaultNetwork})
+	n := w.AddNode("a")
+	p := w.AddProcess("c1")
+	p.Client = ClientConfig{Timeout: 100 * time.Millisecond, Retries: 3, RetryInterval: 10 * time.Millisecond}
+	var err error
+	p.Go("main", func(th *Thread) { _, err = th.CallWith(ClientConfig{Timeout: 100 * time.Millisecond}, "a", "PING") })
+	w.At(0, func() { n.Crash(-1) })
+	tr, runErr := w.Run()
+	if runErr != nil || err != ErrTimeout {
+		t.Fatal(runErr, err)
+	}
+	if find(tr, EvRetry, "") != nil {
+		t.Fatal("CallWith without retries retried")
+	}
+}
+
+func TestMonotonicIgnoresJumps(t *testing.T) {
+	w := New(Config{Seed: 10})
+	p := w.AddProcess("c1")
+	var wall, mono time.Duration
+	p.Go("main", func(th *Thread) {
+		w0, m0 := th.Now(), th.Monotonic()
+		th.Sleep(time.Second)
+		wall, mono = th.Now()-w0, th.Monotonic()-m0
+	})
+	w.Inject(Fault{Kind: FaultClockJump, Target: "c1", AtMs: 500, Value: 60_000})
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if wall != 61*time.Second || mono != time.Second {
+		t.Fatalf("wall %v mono %v", wall, mono)
+	}
+}

@@ -108,6 +108,7 @@ func (n *Node) StartFsync() {
 func (n *Node) JumpClock(d time.Duration) {
 	n.advance()
 	n.Clock.Offset += d
+	n.Clock.Jumped += d
 	n.w.rec.event(Event{Kind: EvClockJump, Party: n.Name, DurNs: int64(d)})
 	n.advance()
 	n.scheduleTick()

@@ -10,6 +10,7 @@ import (
 type Clock struct {
 	Offset   time.Duration
 	DriftPPM int64
+	Jumped   time.Duration // the part of Offset that came from jumps
 }
 
 // Read converts true virtual time to this clock's reading.
@@ -176,6 +177,7 @@ func (c Clock) withDrift(now time.Duration, ppm int64) Clock {
 // JumpClock moves the process's clock by d.
 func (p *Process) JumpClock(d time.Duration) {
 	p.Clock.Offset += d
+	p.Clock.Jumped += d
 	p.w.rec.event(Event{Kind: EvClockJump, Party: p.Name, DurNs: int64(d)})
 }
 

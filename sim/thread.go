@@ -108,6 +108,14 @@ func (t *Thread) World() *World { return t.w }
 // Now reads the process's own clock.
 func (t *Thread) Now() time.Duration { return t.p.Clock.Read(t.w.now) }
 
+// Monotonic reads the process's monotonic clock (Go's monotonic reading,
+// Java's System.nanoTime): it runs at the clock's rate, drift included,
+// but a wall-clock jump does not move it.
+func (t *Thread) Monotonic() time.Duration {
+	c := t.p.Clock
+	return c.Read(t.w.now) - c.Jumped
+}
+
 // Sleep blocks for d as measured by the process's clock.
 func (t *Thread) Sleep(d time.Duration) {
 	if d < 0 {
