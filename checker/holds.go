@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"math"
 	"sort"
 
 	"github.com/locksim/locksim/model"
@@ -9,34 +8,53 @@ import (
 )
 
 // hold is one interval during which a client believed it held a lock:
-// from its acquire's return to its release's call (or the end of time).
+// from its acquire's return to its release's call, its process's crash,
+// or the end of time. A reentrant client's nested acquires and releases
+// fall inside one hold.
 type hold struct {
 	Key     string
 	Client  string
 	Process string
-	Acquire sim.Op
+	Acquire sim.Op // the outermost acquire
 	Start   int64
-	End     int64 // math.MaxInt64 if never released
+	End     int64 // maxTime if never released
+	Crash   int   // the crash event that ended it, -1
+	Nested  bool  // the client acquired again while holding
 }
 
 // holds lists every hold in the trace, by start time.
-func holds(tr *sim.Trace) []hold {
-	open := map[[2]string]int{} // (client, key) -> index in out
-	var out []hold
-	for _, op := range tr.Ops {
+func holds(t *truth) []hold {
+	type state struct{ idx, count int }
+	open := map[[2]string]*state{}
+	out := make([]hold, 0, len(t.tr.Ops)/4)
+	for _, op := range t.tr.Ops {
 		k := [2]string{op.Client, op.Key}
 		switch op.Kind {
 		case model.OpAcquire:
-			if op.Result == model.ResOK && !op.Open() {
-				open[k] = len(out)
-				out = append(out, hold{Key: op.Key, Client: op.Client, Process: op.Process, Acquire: op,
-					Start: op.Return, End: math.MaxInt64})
+			if op.Result != model.ResOK || op.Open() {
+				continue
 			}
+			if s := open[k]; s != nil {
+				s.count++
+				out[s.idx].Nested = true
+				continue
+			}
+			open[k] = &state{idx: len(out), count: 1}
+			out = append(out, hold{Key: op.Key, Client: op.Client, Process: op.Process, Acquire: op,
+				Start: op.Return, End: maxTime, Crash: -1})
 		case model.OpRelease:
-			if i, ok := open[k]; ok {
-				out[i].End = op.Call
-				delete(open, k)
+			if s := open[k]; s != nil {
+				if s.count--; s.count == 0 {
+					out[s.idx].End = op.Call
+					delete(open, k)
+				}
 			}
+		}
+	}
+	for i := range out {
+		h := &out[i]
+		if c, ok := t.crashAt[h.Process]; ok && t.tr.Events[c].T < h.End {
+			h.End, h.Crash = t.tr.Events[c].T, c
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
@@ -49,19 +67,61 @@ type overlap struct {
 	First, Second hold
 }
 
-// overlaps finds, for each hold, the earliest other hold it ran into.
+// overlaps finds, for each hold, the earliest other hold that started
+// while it was held. Holds are sorted by start.
 func overlaps(hs []hold) []overlap {
+	byKey := map[string][]int{}
+	var keys []string
+	for i, h := range hs {
+		if byKey[h.Key] == nil {
+			keys = append(keys, h.Key)
+		}
+		byKey[h.Key] = append(byKey[h.Key], i)
+	}
 	var out []overlap
-	for i, a := range hs {
-		for _, b := range hs[i+1:] {
-			if b.Key != a.Key || b.Client == a.Client {
-				continue
-			}
-			if b.Start > a.Start && b.Start < a.End {
-				out = append(out, overlap{First: a, Second: b})
-				break
+	for _, k := range keys {
+		idx := byKey[k]
+		for n, i := range idx {
+			a := hs[i]
+			for _, j := range idx[n+1:] {
+				b := hs[j]
+				if b.Start >= a.End {
+					break
+				}
+				if b.Client != a.Client {
+					out = append(out, overlap{First: a, Second: b})
+					break
+				}
 			}
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Second.Start < out[j].Second.Start })
 	return out
+}
+
+// holdIndex finds the hold of a client that covers a time.
+type holdIndex struct {
+	hs       []hold
+	byClient map[string][]int
+}
+
+func indexHolds(hs []hold) holdIndex {
+	ix := holdIndex{hs: hs, byClient: map[string][]int{}}
+	for i, h := range hs {
+		ix.byClient[h.Client] = append(ix.byClient[h.Client], i)
+	}
+	return ix
+}
+
+// at returns client's hold that started at or before t and had not ended
+// before t.
+func (ix holdIndex) at(client string, t int64) (hold, bool) {
+	idx := ix.byClient[client]
+	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > t })
+	for i := n - 1; i >= 0 && i >= n-4; i-- {
+		if h := ix.hs[idx[i]]; h.End >= t {
+			return h, true
+		}
+	}
+	return hold{}, false
 }

@@ -6,36 +6,68 @@ package checker
 const (
 	VerdictOK        = "ok"
 	VerdictViolation = "violation"
-	VerdictUnknown   = "unknown" // the checker timed out: partial results only
+	VerdictUnknown   = "unknown" // a check timed out and nothing else was found: partial results only
 )
 
 // Properties.
 const (
-	PropMutex    = "mutual-exclusion"
-	PropResource = "resource"
+	PropMutex    = "mutual-exclusion" // two clients believed they held one lock at once
+	PropResource = "resource"         // the protected data is not what serial use would leave
 )
 
 // Causes: why two clients held the lock at once (or why data was damaged).
+// Each violation carries exactly one; Causes lists them in priority order.
 const (
-	// The first holder's key expired while it still believed it held the
-	// lock; Reason says why (holder paused, work longer than the lease,
-	// renewal stalled).
-	CausePrematureExpiry = "premature-expiry"
-	// Another client deleted the first holder's key (plain DEL after its
-	// own lease had expired, or a non-atomic compare-then-delete).
+	// The key vanished from a Redis master that was replaced: a promoted
+	// replica lacked it (EvPromote, Change=lost) or a demoted old master
+	// dropped it (EvDemote, Change=lost) before its lease ran out.
+	CauseLostAfterFailover = "lost-after-failover"
+	// The key expired early because the node's clock jumped forward
+	// (EvClockJump on the node, then the expiry at the same instant).
+	CauseClockJump = "clock-jump"
+	// The node restarted without the key (EvNodeStart, Change=lost).
+	CauseRestart = "restart-without-persistence"
+	// A client's command ran twice because it retried after a timeout
+	// (EvRetry): the second run deleted the next holder's key.
+	CauseRetriedCommand = "retried-command"
+	// Another client deleted the holder's key (plain DEL after its own
+	// lease had expired, or a non-atomic compare-then-delete).
 	CauseForeignRelease = "foreign-release"
-	// The key was never removed where the first holder wrote it, yet the
-	// second client acquired: the lock lives only inside each process.
+	// A client extended (EXPIRE/PEXPIRE, or a renew that returned ok) a key
+	// that another client's process created.
+	CauseForeignRenewal = "foreign-renewal"
+	// The holder's key was created by an earlier acquire of the holder
+	// whose reply it never got: the lease started before the holder
+	// thought it did.
+	CauseOrphanAcquire = "orphan-acquire"
+	// The holder's acquire returned after its key had already expired on
+	// the node(s) it counted on (no check of the remaining validity).
+	CauseValidityNotChecked = "validity-not-checked"
+	// The holder's key expired honestly while it still believed it held
+	// the lock; Reason says why (holder paused, work longer than the
+	// lease, renewal stalled).
+	CausePrematureExpiry = "premature-expiry"
+	// The holder never created a key in Redis: the lock lives only inside
+	// each process.
 	CauseLocalLockOnly = "local-lock-only"
 	// No cause found in the trace; the explanation lists what is known.
 	CauseUnexplained = "unexplained"
 )
 
+// Causes lists every cause, most specific first: when several apply to
+// one violation (multi-node locks), the first one listed wins.
+var Causes = []string{
+	CauseLostAfterFailover, CauseClockJump, CauseRestart, CauseRetriedCommand,
+	CauseForeignRelease, CauseForeignRenewal, CauseOrphanAcquire,
+	CauseValidityNotChecked, CausePrematureExpiry, CauseLocalLockOnly, CauseUnexplained,
+}
+
 // Reasons for premature expiry.
 const (
-	ReasonPaused     = "holder paused"
-	ReasonSlowWork   = "work longer than the lease"
-	ReasonNoProgress = "lease ran out while the holder was still working"
+	ReasonPaused         = "holder paused"
+	ReasonSlowWork       = "work longer than the lease"
+	ReasonRenewalStalled = "renewal stalled"
+	ReasonNoProgress     = "lease ran out while the holder was still working"
 )
 
 // Report is the checker's verdict on one trace.
@@ -63,16 +95,28 @@ type Violation struct {
 	Clients     []string `json:"clients"`
 	AtMs        float64  `json:"at_ms"`
 	UntilMs     float64  `json:"until_ms,omitempty"`
+	Nodes       []string `json:"nodes,omitempty"` // where the first holder's key vanished
 	Explanation string   `json:"explanation"`
 	Events      []int    `json:"events,omitempty"` // indexes into the trace's events
 }
 
-// Damage counts what the violations did to the protected data.
+// Damage counts what the violations did to the protected data, from
+// ground truth.
 type Damage struct {
 	DuplicateInserts int `json:"duplicate_inserts"`
 	LostUpdates      int `json:"lost_updates"`
 	OversoldUnits    int `json:"oversold_units"`
+	// Protected writes the resource accepted from a client whose lock had
+	// already expired or been lost on Redis when the write arrived.
+	StaleWritesAccepted int `json:"stale_writes_accepted"`
+	// Writes a fenced storage refused for a stale token: harm prevented,
+	// not counted in Total.
+	StaleWritesRejected int `json:"stale_writes_rejected"`
+	// Acknowledged lock-set adds missing from the final read.
+	LostElements int `json:"lost_elements"`
 }
 
-// Total is the sum of all damage counts.
-func (d Damage) Total() int { return d.DuplicateInserts + d.LostUpdates + d.OversoldUnits }
+// Total is the sum of the damage counts (rejected writes did no harm).
+func (d Damage) Total() int {
+	return d.DuplicateInserts + d.LostUpdates + d.OversoldUnits + d.StaleWritesAccepted + d.LostElements
+}

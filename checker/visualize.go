@@ -11,37 +11,83 @@ import (
 )
 
 // WriteLinearization writes porcupine's self-contained visualization of the
-// lock history, with faults as annotations on their own rows.
+// lock history, with faults as annotations on their own rows. It runs
+// porcupine's verbose check, within the check's timeout.
 func (res *Result) WriteLinearization(w io.Writer) error {
-	if res.lockOps == 0 {
+	if len(res.lockOps) == 0 {
 		return fmt.Errorf("no lock operations to visualize")
 	}
-	info := res.lockInfo
+	_, info := porcupine.CheckOperationsVerbose(res.lockModel, res.lockOps, res.timeout)
 	info.AddAnnotations(faultAnnotations(res.trace))
-	return porcupine.Visualize(res.lockModel, info, w)
+	return porcupine.Visualize(escaped(res.lockModel), info, w)
 }
 
+// escaped wraps a model so that every description it gives the page is
+// HTML-escaped: the page inserts some of them as markup.
+func escaped(m porcupine.Model) porcupine.Model {
+	op, st := m.DescribeOperation, m.DescribeState
+	m.DescribeOperation = func(in, out any) string { return html.EscapeString(op(in, out)) }
+	m.DescribeState = func(s any) string { return html.EscapeString(st(s)) }
+	m.DescribeOperationMetadata = func(any) string { return "" }
+	return m
+}
+
+// annotation colours by fault family.
+const (
+	colPause  = "#f4c7c3"
+	colNet    = "#d7c7f4"
+	colNode   = "#f9cb9c"
+	colClock  = "#b6d7a8"
+	colExpire = "#fce8b2"
+	colClient = "#cfe2f3"
+)
+
 // faultAnnotations puts every fault and key expiry of the trace on a row
-// named after the party it hit. Descriptions are HTML-escaped: the page
-// inserts them as markup.
+// named after the party it hit. Every string is HTML-escaped.
 func faultAnnotations(tr *sim.Trace) []porcupine.Annotation {
 	var out []porcupine.Annotation
 	for _, e := range tr.Events {
-		var a porcupine.Annotation
+		tag, desc, col, end := "fault "+e.Party, "", colPause, e.T
 		switch e.Kind {
 		case sim.EvPause:
-			a = porcupine.Annotation{Tag: "fault " + e.Party, Start: e.T, End: e.T + e.DurNs,
-				Description: "GC pause " + fmtDur(e.DurNs), BackgroundColor: "#f4c7c3"}
+			desc, end = "GC pause "+fmtDur(e.DurNs), e.T+e.DurNs
+		case sim.EvPartition:
+			desc, col, end = "partition to "+e.Detail+" "+fmtDur(e.DurNs), colNet, e.T+e.DurNs
+		case sim.EvHeal:
+			desc, col = "heal "+e.Detail, colNet
+		case sim.EvPromote, sim.EvDemote, sim.EvMasterDown:
+			tag, desc, col = "redis "+e.Party, e.Kind, colNode
+			if e.Change == sim.KeyLost {
+				desc = e.Kind + ": lost " + e.Key
+			}
+		case sim.EvClockJump:
+			desc, col = fmt.Sprintf("clock jump %+.1f s", float64(e.DurNs)/1e9), colClock
+		case sim.EvNodeCrash:
+			tag, desc, col = "redis "+e.Party, "node crash", colNode
+			if e.DurNs > 0 {
+				end = e.T + e.DurNs
+			}
+		case sim.EvNodeStart:
+			tag, desc, col = "redis "+e.Party, "restart", colNode
+			if e.Change == sim.KeyLost {
+				desc = "restart: lost " + e.Key
+			}
+		case sim.EvCrash:
+			desc, col = "crash", colClient
+		case sim.EvRestart:
+			desc, col = "restart ("+e.Detail+")", colClient
+		case sim.EvRetry, sim.EvTimeout:
+			desc, col = e.Kind+" "+e.Detail, colClient
 		case sim.EvExpire:
-			a = porcupine.Annotation{Tag: "redis " + e.Party, Start: e.T,
-				Description: "expired " + e.Key, BackgroundColor: "#fce8b2"}
+			tag, desc, col = "redis "+e.Party, "expired "+e.Key, colExpire
 		default:
 			continue
 		}
-		a.Tag = html.EscapeString(a.Tag)
-		a.Description = html.EscapeString(a.Description)
-		a.Details = html.EscapeString(fmt.Sprintf("%s at %s", a.Description, fmtMs(e.T)))
-		out = append(out, a)
+		out = append(out, porcupine.Annotation{
+			Tag: html.EscapeString(tag), Start: e.T, End: end, BackgroundColor: col,
+			Description: html.EscapeString(desc),
+			Details:     html.EscapeString(fmt.Sprintf("%s at %s", desc, fmtMs(e.T))),
+		})
 	}
 	return out
 }

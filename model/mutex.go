@@ -8,13 +8,18 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// LockInput is one lock operation: Acquire or Release of Key by Owner (a
-// client thread, "process/thread").
+// LockInput is one lock operation on Key by Owner (a client thread,
+// "process/thread"): an acquire, a release (neither flag), a renewal, or
+// the owner's crash, which ends its hold like a release.
 type LockInput struct {
 	Acquire bool
+	Renew   bool
+	Crash   bool
 	Key     string
 	Owner   string
 }
+
+func (in LockInput) partitionKey() string { return in.Key }
 
 // LockOutput is what the client saw. Unknown marks an operation whose
 // outcome the client never learned (lost reply, crash): it may or may not
@@ -28,7 +33,8 @@ type LockOutput struct {
 // between an acquire that returned OK and that owner's next release.
 // Callers leave out acquires that failed (they cannot change state); every
 // release ends its owner's hold, whatever it returned, because the client
-// stops believing it holds the lock. Partitioned by key.
+// stops believing it holds the lock. A renewal that succeeded is legal
+// only while the renewer's process holds the lock. Partitioned by key.
 func Mutex() porcupine.Model {
 	return (&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
@@ -37,7 +43,8 @@ func Mutex() porcupine.Model {
 			owner := state.(string)
 			in := input.(LockInput)
 			out := output.(LockOutput)
-			if in.Acquire {
+			switch {
+			case in.Acquire:
 				switch {
 				case out.Unknown:
 					if owner == "" {
@@ -50,28 +57,19 @@ func Mutex() porcupine.Model {
 					return []any{owner}
 				}
 				return nil
+			case in.Renew:
+				if out.OK && !out.Unknown && !sameHolder(owner, in.Owner) {
+					return nil
+				}
+				return []any{owner}
 			}
 			if owner == in.Owner {
 				return []any{""}
 			}
 			return nil
 		},
-		Equal: func(a, b any) bool { return a.(string) == b.(string) },
-		DescribeOperation: func(input, output any) string {
-			in, out := input.(LockInput), output.(LockOutput)
-			verb := "release"
-			if in.Acquire {
-				verb = "acquire"
-			}
-			res := "ok"
-			switch {
-			case out.Unknown:
-				res = "?"
-			case !out.OK:
-				res = "fail"
-			}
-			return fmt.Sprintf("%s(%s) -> %s", verb, in.Owner, res)
-		},
+		Equal:             func(a, b any) bool { return a.(string) == b.(string) },
+		DescribeOperation: describeLock,
 		DescribeState: func(state any) string {
 			if state.(string) == "" {
 				return "free"
@@ -81,33 +79,23 @@ func Mutex() porcupine.Model {
 	}).ToModel()
 }
 
-func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
-	return partition(history, func(in any) string {
-		switch v := in.(type) {
-		case LockInput:
-			return v.Key
-		case InsertInput:
-			return v.Name
-		case BuyInput:
-			return v.Key
-		}
-		return ""
-	})
-}
-
-// partition splits a history by key, in first-seen order.
-func partition(history []porcupine.Operation, key func(any) string) [][]porcupine.Operation {
-	idx := map[string]int{}
-	var out [][]porcupine.Operation
-	for _, op := range history {
-		k := key(op.Input)
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], op)
+func describeLock(input, output any) string {
+	in, out := input.(LockInput), output.(LockOutput)
+	verb := "release"
+	switch {
+	case in.Acquire:
+		verb = "acquire"
+	case in.Renew:
+		verb = "renew"
+	case in.Crash:
+		return fmt.Sprintf("crash(%s)", in.Owner)
 	}
-	return out
+	res := "ok"
+	switch {
+	case out.Unknown:
+		res = "?"
+	case !out.OK:
+		res = "fail"
+	}
+	return fmt.Sprintf("%s(%s) -> %s", verb, in.Owner, res)
 }

@@ -10,6 +10,8 @@ import (
 // absent, as one critical section.
 type InsertInput struct{ Name string }
 
+func (in InsertInput) partitionKey() string { return in.Name }
+
 // InsertOutput says whether the row was inserted or found existing.
 type InsertOutput struct {
 	Inserted bool
@@ -63,6 +65,8 @@ type BuyInput struct {
 	Key     string
 	Initial int // the stock before any purchase
 }
+
+func (in BuyInput) partitionKey() string { return in.Key }
 
 // BuyOutput is the stock the buyer read and whether it sold.
 type BuyOutput struct {

@@ -1,0 +1,487 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// ending is how one grant a holder counted on vanished, classified. Its
+// text is prefix + "on <node> at <time>" (when node is set) + suffix;
+// endings on several nodes that differ only in node and time are told once.
+type ending struct {
+	cause, reason  string
+	nodes          []string // where the key vanished (both masters of a split brain)
+	prefix, suffix string
+	node           string
+	at             int64
+	events         []int
+}
+
+func (e ending) text() string { return tell([]ending{e}) }
+
+// tell joins endings, merging those that differ only in node and time.
+func tell(ends []ending) string {
+	var parts []string
+	for i := 0; i < len(ends); {
+		e := ends[i]
+		j := i + 1
+		for j < len(ends) && e.node != "" && ends[j].prefix == e.prefix && ends[j].suffix == e.suffix {
+			j++
+		}
+		var wheres []string
+		for k := i; k < j; {
+			nodes := []string{ends[k].node}
+			l := k + 1
+			for ; l < j && ends[l].at == ends[k].at; l++ {
+				nodes = append(nodes, ends[l].node)
+			}
+			wheres = append(wheres, fmt.Sprintf("on %s at %s", strings.Join(nodes, ", "), fmtMs(ends[k].at)))
+			k = l
+		}
+		where := strings.Join(wheres, ", ")
+		if e.node == "" {
+			where = ""
+		}
+		parts = append(parts, e.prefix+where+e.suffix)
+		i = j
+	}
+	return strings.Join(parts, "; ")
+}
+
+func rank(cause string) int { return slices.Index(Causes, cause) }
+
+// explainOverlap classifies why ov.Second acquired while ov.First held,
+// from what happened to the keys both counted on.
+func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
+	a, b := ov.First, ov.Second
+	v := Violation{Property: PropMutex, Key: a.Key, Clients: []string{a.Client, b.Client}, AtMs: sim.Ms(b.Start)}
+	if a.End != maxTime {
+		v.UntilMs = sim.Ms(a.End)
+	}
+	held := fmt.Sprintf("%s acquired %s at %s", a.Client, a.Key, fmtMs(a.Start))
+	second := fmt.Sprintf("%s acquired it at %s while %s still believed it held the lock", b.Client, fmtMs(b.Start), a.Client)
+	if a.End != maxTime {
+		second += fmt.Sprintf(" (until %s)", fmtMs(a.End))
+	}
+	ga, gb := t.holdGrants(a), t.holdGrants(b)
+	if len(ga) == 0 || len(gb) == 0 {
+		who := a.Client
+		if len(ga) > 0 {
+			who = b.Client
+		}
+		v.Cause = CauseLocalLockOnly
+		v.Explanation = fmt.Sprintf("%s; %s; %s never created any key in Redis for it: the lock is local to each process.", held, second, who)
+		return v
+	}
+	var ends []ending
+	for _, s := range sortedSites(ga) {
+		x, y := ga[s], gb[s]
+		if y == nil {
+			continue
+		}
+		victim := a
+		if y.T < x.T {
+			x, y = y, x
+			victim = b
+		}
+		var end ending
+		if x.End < 0 || x.EndT > y.T {
+			end = t.splitBrain(x, y)
+		} else {
+			end = t.ending(x, victim, leaseMs)
+		}
+		end.events = append(end.events, x.Create, y.Create)
+		if x.End >= 0 {
+			end.events = append(end.events, x.End)
+		}
+		ends = append(ends, end)
+	}
+	if len(ends) == 0 {
+		v.Cause = CauseUnexplained
+		v.Explanation = fmt.Sprintf("%s on %s; %s on %s, none of the same nodes: the two quorums do not intersect.",
+			held, strings.Join(nodesOf(t, ga), ", "), second, strings.Join(nodesOf(t, gb), ", "))
+		return v
+	}
+	sort.SliceStable(ends, func(i, j int) bool { return rank(ends[i].cause) < rank(ends[j].cause) })
+	v.Cause, v.Reason = ends[0].cause, ends[0].reason
+	for _, e := range ends {
+		v.Events = append(v.Events, e.events...)
+		for _, n := range e.nodes {
+			if !slices.Contains(v.Nodes, n) {
+				v.Nodes = append(v.Nodes, n)
+			}
+		}
+	}
+	if len(ga) > 1 || len(gb) > 1 {
+		held += " on " + strings.Join(nodesOf(t, ga), ", ")
+		second = fmt.Sprintf("%s acquired it on %s at %s while %s still believed it held the lock",
+			b.Client, strings.Join(nodesOf(t, gb), ", "), fmtMs(b.Start), a.Client)
+		if a.End != maxTime {
+			second += fmt.Sprintf(" (until %s)", fmtMs(a.End))
+		}
+	}
+	v.Explanation = fmt.Sprintf("%s; %s; %s.", held, tell(ends), second)
+	v.Events = sortedUnique(v.Events)
+	return v
+}
+
+// ending classifies how grant x, counted on by victim, vanished.
+func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
+	e := t.tr.Events[x.End]
+	out := ending{nodes: []string{e.Party}}
+	owner := x.Owner
+	switch x.EndKind {
+	case endLost:
+		out = t.lost(x, e)
+		if e.T < victim.Start {
+			out.suffix += fmt.Sprintf(", before %s's acquire returned OK at %s", victim.Client, fmtMs(victim.Start))
+		}
+		return out
+	case endJump:
+		j := t.tr.Events[x.Jump]
+		out.cause = CauseClockJump
+		out.events = []int{x.Jump}
+		out.prefix = fmt.Sprintf("the clock of %s jumped forward by %s at %s and %s's key expired there at once, %s before its lease ran out",
+			e.Party, fmtDur(j.DurNs), fmtMs(j.T), owner, fmtDur(x.Deadline-e.T))
+		return out
+	case endDeleted:
+		if r := t.retryOf(x.End); r >= 0 {
+			out.cause = CauseRetriedCommand
+			out.events = []int{r}
+			out.prefix = fmt.Sprintf("%s's %s timed out and was retried at %s; its first attempt had already run, and the retry deleted %s's key on %s at %s",
+				x.EndBy, strings.Join(e.Args, " "), fmtMs(t.tr.Events[r].T), owner, e.Party, fmtMs(e.T))
+			return out
+		}
+		if x.EndBy != owner {
+			out.cause = CauseForeignRelease
+			out.prefix = fmt.Sprintf("%s deleted that key on %s at %s (%s) although it was not the owner",
+				x.EndBy, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
+			return out
+		}
+		out.cause = CauseUnexplained
+		out.prefix = fmt.Sprintf("%s deleted its own key on %s at %s (%s) while it still held the lock",
+			owner, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
+		return out
+	}
+	expired := "its key expired "
+	if victim.Client != owner {
+		expired = owner + "'s key expired "
+	}
+	out.node, out.at = e.Party, e.T
+	if x.TTLBy != x.Create {
+		if r := t.tr.Events[x.TTLBy]; model.ProcessOf(r.Client) != model.ProcessOf(owner) {
+			out.cause = CauseForeignRenewal
+			out.events = []int{x.TTLBy}
+			out.prefix = fmt.Sprintf("%s, another client, had set the key's TTL with %s on %s at %s; %s",
+				r.Client, strings.Join(r.Args, " "), r.Party, fmtMs(r.T), expired)
+			return out
+		}
+	}
+	if x.Op >= 0 && x.Op != victim.Acquire.ID {
+		if op := t.tr.Ops[x.Op]; op.Kind == model.OpAcquire && unknownOutcome(op) {
+			out.cause = CauseOrphanAcquire
+			out.prefix = fmt.Sprintf("that key had been created on %s at %s by %s's earlier acquire (called at %s, %s), so its lease ran from then, not from %s; %s",
+				e.Party, fmtMs(x.T), owner, fmtMs(op.Call), outcome(op), fmtMs(victim.Start), expired)
+			return out
+		}
+	}
+	if e.T < victim.Start {
+		out.cause = CauseValidityNotChecked
+		out.prefix = fmt.Sprintf("%s's acquire returned OK at %s, but %s", victim.Client, fmtMs(victim.Start), expired)
+		out.suffix = " before that"
+		if p := t.pauseCovering(victim.Process, victim.Acquire.Call, victim.Start); p >= 0 {
+			pe := t.tr.Events[p]
+			out.events = []int{p}
+			out.suffix += fmt.Sprintf(" (%s was paused at %s for %s during the acquisition)", victim.Process, fmtMs(pe.T), fmtDur(pe.DurNs))
+		}
+		return out
+	}
+	out.cause = CausePrematureExpiry
+	var why string
+	out.reason, why, out.events = t.expiryReason(x, victim, e, leaseMs)
+	out.prefix = expired
+	if why != "" {
+		out.prefix = why + "; " + expired
+	}
+	return out
+}
+
+// expiryReason says why a holder's key ran out while it still believed it
+// held the lock.
+func (t *truth) expiryReason(x *grant, victim hold, e sim.Event, leaseMs int64) (string, string, []int) {
+	if p := t.pauseCovering(victim.Process, x.T, e.T); p >= 0 {
+		pe := t.tr.Events[p]
+		why := pe.Detail
+		if why == "" || why == sim.FaultGCPause {
+			why = "GC pause"
+		}
+		return ReasonPaused, fmt.Sprintf("%s paused at %s for %s (%s)", victim.Process, fmtMs(pe.T), fmtDur(pe.DurNs), why), []int{p}
+	}
+	if s := t.faultCovering(victim.Process, sim.FaultWatchdogStall, x.T, e.T); s >= 0 {
+		se := t.tr.Events[s]
+		return ReasonRenewalStalled, fmt.Sprintf("%s's renewal threads stalled at %s for %s (%s)",
+			victim.Process, fmtMs(se.T), fmtDur(se.DurNs), sim.FaultWatchdogStall), []int{s}
+	}
+	if last, renews := t.renewals(x, victim, e.T); renews {
+		text := fmt.Sprintf("%s's renewals stopped", victim.Process)
+		var evs []int
+		from := x.T
+		if last >= 0 {
+			le := t.tr.Events[last]
+			from = le.T
+			evs = append(evs, last)
+			text += fmt.Sprintf(": the last one reached %s at %s", le.Party, fmtMs(le.T))
+		} else {
+			text += ": none reached " + x.Node
+		}
+		var faults []string
+		for _, f := range t.stalls(victim.Process, x.Node, from, e.T) {
+			fe := t.tr.Events[f]
+			evs = append(evs, f)
+			faults = append(faults, describeFault(fe))
+		}
+		if len(faults) > 0 {
+			text += ", then " + strings.Join(faults, ", ")
+		}
+		return ReasonRenewalStalled, text, evs
+	}
+	lease := leaseMs * 1e6
+	if lease <= 0 && x.Deadline > 0 {
+		lease = x.Deadline - x.T
+	}
+	var slow []int
+	injected := ""
+	if f := t.faultCovering(victim.Process, sim.FaultSlowWork, victim.Start, victim.Start); f >= 0 {
+		slow, injected = []int{f}, fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, fmtMs(t.tr.Events[f].T))
+	}
+	switch {
+	case victim.End == maxTime:
+		return ReasonSlowWork, "its critical section was still running when the lease ran out" + injected, slow
+	case lease > 0 && victim.End-victim.Start > lease:
+		return ReasonSlowWork, fmt.Sprintf("its critical section lasted %s, longer than the %s lease%s",
+			fmtDur(victim.End-victim.Start), fmtDur(lease), injected), slow
+	}
+	return ReasonNoProgress, "", nil
+}
+
+// pauseCovering returns the pause of process that covers to, or else the
+// longest pause within [from, to] lasting at least half of it; -1 if none.
+func (t *truth) pauseCovering(process string, from, to int64) int {
+	return t.covering(process, from, to, func(e sim.Event) bool { return e.Kind == sim.EvPause })
+}
+
+// faultCovering is pauseCovering for an injected fault of kind (EvFault,
+// Detail "kind: ...").
+func (t *truth) faultCovering(process, kind string, from, to int64) int {
+	return t.covering(process, from, to, func(e sim.Event) bool {
+		return e.Kind == sim.EvFault && strings.HasPrefix(e.Detail, kind+":")
+	})
+}
+
+func (t *truth) covering(process string, from, to int64, match func(sim.Event) bool) int {
+	best := -1
+	for _, i := range t.partyEvents(process, 0, to) {
+		p := t.tr.Events[i]
+		if !match(p) || p.T+p.DurNs < from {
+			continue
+		}
+		if p.T+p.DurNs >= to {
+			return i
+		}
+		if 2*p.DurNs >= to-from && (best < 0 || p.DurNs > t.tr.Events[best].DurNs) {
+			best = i
+		}
+	}
+	return best
+}
+
+// renewals reports whether the holder's process renewed (or tried to) the
+// key before it expired, and its last successful renewal (-1 if none).
+func (t *truth) renewals(x *grant, victim hold, until int64) (int, bool) {
+	last := -1
+	if n := len(x.Renewals); n > 0 {
+		last = x.Renewals[n-1]
+	}
+	tried := last >= 0
+	for _, c := range t.processClients(victim.Process) {
+		for _, id := range t.opsBy[c] {
+			op := t.tr.Ops[id]
+			if op.Kind == model.OpRenew && op.Key == x.Key && op.Call >= x.T && op.Call <= until {
+				tried = true
+			}
+		}
+	}
+	return last, tried
+}
+
+// processClients lists the clients (threads) of a process.
+func (t *truth) processClients(process string) []string {
+	var out []string
+	for c := range t.opsBy {
+		if model.ProcessOf(c) == process {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// stalls lists what kept a process's renewals from the node in
+// [from, to]: timeouts, retries, drops, partitions.
+func (t *truth) stalls(process, node string, from, to int64) []int {
+	var out []int
+	for _, i := range t.partyEvents(process, from, to) {
+		switch t.tr.Events[i].Kind {
+		case sim.EvTimeout, sim.EvRetry, sim.EvDrop, sim.EvPartition:
+			out = append(out, i)
+		}
+	}
+	for _, i := range t.partyEvents(node, 0, to) {
+		e := t.tr.Events[i]
+		if e.Kind == sim.EvPartition && e.Detail == process && e.T+e.DurNs >= from {
+			out = append(out, i)
+		}
+	}
+	sort.Ints(out)
+	if len(out) > 4 {
+		out = append(out[:2:2], out[len(out)-2:]...)
+	}
+	return out
+}
+
+// lost classifies a key that vanished without a command or an expiry.
+func (t *truth) lost(x *grant, e sim.Event) ending {
+	out := ending{nodes: []string{e.Party}}
+	owner := x.Owner
+	switch e.Kind {
+	case sim.EvNodeStart:
+		out.cause = CauseRestart
+		out.prefix = fmt.Sprintf("%s restarted at %s without persisting %s's key", e.Party, fmtMs(e.T), owner)
+		if c := t.lastOf(e.Party, sim.EvNodeCrash, x.T, e.T); c >= 0 {
+			out.events = append(out.events, c)
+			out.prefix = fmt.Sprintf("%s crashed at %s and restarted at %s without persisting %s's key",
+				e.Party, fmtMs(t.tr.Events[c].T), fmtMs(e.T), owner)
+		}
+	case sim.EvDemote:
+		out.cause = CauseLostAfterFailover
+		out.prefix = fmt.Sprintf("%s rejoined as a replica at %s and dropped %s's key, written while another node was master", e.Party, fmtMs(e.T), owner)
+	case sim.EvReplicate:
+		out.cause = CauseRestart
+		out.prefix = fmt.Sprintf("%s lost %s's key at %s in a full resync (%s)", e.Party, owner, fmtMs(e.T), e.Detail)
+	default:
+		out.cause = CauseLostAfterFailover
+		out.prefix = fmt.Sprintf("%s was promoted to master at %s without %s's key, which had not replicated to it", e.Party, fmtMs(e.T), owner)
+		var after []string
+		for _, kind := range []string{sim.EvNodeCrash, sim.EvMasterDown} {
+			for _, party := range t.nodeParties() {
+				if c := t.lastOf(party, kind, x.T, e.T); c >= 0 {
+					out.events = append(out.events, c)
+					ce := t.tr.Events[c]
+					if kind == sim.EvNodeCrash {
+						after = append(after, fmt.Sprintf("%s crashed at %s", ce.Party, fmtMs(ce.T)))
+					} else {
+						after = append(after, fmt.Sprintf("%s declared the master down at %s", ce.Party, fmtMs(ce.T)))
+					}
+				}
+			}
+		}
+		if len(after) > 0 {
+			out.prefix += ", after " + strings.Join(after, " and ")
+		}
+	}
+	return out
+}
+
+// splitBrain explains two grants of one key alive at once on one site.
+func (t *truth) splitBrain(x, y *grant) ending {
+	out := ending{cause: CauseUnexplained, nodes: []string{x.Node, y.Node},
+		prefix: fmt.Sprintf("%s's key on %s was still there when %s's key was created on %s at %s", x.Owner, x.Node, y.Owner, y.Node, fmtMs(y.T))}
+	if t.replicated {
+		out.cause = CauseLostAfterFailover
+		out.suffix = ": two masters at once after a failover (split brain)"
+		for _, p := range t.promotes {
+			if t.tr.Events[p].T <= y.T {
+				out.events = []int{p}
+			}
+		}
+		if len(out.events) > 0 {
+			pe := t.tr.Events[out.events[0]]
+			out.suffix = fmt.Sprintf(": two masters at once after %s was promoted at %s (split brain)", pe.Party, fmtMs(pe.T))
+		}
+	}
+	return out
+}
+
+// lastOf returns party's last event of kind in [from, to], -1 if none.
+func (t *truth) lastOf(party, kind string, from, to int64) int {
+	ev := t.partyEvents(party, from, to)
+	for i := len(ev) - 1; i >= 0; i-- {
+		if t.tr.Events[ev[i]].Kind == kind {
+			return ev[i]
+		}
+	}
+	return -1
+}
+
+// nodeParties lists the parties that ran Redis commands, sorted.
+func (t *truth) nodeParties() []string {
+	var out []string
+	for p, idx := range t.byParty {
+		for _, i := range idx {
+			if k := t.tr.Events[i].Kind; k == sim.EvCommand || k == sim.EvNodeCrash || k == sim.EvMasterDown {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedSites(gs map[string]*grant) []string {
+	out := make([]string, 0, len(gs))
+	for s := range gs {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func nodesOf(t *truth, gs map[string]*grant) []string {
+	var out []string
+	for _, s := range sortedSites(gs) {
+		out = append(out, t.tr.Events[gs[s].Create].Party)
+	}
+	return out
+}
+
+func sortedUnique(xs []int) []int {
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
+func outcome(op sim.Op) string {
+	if op.Open() {
+		return "it never returned"
+	}
+	return "it returned " + op.Result
+}
+
+func describeFault(e sim.Event) string {
+	switch e.Kind {
+	case sim.EvTimeout:
+		return fmt.Sprintf("a timeout at %s (%s)", fmtMs(e.T), e.Detail)
+	case sim.EvRetry:
+		return fmt.Sprintf("a retry at %s (%s)", fmtMs(e.T), e.Detail)
+	case sim.EvDrop:
+		return fmt.Sprintf("a lost message at %s (%s)", fmtMs(e.T), e.Detail)
+	case sim.EvPartition:
+		return fmt.Sprintf("a partition %s -> %s at %s for %s", e.Party, e.Detail, fmtMs(e.T), fmtDur(e.DurNs))
+	}
+	return fmt.Sprintf("%s at %s", e.Kind, fmtMs(e.T))
+}

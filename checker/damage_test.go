@@ -1,0 +1,114 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// fencedPause is the reference timeline "pause with fencing": c1's lease
+// runs out during a pause, c2 acquires and writes with token 34, c1
+// resumes and writes with its older token 33. reply is what the storage
+// answers c1.
+func fencedPause(reply string) *sim.Trace {
+	b := &tb{}
+	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
+	b.pause(1, "c1", 20).expire(10.1, "redis", "k")
+	b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
+	b.opv("c2/t1", model.OpWrite, "file", "34", ok, 10.4, 10.6)
+	b.add(10.5, sim.Event{Kind: sim.EvService, Party: "storage", Client: "c2/t1", Key: "file", Args: []string{"WRITE", "file", "34"}, Reply: ok})
+	b.op("c2/t1", rel, "k", ok, 11, 11.1).del(11.05, "redis", "c2/t1", "k", true)
+	b.opv("c1/t1", model.OpWrite, "file", "33", reply, 21, 21.2)
+	b.add(21.1, sim.Event{Kind: sim.EvService, Party: "storage", Client: "c1/t1", Key: "file", Args: []string{"WRITE", "file", "33"}, Reply: reply})
+	b.op("c1/t1", rel, "k", model.ResNotOwner, 21.3, 21.4).del(21.35, "redis", "c1/t1", "k", false)
+	return b.trace()
+}
+
+func TestFencedPauseOverlapWithoutDamage(t *testing.T) {
+	res := Check(fencedPause(model.ResRejected), Options{LeaseMs: 10000})
+	if res.Verdict != VerdictViolation || len(res.Violations) != 1 {
+		t.Fatalf("verdict %s, violations %+v", res.Verdict, res.Violations)
+	}
+	if v := res.Violations[0]; v.Property != PropMutex || v.Cause != CausePrematureExpiry || v.Reason != ReasonPaused {
+		t.Fatalf("violation %+v", v)
+	}
+	if d := res.Damage; d.Total() != 0 || d.StaleWritesRejected != 1 || d.StaleWritesAccepted != 0 {
+		t.Fatalf("damage %+v, want none (one stale write rejected)", d)
+	}
+	if checkedResult(res, "fenced-register") != VerdictOK {
+		t.Fatalf("checked %+v", res.Checked)
+	}
+}
+
+func TestUnfencedStaleWrite(t *testing.T) {
+	res := Check(fencedPause(ok), Options{LeaseMs: 10000})
+	v, found := findViolation(res.Violations, CausePrematureExpiry, []string{"c2/t1", "c1/t1"})
+	if !found || v.Property != PropResource {
+		t.Fatalf("no resource violation: %+v", res.Violations)
+	}
+	if d := res.Damage; d.StaleWritesAccepted != 1 || d.StaleWritesRejected != 0 {
+		t.Fatalf("damage %+v, want one stale write accepted", d)
+	}
+}
+
+func TestLockSetLostElement(t *testing.T) {
+	b := &tb{}
+	b.op("c1/t1", acq, "lock", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "lock", "10")
+	b.opv("c1/t1", model.OpAdd, "set", "a", ok, 1, 22.6).cmd(1, "redis", "c1/t1", `""`, "", "GET", "set")
+	b.pause(2, "c1", 20).expire(10.1, "redis", "lock")
+	b.op("c2/t1", acq, "lock", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "lock", "10")
+	b.opv("c2/t1", model.OpAdd, "set", "b", ok, 10.4, 10.6).cmd(10.45, "redis", "c2/t1", `""`, "", "GET", "set")
+	b.cmd(10.5, "redis", "c2/t1", "OK", sim.KeyCreated, "SET", "set", "b")
+	b.op("c2/t1", rel, "lock", ok, 11, 11.1).del(11.05, "redis", "c2/t1", "lock", true)
+	b.cmd(22.5, "redis", "c1/t1", "OK", "", "SET", "set", "a")
+	b.op("c1/t1", rel, "lock", model.ResNotOwner, 23, 23.1).del(23.05, "redis", "c1/t1", "lock", false)
+	b.op("c3/t1", model.OpRead, "set", "a", 30, 30.1)
+	res := Check(b.trace(), Options{LeaseMs: 10000})
+	if checkedResult(res, "lock-set") != VerdictViolation {
+		t.Fatalf("checked %+v", res.Checked)
+	}
+	v, found := findViolation(res.Violations, CausePrematureExpiry, []string{"c2/t1", "c1/t1"})
+	if !found || v.Property != PropResource || v.Key != "set" {
+		t.Fatalf("no lost-element violation: %+v", res.Violations)
+	}
+	if d := res.Damage; d.LostElements != 1 || d.StaleWritesAccepted != 1 {
+		t.Fatalf("damage %+v, want one lost element and one stale write", d)
+	}
+}
+
+func TestRetriedInsertRunsTwice(t *testing.T) {
+	b := &tb{}
+	b.section("c1/t1", "redis", "lock", 0, 10)
+	b.op("c1/t1", model.OpInsert, "p", model.ResInserted, 1, 5.2)
+	b.add(1.1, sim.Event{Kind: sim.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
+	b.add(4.1, sim.Event{Kind: sim.EvRetry, Party: "c1", Client: "c1/t1", Detail: "INSERT to db, attempt 2"})
+	b.add(5.1, sim.Event{Kind: sim.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
+	res := Check(b.trace(), Options{LeaseMs: 10000})
+	if _, found := findViolation(res.Violations, CauseRetriedCommand, []string{"c1/t1"}); !found {
+		t.Fatalf("violations %+v", res.Violations)
+	}
+	if res.Damage.DuplicateInserts != 1 {
+		t.Fatalf("damage %+v", res.Damage)
+	}
+}
+
+func TestStockLostUpdate(t *testing.T) {
+	b := &tb{}
+	b.op("c1/t1", acq, "lock", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "lock", "10")
+	b.op("c1/t1", model.OpBuy, "goods", "sold@2", 1, 21.5).cmd(1, "redis", "c1/t1", `"2"`, "", "GET", "goods")
+	b.pause(2, "c1", 19).expire(10.1, "redis", "lock")
+	b.op("c2/t1", acq, "lock", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "lock", "10")
+	b.op("c2/t1", model.OpBuy, "goods", "sold@2", 10.4, 10.6).cmd(10.45, "redis", "c2/t1", `"2"`, "", "GET", "goods")
+	b.cmd(10.5, "redis", "c2/t1", "OK", "", "SET", "goods", "1")
+	b.op("c2/t1", rel, "lock", ok, 11, 11.1).del(11.05, "redis", "c2/t1", "lock", true)
+	b.cmd(21.4, "redis", "c1/t1", "OK", "", "SET", "goods", "1")
+	b.op("c1/t1", rel, "lock", model.ResNotOwner, 22, 22.1).del(22.05, "redis", "c1/t1", "lock", false)
+	res := Check(b.trace(), Options{LeaseMs: 10000, InitialStock: 2})
+	if _, found := findViolation(res.Violations, CausePrematureExpiry, []string{"c1/t1", "c2/t1"}); !found {
+		t.Fatalf("violations %+v", res.Violations)
+	}
+	if d := res.Damage; d.LostUpdates != 1 || d.StaleWritesAccepted != 1 {
+		t.Fatalf("damage %+v", d)
+	}
+}

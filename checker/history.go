@@ -1,0 +1,257 @@
+package checker
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// clientIDs gives each client a porcupine client id, and a fresh one
+// after an operation that never returned (a lost reply, a crash), so that
+// one id's operations never overlap.
+type clientIDs struct {
+	ids  map[string]int
+	next int
+}
+
+func newClientIDs() *clientIDs { return &clientIDs{ids: map[string]int{}} }
+
+func (c *clientIDs) id(client string) int {
+	id, ok := c.ids[client]
+	if !ok {
+		id = c.next
+		c.next++
+		c.ids[client] = id
+	}
+	return id
+}
+
+// retire makes client's next operation use a fresh id.
+func (c *clientIDs) retire(client string) { delete(c.ids, client) }
+
+// add appends an operation, at infinity when its outcome is unknown.
+func (c *clientIDs) add(out []porcupine.Operation, op sim.Op, in, res any, unknown bool) []porcupine.Operation {
+	ret := op.Return
+	if unknown || op.Open() {
+		ret = math.MaxInt64
+	}
+	out = append(out, porcupine.Operation{ClientId: c.id(op.Client), Input: in, Output: res, Call: op.Call, Return: ret})
+	if ret == math.MaxInt64 {
+		c.retire(op.Client)
+	}
+	return out
+}
+
+// lockStats says how the lock history treated operations of unknown
+// outcome.
+type lockStats struct {
+	orphans   []int // acquires that errored but created the key: left out, they hold it for nobody
+	unsettled int   // acquires the trace cannot settle: kept, returning at infinity
+}
+
+// lockHistory is the client view of the locks: acquires that returned OK,
+// the releases that end them, renewals that returned OK, and crashes that
+// end holds. Acquires that failed, and releases by clients that hold
+// nothing, cannot change the state and are left out. An acquire whose
+// outcome is unknown is settled from ground truth when the trace shows
+// whether its command reached Redis.
+func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
+	out := make([]porcupine.Operation, 0, 2*len(hs))
+	var st lockStats
+	ids := newClientIDs()
+	held := map[[2]string]int{}
+	for _, op := range t.tr.Ops {
+		k := [2]string{op.Client, op.Key}
+		switch op.Kind {
+		case model.OpAcquire:
+			in := model.LockInput{Acquire: true, Key: op.Key, Owner: op.Client}
+			switch {
+			case op.Result == model.ResOK && !op.Open():
+				held[k]++
+				out = ids.add(out, op, in, model.LockOutput{OK: true}, false)
+			case !unknownOutcome(op):
+			case created[op.ID]:
+				st.orphans = append(st.orphans, op.ID)
+			case t.reached(op):
+				st.unsettled++
+				out = ids.add(out, op, in, model.LockOutput{Unknown: true}, true)
+			}
+		case model.OpRelease:
+			if held[k] == 0 {
+				continue
+			}
+			held[k]--
+			u := unknownOutcome(op)
+			out = ids.add(out, op, model.LockInput{Key: op.Key, Owner: op.Client},
+				model.LockOutput{OK: op.Result == model.ResOK, Unknown: u}, u)
+		case model.OpRenew:
+			if op.Result == model.ResOK && !op.Open() {
+				out = ids.add(out, op, model.LockInput{Renew: true, Key: op.Key, Owner: op.Client},
+					model.LockOutput{OK: true}, false)
+			}
+		}
+	}
+	for _, h := range hs {
+		if h.Crash >= 0 {
+			tc := t.tr.Events[h.Crash].T
+			out = append(out, porcupine.Operation{ClientId: ids.id(h.Client), Call: tc, Return: tc,
+				Input: model.LockInput{Crash: true, Key: h.Key, Owner: h.Client}, Output: model.LockOutput{OK: true}})
+			ids.retire(h.Client)
+		}
+	}
+	return out, st
+}
+
+// reached reports whether any command of op's client on op's key reached
+// a node while op was in flight.
+func (t *truth) reached(op sim.Op) bool {
+	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
+		if e := t.tr.Events[i]; e.Kind == sim.EvCommand && e.Key == op.Key {
+			return true
+		}
+	}
+	return false
+}
+
+// settle reads the outcome of a resource operation the client never
+// learned from ground truth: its last write that reached the resource in
+// its window, and whether the resource took it. The write's time becomes
+// the operation's return. reached is false when no write arrived: the
+// operation changed nothing.
+func (t *truth) settle(op sim.Op) (at int64, reached, took bool) {
+	w := -1
+	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
+		e := t.tr.Events[i]
+		if (e.Kind == sim.EvService || e.Kind == sim.EvCommand) && e.Key == op.Key && len(e.Args) > 0 && !isRead(e.Args[0]) {
+			w = i
+		}
+	}
+	if w < 0 {
+		return 0, false, false
+	}
+	e := t.tr.Events[w]
+	return e.T, true, writeAccepted(e.Reply)
+}
+
+// insertHistory is the unique set's history. An insert whose outcome the
+// client never learned is settled from the database's ground truth.
+func insertHistory(t *truth) []porcupine.Operation {
+	var out []porcupine.Operation
+	ids := newClientIDs()
+	for _, op := range t.tr.Ops {
+		if op.Kind != model.OpInsert {
+			continue
+		}
+		in := model.InsertInput{Name: op.Key}
+		if !unknownOutcome(op) {
+			out = ids.add(out, op, in, model.InsertOutput{Inserted: op.Result == model.ResInserted}, false)
+			continue
+		}
+		at, reached, took := t.settle(op)
+		if !reached || !took {
+			continue // nothing written: an insert that did not happen cannot change the set
+		}
+		settled := op
+		settled.Return = max(at, op.Call)
+		out = ids.add(out, settled, in, model.InsertOutput{Inserted: true}, false)
+		if op.Open() {
+			ids.retire(op.Client)
+		}
+	}
+	return out
+}
+
+// parseBuy reads "sold@N" / "soldout@N".
+func parseBuy(result string) (sold bool, read int, ok bool) {
+	kind, n, found := strings.Cut(result, "@")
+	if !found {
+		return false, 0, false
+	}
+	v, err := strconv.Atoi(n)
+	if err != nil {
+		return false, 0, false
+	}
+	return kind == "sold", v, kind == "sold" || kind == "soldout"
+}
+
+func buyHistory(tr *sim.Trace, initial int) []porcupine.Operation {
+	var out []porcupine.Operation
+	ids := newClientIDs()
+	for _, op := range tr.Ops {
+		if op.Kind != model.OpBuy {
+			continue
+		}
+		sold, read, ok := parseBuy(op.Result)
+		u := !ok || unknownOutcome(op)
+		out = ids.add(out, op, model.BuyInput{Key: op.Key, Initial: initial},
+			model.BuyOutput{Read: read, Sold: sold, Unknown: u}, u)
+	}
+	return out
+}
+
+// writeHistory is the fenced storage's history; writes without a numeric
+// token or with a result that is neither ok, rejected nor unknown are
+// left out. A write whose outcome the client never learned is settled
+// from the storage's reply when it reached the storage, and left out
+// when it did not.
+func writeHistory(t *truth) []porcupine.Operation {
+	var out []porcupine.Operation
+	ids := newClientIDs()
+	for _, op := range t.tr.Ops {
+		if op.Kind != model.OpWrite {
+			continue
+		}
+		tok, err := strconv.ParseInt(op.Value, 10, 64)
+		if err != nil {
+			continue
+		}
+		in := model.WriteInput{Key: op.Key, Token: tok}
+		if !unknownOutcome(op) {
+			if op.Result == model.ResOK || op.Result == model.ResRejected {
+				out = ids.add(out, op, in, model.WriteOutput{Accepted: op.Result == model.ResOK}, false)
+			}
+			continue
+		}
+		at, reached, took := t.settle(op)
+		if !reached {
+			continue
+		}
+		settled := op
+		settled.Return = max(at, op.Call)
+		out = ids.add(out, settled, in, model.WriteOutput{Accepted: took}, false)
+		if op.Open() {
+			ids.retire(op.Client)
+		}
+	}
+	return out
+}
+
+// setHistory is the lock-set's history: acknowledged and unknown adds,
+// and reads that returned.
+func setHistory(tr *sim.Trace) []porcupine.Operation {
+	var out []porcupine.Operation
+	ids := newClientIDs()
+	for _, op := range tr.Ops {
+		switch {
+		case op.Kind == model.OpAdd && unknownOutcome(op):
+			out = ids.add(out, op, model.SetInput{Key: op.Key, Add: true, Elem: op.Value}, model.SetOutput{Unknown: true}, true)
+		case op.Kind == model.OpAdd && op.Result == model.ResOK:
+			out = ids.add(out, op, model.SetInput{Key: op.Key, Add: true, Elem: op.Value}, model.SetOutput{OK: true}, false)
+		case op.Kind == model.OpRead && !unknownOutcome(op):
+			out = ids.add(out, op, model.SetInput{Key: op.Key}, model.SetOutput{Read: op.Result}, false)
+		}
+	}
+	return out
+}
+
+func ret(op sim.Op) int64 {
+	if op.Open() {
+		return maxTime
+	}
+	return op.Return
+}

@@ -1,0 +1,110 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// leaseHistory is the deployment view: every grant a client counted on,
+// how it ended, and renewals by other processes, as one ordered sequence
+// of instantaneous events. A grant lost early (failover, clock jump,
+// restart) stays owed until its lease would have run out or its holder
+// stopped believing in it, whichever is first.
+func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
+	type item struct {
+		t   int64
+		seq int
+		in  model.LeaseInput
+	}
+	items := make([]item, 0, 2*len(t.grants))
+	ev := func(i int, k model.LeaseKind, g *grant, owner string) {
+		items = append(items, item{t.tr.Events[i].T, 2*i + 1, model.LeaseInput{Kind: k, Site: g.Site, Key: g.Key, Owner: owner}})
+	}
+	for _, g := range t.grants {
+		h, ok := believed[g]
+		if !ok {
+			continue
+		}
+		ev(g.Create, model.LeaseGrant, g, g.Owner)
+		if g.End < 0 {
+			continue
+		}
+		if g.EndKind != endLost && g.EndKind != endJump {
+			ev(g.End, model.LeaseEnd, g, g.Owner)
+			continue
+		}
+		owed := h.End
+		if g.Deadline > 0 && g.Deadline < owed {
+			owed = g.Deadline
+		}
+		if owed <= g.EndT {
+			ev(g.End, model.LeaseEnd, g, g.Owner)
+			continue
+		}
+		ev(g.End, model.LeaseLost, g, g.Owner)
+		if owed < maxTime {
+			items = append(items, item{owed, -1, model.LeaseInput{Kind: model.LeaseDeadline, Site: g.Site, Key: g.Key, Owner: g.Owner}})
+		}
+	}
+	for _, f := range t.foreign {
+		ev(f.Event, model.LeaseRenew, f.G, t.tr.Events[f.Event].Client)
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].t != items[j].t {
+			return items[i].t < items[j].t
+		}
+		return items[i].seq < items[j].seq
+	})
+	out := make([]porcupine.Operation, len(items))
+	for i, it := range items {
+		out[i] = porcupine.Operation{Input: it.in, Output: nil, Call: int64(2 * i), Return: int64(2*i + 1)}
+	}
+	return out
+}
+
+// leaseViolations explains grants the deployment made while an earlier,
+// believed grant it had lost early was still owed, when no
+// mutual-exclusion violation already covers the pair.
+func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Violation {
+	covered := map[[3]string]bool{}
+	for _, v := range mv {
+		if len(v.Clients) == 2 {
+			covered[[3]string{v.Key, v.Clients[0], v.Clients[1]}] = true
+		}
+	}
+	var out []Violation
+	for _, x := range t.grants {
+		h, ok := believed[x]
+		if !ok || (x.EndKind != endLost && x.EndKind != endJump) {
+			continue
+		}
+		owed := h.End
+		if x.Deadline > 0 && x.Deadline < owed {
+			owed = x.Deadline
+		}
+		for _, y := range t.grants {
+			if y.Key != x.Key || y.Site != x.Site || y.T < x.EndT || y.T >= owed || y == x {
+				continue
+			}
+			if _, ok := believed[y]; !ok || covered[[3]string{x.Key, x.Owner, y.Owner}] {
+				continue
+			}
+			covered[[3]string{x.Key, x.Owner, y.Owner}] = true
+			end := t.ending(x, h, 0)
+			out = append(out, Violation{
+				Property: PropMutex, Cause: end.cause, Key: x.Key, Clients: []string{x.Owner, y.Owner},
+				AtMs: sim.Ms(y.T), Nodes: end.nodes,
+				Events: sortedUnique(append(end.events, x.Create, x.End, y.Create)),
+				Explanation: fmt.Sprintf("%s's key %s was created at %s; %s; the deployment granted it to %s at %s while it still owed %s its lease (until %s).",
+					x.Owner, x.Key, fmtMs(x.T), end.text(), y.Owner, fmtMs(y.T), x.Owner, fmtMs(owed)),
+			})
+			break
+		}
+	}
+	return out
+}

@@ -1,0 +1,102 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// foreignRenewals reports every client that extended a lock another
+// client's process held: from ground truth (an EXPIRE-family command that
+// hit a key created by another process), and from the histories (a renew
+// that returned ok while only another process held the lock).
+func foreignRenewals(t *truth, ix holdIndex, hs []hold) []Violation {
+	type pair struct {
+		renewer string
+		g       *grant
+	}
+	var out []Violation
+	seen := map[pair]int{}
+	reported := map[[2]string]bool{}
+	for _, f := range t.foreign {
+		e := t.tr.Events[f.Event]
+		p := pair{e.Client, f.G}
+		if i, ok := seen[p]; ok {
+			v := &out[i]
+			v.UntilMs = sim.Ms(e.T)
+			v.Events = append(v.Events, f.Event)
+			continue
+		}
+		seen[p] = len(out)
+		reported[[2]string{e.Client, f.G.Owner}] = true
+		out = append(out, Violation{
+			Property: PropMutex, Cause: CauseForeignRenewal, Key: f.G.Key,
+			Clients: []string{f.G.Owner, e.Client}, AtMs: sim.Ms(e.T), Nodes: []string{e.Party},
+			Events: []int{f.G.Create, f.Event},
+			Explanation: fmt.Sprintf("%s created %s on %s at %s; %s, another process, extended it with %s at %s: it renewed a lock it did not hold.",
+				f.G.Owner, f.G.Key, t.tr.Events[f.G.Create].Party, fmtMs(f.G.T), e.Client, strings.Join(e.Args, " "), fmtMs(e.T)),
+		})
+	}
+	for i := range out {
+		if n := len(out[i].Events) - 1; n > 1 {
+			more := "once more"
+			if n > 2 {
+				more = fmt.Sprintf("%d more times", n-1)
+			}
+			out[i].Explanation = strings.TrimSuffix(out[i].Explanation, ": it renewed a lock it did not hold.") +
+				fmt.Sprintf(", then %s until %s: it renewed a lock it did not hold.", more, fmtMs(t.tr.Events[out[i].Events[n]].T))
+		}
+	}
+	for _, op := range t.tr.Ops {
+		if op.Kind != model.OpRenew || op.Result != model.ResOK || op.Open() {
+			continue
+		}
+		if ownHold(t, ix, op) {
+			continue
+		}
+		owner, ok := holderAt(hs, op.Key, op.Return)
+		if !ok || model.ProcessOf(owner.Client) == op.Process || reported[[2]string{op.Client, owner.Client}] {
+			continue
+		}
+		reported[[2]string{op.Client, owner.Client}] = true
+		var evs []int
+		for _, i := range t.clientEvents(op.Client, op.Call, op.Return) {
+			if t.tr.Events[i].Key == op.Key {
+				evs = append(evs, i)
+			}
+		}
+		out = append(out, Violation{
+			Property: PropMutex, Cause: CauseForeignRenewal, Key: op.Key,
+			Clients: []string{owner.Client, op.Client}, AtMs: sim.Ms(op.Return), Events: evs,
+			Explanation: fmt.Sprintf("%s held %s since %s; %s renewed it at %s and the renewal returned ok, although its process held no lock on it.",
+				owner.Client, op.Key, fmtMs(owner.Start), op.Client, fmtMs(op.Return)),
+		})
+	}
+	return out
+}
+
+// ownHold reports whether a thread of op's process held op.Key while op
+// ran.
+func ownHold(t *truth, ix holdIndex, op sim.Op) bool {
+	for _, c := range t.processClients(op.Process) {
+		if h, ok := ix.at(c, op.Return); ok && h.Key == op.Key {
+			return true
+		}
+		if h, ok := ix.at(c, op.Call); ok && h.Key == op.Key {
+			return true
+		}
+	}
+	return false
+}
+
+// holderAt returns a hold of key in force at time at.
+func holderAt(hs []hold, key string, at int64) (hold, bool) {
+	for _, h := range hs {
+		if h.Key == key && h.Start <= at && at < h.End {
+			return h, true
+		}
+	}
+	return hold{}, false
+}

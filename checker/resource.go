@@ -1,0 +1,361 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// causeFor finds the mutual-exclusion violation between the two clients
+// closest before t, or else the latest one involving either, and lends its
+// cause to a resource violation.
+func causeFor(mv []Violation, a, b string, t int64) (string, string) {
+	best := -1
+	for i, v := range mv {
+		if len(v.Clients) == 2 && ((v.Clients[0] == a && v.Clients[1] == b) || (v.Clients[0] == b && v.Clients[1] == a)) &&
+			v.AtMs <= sim.Ms(t) {
+			best = i
+		}
+	}
+	if best < 0 {
+		for i, v := range mv {
+			if v.AtMs <= sim.Ms(t) && (slices.Contains(v.Clients, a) || slices.Contains(v.Clients, b)) {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		return CauseUnexplained, ""
+	}
+	return mv[best].Cause, mv[best].Reason
+}
+
+// partnerOf finds the latest mutual-exclusion violation involving client
+// before t: the other client, the cause and reason.
+func partnerOf(mv []Violation, client string, t int64) (string, string, string, bool) {
+	for i := len(mv) - 1; i >= 0; i-- {
+		v := mv[i]
+		if len(v.Clients) != 2 || v.AtMs > sim.Ms(t) {
+			continue
+		}
+		switch client {
+		case v.Clients[0]:
+			return v.Clients[1], v.Cause, v.Reason, true
+		case v.Clients[1]:
+			return v.Clients[0], v.Cause, v.Reason, true
+		}
+	}
+	return "", CauseUnexplained, "", false
+}
+
+func duplicateInserts(tr *sim.Trace, mv []Violation) []Violation {
+	byName := map[string][]sim.Op{}
+	var names []string
+	for _, op := range tr.Ops {
+		if op.Kind == model.OpInsert && op.Result == model.ResInserted {
+			if len(byName[op.Key]) == 0 {
+				names = append(names, op.Key)
+			}
+			byName[op.Key] = append(byName[op.Key], op)
+		}
+	}
+	var out []Violation
+	for _, name := range names {
+		ops := byName[name]
+		for _, second := range ops[1:] {
+			first := ops[0]
+			cause, reason := causeFor(mv, first.Client, second.Client, second.Return)
+			out = append(out, Violation{
+				Property: PropResource, Cause: cause, Reason: reason, Key: name,
+				Clients: []string{first.Client, second.Client}, AtMs: sim.Ms(second.Return),
+				Explanation: "both " + first.Client + " (at " + fmtMs(first.Return) + ") and " + second.Client +
+					" (at " + fmtMs(second.Return) + ") found " + first.Key + " absent under the lock and inserted it: a duplicate row.",
+			})
+		}
+	}
+	return out
+}
+
+// retriedWrites reports service requests a client sent twice because it
+// retried after a timeout, when both runs wrote (a duplicate row).
+func retriedWrites(t *truth) []Violation {
+	var out []Violation
+	for i, e := range t.tr.Events {
+		if e.Kind != sim.EvService || len(e.Args) == 0 || isRead(e.Args[0]) || !writeAccepted(e.Reply) {
+			continue
+		}
+		r := t.retryOf(i)
+		if r < 0 {
+			continue
+		}
+		out = append(out, Violation{
+			Property: PropResource, Cause: CauseRetriedCommand, Key: e.Key, Clients: []string{e.Client},
+			AtMs: sim.Ms(e.T), Events: []int{r, i},
+			Explanation: fmt.Sprintf("%s's %s to %s timed out and was retried at %s; the first attempt had already run, so %s ran twice (again at %s).",
+				e.Client, strings.Join(e.Args, " "), e.Party, fmtMs(t.tr.Events[r].T), e.Args[0], fmtMs(e.T)),
+		})
+	}
+	return out
+}
+
+// lossIn returns the first event in (from, to) that lost key, or a key
+// named after it (its fence, "key:fence"), on Redis without a command; -1
+// if none.
+func (t *truth) lossIn(key string, from, to int64) int {
+	best := -1
+	for k, idx := range t.lostKeys {
+		if k != key && !strings.HasPrefix(k, key+":") {
+			continue
+		}
+		for _, i := range idx {
+			if e := t.tr.Events[i]; e.T > from && e.T < to && (best < 0 || i < best) {
+				best = i
+			}
+		}
+	}
+	return best
+}
+
+// lossCause classifies an event that lost a key.
+func lossCause(e sim.Event) (string, string) {
+	switch e.Kind {
+	case sim.EvNodeStart:
+		return CauseRestart, fmt.Sprintf("%s restarted at %s without persisting %s", e.Party, fmtMs(e.T), e.Key)
+	case sim.EvReplicate:
+		return CauseRestart, fmt.Sprintf("%s lost %s at %s in a full resync (%s)", e.Party, e.Key, fmtMs(e.T), e.Detail)
+	case sim.EvDemote:
+		return CauseLostAfterFailover, fmt.Sprintf("%s rejoined as a replica at %s and dropped %s", e.Party, fmtMs(e.T), e.Key)
+	}
+	return CauseLostAfterFailover, fmt.Sprintf("%s was promoted to master at %s without %s", e.Party, fmtMs(e.T), e.Key)
+}
+
+// dataLosses reports every loss of a resource key on Redis between the
+// first and the last operation on it.
+func dataLosses(t *truth, kinds ...string) []Violation {
+	span := map[string][2]int64{}
+	var keys []string
+	for _, op := range t.tr.Ops {
+		if !slices.Contains(kinds, op.Kind) {
+			continue
+		}
+		s, seen := span[op.Key]
+		if !seen {
+			keys = append(keys, op.Key)
+			s = [2]int64{op.Call, ret(op)}
+		}
+		span[op.Key] = [2]int64{min(s[0], op.Call), max(s[1], ret(op))}
+	}
+	var out []Violation
+	for _, k := range keys {
+		for _, i := range t.lostKeys[k] {
+			e := t.tr.Events[i]
+			if e.T <= span[k][0] || e.T >= span[k][1] {
+				continue
+			}
+			cause, what := lossCause(e)
+			out = append(out, Violation{Property: PropResource, Cause: cause, Key: k, Clients: []string{}, AtMs: sim.Ms(e.T),
+				Nodes: []string{e.Party}, Events: []int{i},
+				Explanation: what + ": the writes it held were undone, and later operations saw the older value."})
+		}
+	}
+	return out
+}
+
+func lostUpdates(t *truth, mv []Violation) []Violation {
+	tr := t.tr
+	byRead := map[int][]sim.Op{}
+	var reads []int
+	for _, op := range tr.Ops {
+		if op.Kind != model.OpBuy {
+			continue
+		}
+		if sold, read, ok := parseBuy(op.Result); ok && sold {
+			if len(byRead[read]) == 0 {
+				reads = append(reads, read)
+			}
+			byRead[read] = append(byRead[read], op)
+		}
+	}
+	sort.Ints(reads)
+	var out []Violation
+	for _, r := range reads {
+		ops := byRead[r]
+		for _, second := range ops[1:] {
+			first := ops[0]
+			cause, reason := causeFor(mv, first.Client, second.Client, second.Return)
+			why := ": one sale was a lost update."
+			var evs []int
+			if l := t.lossIn(first.Key, first.Return, second.Return); l >= 0 {
+				var what string
+				cause, what = lossCause(t.tr.Events[l])
+				reason, why, evs = "", " because "+what+" in between: one sale was undone.", []int{l}
+			}
+			out = append(out, Violation{
+				Property: PropResource, Cause: cause, Reason: reason, Key: first.Key,
+				Clients: []string{first.Client, second.Client}, AtMs: sim.Ms(second.Return), Events: evs,
+				Explanation: first.Client + " and " + second.Client + " both read stock " + strconv.Itoa(r) +
+					" and wrote " + strconv.Itoa(r-1) + why,
+			})
+		}
+	}
+	return out
+}
+
+// staleAccepts reports writes a fenced storage accepted with a token
+// lower than one it had accepted before.
+func staleAccepts(t *truth, mv []Violation) []Violation {
+	tr := t.tr
+	type best struct {
+		tok int64
+		op  sim.Op
+	}
+	hi := map[string]*best{}
+	var writes []sim.Op
+	for _, op := range tr.Ops {
+		if op.Kind == model.OpWrite && op.Result == model.ResOK && !op.Open() {
+			writes = append(writes, op)
+		}
+	}
+	sort.SliceStable(writes, func(i, j int) bool { return writes[i].Return < writes[j].Return })
+	var out []Violation
+	for _, op := range writes {
+		tok, err := strconv.ParseInt(op.Value, 10, 64)
+		if err != nil {
+			continue
+		}
+		b := hi[op.Key]
+		if b != nil && tok < b.tok && b.op.Return < op.Call {
+			cause, reason := causeFor(mv, b.op.Client, op.Client, op.Return)
+			why := "the fence did not hold"
+			var evs []int
+			if l := t.lossIn(op.Key, b.op.Return, op.Return); l >= 0 {
+				var what string
+				cause, what = lossCause(tr.Events[l])
+				reason, why, evs = "", "the fence forgot its highest token: "+what, []int{l}
+			}
+			out = append(out, Violation{
+				Property: PropResource, Cause: cause, Reason: reason, Key: op.Key,
+				Clients: []string{b.op.Client, op.Client}, AtMs: sim.Ms(op.Return), Events: evs,
+				Explanation: fmt.Sprintf("the storage accepted %s's write with token %d at %s after accepting token %d from %s at %s: %s.",
+					op.Client, tok, fmtMs(op.Return), b.tok, b.op.Client, fmtMs(b.op.Return), why),
+			})
+			continue
+		}
+		if b == nil || tok > b.tok {
+			hi[op.Key] = &best{tok, op}
+		}
+	}
+	return out
+}
+
+// finalReads returns, per set key, the read that returned last.
+func finalReads(tr *sim.Trace) map[string]sim.Op {
+	out := map[string]sim.Op{}
+	for _, op := range tr.Ops {
+		if op.Kind != model.OpRead || unknownOutcome(op) {
+			continue
+		}
+		if r, ok := out[op.Key]; !ok || op.Return > r.Return {
+			out[op.Key] = op
+		}
+	}
+	return out
+}
+
+// lostAdds lists the acknowledged adds, completed before the final read
+// began, that the final read lacks.
+func lostAdds(tr *sim.Trace) []sim.Op {
+	reads := finalReads(tr)
+	var out []sim.Op
+	for _, op := range tr.Ops {
+		r, ok := reads[op.Key]
+		if op.Kind != model.OpAdd || op.Result != model.ResOK || op.Open() || !ok || op.Return > r.Call {
+			continue
+		}
+		if !setHas(r.Result, op.Value) {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+func setHas(set, elem string) bool {
+	for _, e := range model.SetElems(set) {
+		if e == elem {
+			return true
+		}
+	}
+	return false
+}
+
+// deposedWrite finds op's last write to key and, when another node had
+// been promoted to master before it landed, returns the write and the
+// promotion; -1, -1 otherwise.
+func (t *truth) deposedWrite(op sim.Op) (int, int) {
+	w := -1
+	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
+		if e := t.tr.Events[i]; e.Kind == sim.EvCommand && e.Key == op.Key && len(e.Args) > 0 && !isRead(e.Args[0]) {
+			w = i
+		}
+	}
+	if w < 0 {
+		return -1, -1
+	}
+	p := -1
+	for _, i := range t.promotes {
+		if i < w {
+			p = i
+		}
+	}
+	if p < 0 || t.tr.Events[p].Party == t.tr.Events[w].Party {
+		return -1, -1
+	}
+	return w, p
+}
+
+func lostElements(t *truth, mv []Violation) []Violation {
+	reads := finalReads(t.tr)
+	var out []Violation
+	for _, op := range lostAdds(t.tr) {
+		r := reads[op.Key]
+		other, cause, reason, ok := partnerOf(mv, op.Client, op.Return)
+		clients := []string{op.Client}
+		why := "no mutual-exclusion violation involving " + op.Client + " explains it"
+		var evs []int
+		w, p := t.deposedWrite(op)
+		switch l := t.lossIn(op.Key, op.Return, r.Return); {
+		case l >= 0:
+			cause, why = lossCause(t.tr.Events[l])
+			reason, evs = "", []int{l}
+		case p >= 0:
+			we, pe := t.tr.Events[w], t.tr.Events[p]
+			cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
+			why = fmt.Sprintf("%s wrote it to %s at %s, but %s had been promoted to master at %s: the write went to a deposed master",
+				op.Client, we.Party, fmtMs(we.T), pe.Party, fmtMs(pe.T))
+		case ok:
+			clients = append(clients, other)
+			why = fmt.Sprintf("%s held the lock at the same time (%s) and wrote back a set read before the add", other, cause)
+		}
+		out = append(out, Violation{
+			Property: PropResource, Cause: cause, Reason: reason, Key: op.Key, Clients: clients, AtMs: sim.Ms(r.Return), Events: evs,
+			Explanation: fmt.Sprintf("%s's add of %s was acknowledged at %s, but the final read at %s lacks it: %s.",
+				op.Client, op.Value, fmtMs(op.Return), fmtMs(r.Return), why),
+		})
+	}
+	return out
+}
+
+// isRead reports a request or command verb that does not write.
+func isRead(verb string) bool {
+	switch strings.ToUpper(verb) {
+	case "SELECT", "GET", "READ", "LOOKUP", "MGET", "EXISTS", "TTL", "PTTL", "SMEMBERS", "SISMEMBER",
+		"HGET", "HGETALL", "HEXISTS", "LRANGE", "SCARD", "STRLEN", "TYPE", "PING", "WATCH", "UNWATCH", "MULTI":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,348 @@
+package checker
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// How a grant ended.
+const (
+	endExpired = "expired"    // expired on time
+	endDeleted = "deleted"    // a command deleted it
+	endLost    = "lost"       // failover, demotion, restart (Change=lost)
+	endJump    = "clock-jump" // expired early: the node's clock jumped
+)
+
+// replicatedSite names the one site of a replicated deployment: its
+// master moves between nodes, so the lock lives in the deployment.
+const replicatedSite = "deployment"
+
+// grant is one lock key as the Redis deployment held it: created by a
+// client command at one site, until it was deleted, expired or lost.
+type grant struct {
+	Key      string
+	Site     string
+	Node     string // the node that holds it now (moves with a promotion)
+	Owner    string // the client whose command created it
+	Create   int    // event that created it
+	T        int64
+	End      int   // event that ended it, -1 while live
+	EndT     int64 // maxTime while live
+	EndKind  string
+	EndBy    string // the deleting client
+	Jump     int    // the clock jump behind an early expiry, -1
+	Deadline int64  // when its lease runs out on time (true time), 0 unknown
+	TTLBy    int    // the last command that set its TTL
+	Renewals []int  // TTL renewals by its owner's process
+	Op       int    // the owner's operation whose window holds the creation, -1
+}
+
+// foreignRenewal is an EXPIRE-family command that extended a key another
+// client's process created.
+type foreignRenewal struct {
+	Event int
+	G     *grant
+}
+
+// truth indexes the trace's ground truth: what every node did with every
+// lock key, and the events of each client, process and key.
+type truth struct {
+	tr         *sim.Trace
+	lease      time.Duration
+	replicated bool
+	lockKeys   map[string]bool
+	grants     []*grant
+	bySite     map[[3]string][]*grant // (owner, key, site), in creation order
+	sites      map[string][]string    // lock key -> sites it was granted on, sorted
+	foreign    []foreignRenewal
+	opsBy      map[string][]int // client -> op indexes, in invocation order
+	byClient   map[string][]int // events naming a client
+	byParty    map[string][]int // events by party (processes, nodes)
+	crashAt    map[string]int   // process -> its crash event
+	lastJump   map[string]int
+	live       map[siteKey][]*grant
+	held       map[int]map[string]*grant // holdGrants by the hold's acquire
+	lostKeys   map[string][]int          // any key -> events that lost it (Change=lost)
+	promotes   []int                     // promotions (EvPromote without a key)
+}
+
+type siteKey struct{ site, key string }
+
+func newTruth(tr *sim.Trace, opt Options) *truth {
+	t := &truth{
+		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond,
+		lockKeys: map[string]bool{}, bySite: map[[3]string][]*grant{}, sites: map[string][]string{},
+		opsBy: map[string][]int{}, byClient: map[string][]int{}, byParty: map[string][]int{},
+		crashAt: map[string]int{}, lastJump: map[string]int{}, live: map[siteKey][]*grant{},
+		held: map[int]map[string]*grant{}, lostKeys: map[string][]int{},
+	}
+	for i, op := range tr.Ops {
+		t.opsBy[op.Client] = append(t.opsBy[op.Client], i)
+		switch op.Kind {
+		case model.OpAcquire, model.OpRelease, model.OpRenew:
+			t.lockKeys[op.Key] = true
+		}
+	}
+	for _, e := range tr.Events {
+		switch e.Kind {
+		case sim.EvReplicate, sim.EvPromote, sim.EvDemote, sim.EvMasterDown:
+			t.replicated = true
+		}
+	}
+	siteSet := map[string]map[string]bool{}
+	for i, e := range tr.Events {
+		if e.Client != "" {
+			t.byClient[e.Client] = append(t.byClient[e.Client], i)
+		}
+		t.byParty[e.Party] = append(t.byParty[e.Party], i)
+		switch e.Kind {
+		case sim.EvCrash:
+			if _, ok := t.crashAt[e.Party]; !ok {
+				t.crashAt[e.Party] = i
+			}
+		case sim.EvClockJump:
+			t.lastJump[e.Party] = i
+		}
+		if e.Change == sim.KeyLost {
+			t.lostKeys[e.Key] = append(t.lostKeys[e.Key], i)
+		}
+		if e.Kind == sim.EvPromote && e.Key == "" {
+			t.promotes = append(t.promotes, i)
+		}
+		if g := t.apply(i, e); g != nil {
+			if siteSet[g.Key] == nil {
+				siteSet[g.Key] = map[string]bool{}
+			}
+			siteSet[g.Key][g.Site] = true
+		}
+	}
+	for k, set := range siteSet {
+		for s := range set {
+			t.sites[k] = append(t.sites[k], s)
+		}
+		sort.Strings(t.sites[k])
+	}
+	return t
+}
+
+func (t *truth) site(node string) string {
+	if t.replicated {
+		return replicatedSite
+	}
+	return node
+}
+
+// apply updates the grants with event i; it returns a grant it created.
+func (t *truth) apply(i int, e sim.Event) *grant {
+	if e.Kind == sim.EvPromote && e.Change != sim.KeyLost {
+		for _, gs := range t.live {
+			for _, g := range gs {
+				g.Node = e.Party
+			}
+		}
+		return nil
+	}
+	if !t.lockKeys[e.Key] {
+		return nil
+	}
+	sk := siteKey{t.site(e.Party), e.Key}
+	switch {
+	case e.Change == sim.KeyLost:
+		for _, g := range t.live[sk] {
+			// A promoted replica lacked what the old master held; any
+			// other loss (demotion, restart, resync) is of the node's own.
+			if e.Kind == sim.EvPromote || g.Node == e.Party {
+				t.end(sk, g, i, endLost)
+			}
+		}
+	case e.Kind == sim.EvExpire:
+		for _, g := range t.live[sk] {
+			if g.Node != e.Party {
+				continue
+			}
+			// The node expires what was due before it records a jump, so
+			// an expiry after the jump at the same instant is its doing.
+			kind := endExpired
+			if j, ok := t.lastJump[e.Party]; ok && t.tr.Events[j].T == e.T && t.tr.Events[j].DurNs > 0 {
+				kind = endJump
+				g.Jump = j
+				if g.Deadline <= e.T {
+					g.Deadline = e.T + t.tr.Events[j].DurNs
+				}
+			}
+			t.end(sk, g, i, kind)
+		}
+	case e.Kind == sim.EvCommand && e.Client != "":
+		switch e.Change {
+		case sim.KeyCreated:
+			g := &grant{Key: e.Key, Site: t.site(e.Party), Node: e.Party, Owner: e.Client, Create: i, T: e.T,
+				End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
+			if ttl, ok := commandTTL(e, t.tr.Scripts); ok {
+				g.Deadline = e.T + int64(ttl)
+			} else if t.lease > 0 {
+				g.Deadline = e.T + int64(t.lease)
+			}
+			t.live[sk] = append(t.live[sk], g)
+			t.grants = append(t.grants, g)
+			bk := [3]string{g.Owner, g.Key, g.Site}
+			t.bySite[bk] = append(t.bySite[bk], g)
+			return g
+		case sim.KeyDeleted:
+			for _, g := range t.live[sk] {
+				if g.Node == e.Party {
+					g.EndBy = e.Client
+					t.end(sk, g, i, endDeleted)
+				}
+			}
+		default:
+			for _, g := range t.live[sk] {
+				if g.Node != e.Party {
+					continue
+				}
+				own := model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
+				if ttl, ok := commandTTL(e, t.tr.Scripts); ok && (own || !isScript(e)) {
+					g.Deadline = e.T + int64(ttl)
+					g.TTLBy = i
+					if own {
+						g.Renewals = append(g.Renewals, i)
+					}
+				}
+				if !own && isExpireCommand(e) {
+					t.foreign = append(t.foreign, foreignRenewal{Event: i, G: g})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (t *truth) end(sk siteKey, g *grant, i int, kind string) {
+	g.End, g.EndT, g.EndKind = i, t.tr.Events[i].T, kind
+	gs := t.live[sk]
+	for j, x := range gs {
+		if x == g {
+			t.live[sk] = append(gs[:j:j], gs[j+1:]...)
+			break
+		}
+	}
+}
+
+// opAt finds client's operation on key whose window holds time at.
+func (t *truth) opAt(client, key string, at int64) int {
+	ids := t.opsBy[client]
+	n := sort.Search(len(ids), func(i int) bool { return t.tr.Ops[ids[i]].Call > at })
+	for i := n - 1; i >= 0 && i >= n-8; i-- {
+		op := t.tr.Ops[ids[i]]
+		if op.Key == key && (op.Open() || op.Return >= at) {
+			return op.ID
+		}
+	}
+	return -1
+}
+
+// clientEvents returns the events naming client in [from, to].
+func (t *truth) clientEvents(client string, from, to int64) []int {
+	return window(t.tr, t.byClient[client], from, to)
+}
+
+// partyEvents returns the events by party in [from, to].
+func (t *truth) partyEvents(party string, from, to int64) []int {
+	return window(t.tr, t.byParty[party], from, to)
+}
+
+func window(tr *sim.Trace, idx []int, from, to int64) []int {
+	lo := sort.Search(len(idx), func(i int) bool { return tr.Events[idx[i]].T >= from })
+	hi := sort.Search(len(idx), func(i int) bool { return tr.Events[idx[i]].T > to })
+	if lo >= hi {
+		return nil
+	}
+	return idx[lo:hi]
+}
+
+// holdGrants lists, by site, the grants a hold counted on: those its
+// acquire created; failing that, the holder's grants still live when the
+// acquire began (a reentry, or an earlier acquire whose reply was lost).
+func (t *truth) holdGrants(h hold) map[string]*grant {
+	if gs, ok := t.held[h.Acquire.ID]; ok {
+		return gs
+	}
+	gs := t.countedOn(h)
+	t.held[h.Acquire.ID] = gs
+	return gs
+}
+
+func (t *truth) countedOn(h hold) map[string]*grant {
+	made, adopted := map[string]*grant{}, map[string]*grant{}
+	for _, s := range t.sites[h.Key] {
+		gs := t.bySite[[3]string{h.Client, h.Key, s}]
+		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
+		if n == 0 {
+			continue
+		}
+		g := gs[n-1]
+		switch {
+		case g.T >= h.Acquire.Call:
+			made[s] = g
+		case g.EndT >= h.Acquire.Call:
+			adopted[s] = g
+		}
+	}
+	if len(made) > 0 {
+		return made
+	}
+	return adopted
+}
+
+// liveAt counts the sites where client's latest grant on key was live at.
+func (t *truth) liveAt(client, key string, at int64) int {
+	n := 0
+	for _, s := range t.sites[key] {
+		gs := t.bySite[[3]string{client, key, s}]
+		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > at })
+		if i > 0 && gs[i-1].EndT > at {
+			n++
+		}
+	}
+	return n
+}
+
+// quorum is how many sites a holder of key must keep: a majority of the
+// sites the key was ever granted on.
+func (t *truth) quorum(key string) int { return len(t.sites[key])/2 + 1 }
+
+// retryOf returns the retry event behind command event i when its client
+// had sent the same command before and that first run reached the node
+// too: the command ran twice. -1 otherwise.
+func (t *truth) retryOf(i int) int {
+	e := t.tr.Events[i]
+	idx := t.byClient[e.Client]
+	k := sort.SearchInts(idx, i)
+	retry := -1
+	for j := k - 1; j >= 0; j-- {
+		p := t.tr.Events[idx[j]]
+		switch p.Kind {
+		case sim.EvRetry:
+			if retry < 0 {
+				retry = idx[j]
+			}
+		case sim.EvCommand, sim.EvService:
+			same := p.Party == e.Party && strings.Join(p.Args, "\x00") == strings.Join(e.Args, "\x00") &&
+				t.opAt(e.Client, e.Key, p.T) == t.opAt(e.Client, e.Key, e.T)
+			if retry >= 0 && same {
+				return retry
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// unknownOutcome reports an operation the client never learned the
+// outcome of.
+func unknownOutcome(op sim.Op) bool {
+	return op.Open() || strings.HasPrefix(op.Result, model.ResError)
+}

@@ -1,0 +1,101 @@
+package checker
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// commandTTL reads the TTL a command sets, as a duration, when it sets one
+// and succeeded. Scripts are read from their text: a script that calls
+// pexpire (or sets PX) takes its last numeric ARGV as milliseconds, one
+// that calls expire (or sets EX) as seconds. A script's reply does not say
+// whether it set the TTL: callers trust scripts of the key's owner only.
+func commandTTL(e sim.Event, scripts map[string]string) (time.Duration, bool) {
+	a := e.Args
+	if len(a) < 2 || strings.HasPrefix(e.Reply, "(error)") || e.Reply == "(nil)" || e.Reply == "(integer) 0" {
+		return 0, false
+	}
+	switch strings.ToUpper(a[0]) {
+	case "SET", "GETEX":
+		for i := 2; i+1 < len(a); i++ {
+			switch strings.ToUpper(a[i]) {
+			case "EX":
+				return num(a[i+1], time.Second)
+			case "PX":
+				return num(a[i+1], time.Millisecond)
+			}
+		}
+	case "SETEX":
+		return num(a[2], time.Second)
+	case "PSETEX":
+		return num(a[2], time.Millisecond)
+	case "EXPIRE":
+		return num(a[2], time.Second)
+	case "PEXPIRE":
+		return num(a[2], time.Millisecond)
+	case "EVAL", "EVALSHA":
+		return scriptTTL(a, scripts)
+	}
+	return 0, false
+}
+
+func scriptTTL(a []string, scripts map[string]string) (time.Duration, bool) {
+	if len(a) < 3 {
+		return 0, false
+	}
+	body := strings.ToLower(scripts[strings.TrimPrefix(a[1], "sha1:")])
+	unit := time.Duration(0)
+	switch {
+	case strings.Contains(body, "pexpire"), strings.Contains(body, "'px'"), strings.Contains(body, `"px"`):
+		unit = time.Millisecond
+	case strings.Contains(body, "expire"), strings.Contains(body, "'ex'"), strings.Contains(body, `"ex"`):
+		unit = time.Second
+	default:
+		return 0, false
+	}
+	nk, err := strconv.Atoi(a[2])
+	if err != nil || 3+nk > len(a) {
+		return 0, false
+	}
+	argv := a[3+nk:]
+	for i := len(argv) - 1; i >= 0; i-- {
+		if d, ok := num(argv[i], unit); ok {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+func isScript(e sim.Event) bool {
+	if len(e.Args) == 0 {
+		return false
+	}
+	switch strings.ToUpper(e.Args[0]) {
+	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL":
+		return true
+	}
+	return false
+}
+
+func num(s string, unit time.Duration) (time.Duration, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, false
+	}
+	return time.Duration(v) * unit, true
+}
+
+// isExpireCommand reports a plain TTL renewal that hit an existing key.
+func isExpireCommand(e sim.Event) bool {
+	if len(e.Args) == 0 || e.Reply != "(integer) 1" {
+		return false
+	}
+	switch strings.ToUpper(e.Args[0]) {
+	case "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT":
+		return true
+	}
+	return false
+}

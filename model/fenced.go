@@ -1,0 +1,68 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// WriteInput is one write to a fenced storage on Key, carrying the
+// writer's fencing token.
+type WriteInput struct {
+	Key   string
+	Token int64
+}
+
+func (in WriteInput) partitionKey() string { return in.Key }
+
+// WriteOutput says whether the storage accepted the write.
+type WriteOutput struct {
+	Accepted bool
+	Unknown  bool
+}
+
+// FencedRegister checks a storage that accepts a write only with a token
+// not lower than the highest it accepted before, and rejects the others.
+// The state is that highest token. Partitioned by key.
+func FencedRegister() porcupine.Model {
+	return (&porcupine.NondeterministicModel{
+		Partition: partitionByKey,
+		Init:      func() []any { return []any{int64(math.MinInt64)} },
+		Step: func(state, input, output any) []any {
+			hi := state.(int64)
+			in := input.(WriteInput)
+			out := output.(WriteOutput)
+			fresh := in.Token >= hi
+			switch {
+			case out.Unknown && fresh:
+				return []any{hi, in.Token}
+			case out.Unknown:
+				return []any{hi}
+			case out.Accepted && fresh:
+				return []any{in.Token}
+			case !out.Accepted && !fresh:
+				return []any{hi}
+			}
+			return nil
+		},
+		Equal: func(a, b any) bool { return a.(int64) == b.(int64) },
+		DescribeOperation: func(input, output any) string {
+			in, out := input.(WriteInput), output.(WriteOutput)
+			res := ResRejected
+			switch {
+			case out.Unknown:
+				res = "?"
+			case out.Accepted:
+				res = ResOK
+			}
+			return fmt.Sprintf("write(token %d) -> %s", in.Token, res)
+		},
+		DescribeState: func(state any) string {
+			if state.(int64) == math.MinInt64 {
+				return "no write accepted"
+			}
+			return fmt.Sprintf("highest token %d", state.(int64))
+		},
+	}).ToModel()
+}

@@ -1,0 +1,48 @@
+package model
+
+import (
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// keyed is implemented by every input type: the key its model partitions on.
+type keyed interface{ partitionKey() string }
+
+func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
+	return partition(history, func(in any) string {
+		if k, ok := in.(keyed); ok {
+			return k.partitionKey()
+		}
+		return ""
+	})
+}
+
+// partition splits a history by key, in first-seen order.
+func partition(history []porcupine.Operation, key func(any) string) [][]porcupine.Operation {
+	idx := map[string]int{}
+	var out [][]porcupine.Operation
+	for _, op := range history {
+		k := key(op.Input)
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], op)
+	}
+	return out
+}
+
+// ProcessOf is the process part of a client name ("c1/t1" -> "c1").
+func ProcessOf(client string) string {
+	p, _, _ := strings.Cut(client, "/")
+	return p
+}
+
+// sameHolder reports whether renewer may act for owner: the same thread,
+// or another thread of its process (a watchdog).
+func sameHolder(owner, renewer string) bool {
+	return owner == renewer || ProcessOf(owner) == ProcessOf(renewer)
+}

@@ -1,0 +1,79 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Reentrant is the state of a reentrant mutex: its owner and how many
+// times the owner acquired it without releasing.
+type Reentrant struct {
+	Owner string
+	Count int
+}
+
+// ReentrantMutex is the mutex of Redisson's RLock: the owner may acquire
+// again (the count goes up) and each release takes one back; the lock is
+// free when the count reaches zero. A crash frees it at once. Inputs and
+// outputs as Mutex; partitioned by key.
+func ReentrantMutex() porcupine.Model {
+	return (&porcupine.NondeterministicModel{
+		Partition: partitionByKey,
+		Init:      func() []any { return []any{Reentrant{}} },
+		Step: func(state, input, output any) []any {
+			s := state.(Reentrant)
+			in := input.(LockInput)
+			out := output.(LockOutput)
+			switch {
+			case in.Acquire:
+				next, legal := reacquire(s, in.Owner)
+				switch {
+				case out.Unknown && legal:
+					return []any{s, next}
+				case out.Unknown || !out.OK:
+					return []any{s}
+				case legal:
+					return []any{next}
+				}
+				return nil
+			case in.Renew:
+				if out.OK && !out.Unknown && !sameHolder(s.Owner, in.Owner) {
+					return nil
+				}
+				return []any{s}
+			case in.Crash:
+				if s.Owner == in.Owner {
+					return []any{Reentrant{}}
+				}
+				return nil
+			}
+			if s.Owner != in.Owner {
+				return nil
+			}
+			if s.Count <= 1 {
+				return []any{Reentrant{}}
+			}
+			return []any{Reentrant{Owner: s.Owner, Count: s.Count - 1}}
+		},
+		Equal:             func(a, b any) bool { return a.(Reentrant) == b.(Reentrant) },
+		DescribeOperation: describeLock,
+		DescribeState: func(state any) string {
+			s := state.(Reentrant)
+			if s.Owner == "" {
+				return "free"
+			}
+			return fmt.Sprintf("held by %s (count %d)", s.Owner, s.Count)
+		},
+	}).ToModel()
+}
+
+func reacquire(s Reentrant, owner string) (Reentrant, bool) {
+	switch s.Owner {
+	case "":
+		return Reentrant{Owner: owner, Count: 1}, true
+	case owner:
+		return Reentrant{Owner: owner, Count: s.Count + 1}, true
+	}
+	return s, false
+}
