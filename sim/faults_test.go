@@ -317,3 +317,25 @@ func TestBadFaultsAreErrors(t *testing.T) {
 		}
 	}
 }
+
+// A long TTL on a drifting node used to overflow the conversion to true
+// time and hang the run.
+func TestLongTTLOnDriftingNodeEnds(t *testing.T) {
+	w := New(Config{Seed: 14, Network: DefaultNetwork, Horizon: 4 * time.Hour})
+	w.AddNode("redis")
+	w.Inject(Fault{Kind: FaultClockDrift, Target: "redis", AtMs: 0, Value: 1000})
+	w.AddProcess("c1").Go("main", func(th *Thread) {
+		th.Call("redis", "SET", "k", "v", "EX", "10800")
+		th.Sleep(4 * time.Hour)
+	})
+	done := make(chan error, 1)
+	go func() { _, err := w.Run(); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not end")
+	}
+}

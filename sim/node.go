@@ -273,7 +273,13 @@ func (n *Node) scheduleTick() {
 	if next == 0 {
 		return
 	}
-	n.w.schedule(n.w.now+max(n.Clock.TrueSpan(next), 1), nil, func() {
+	// The tick must not land before the node's clock reaches the expiry:
+	// one that finds the key still there would reschedule at once, forever.
+	at := n.w.now + max(n.Clock.TrueSpan(next), 1)
+	for n.Clock.Read(at) < n.last+next {
+		at++
+	}
+	n.w.schedule(at, nil, func() {
 		if gen != n.tickGen {
 			return
 		}

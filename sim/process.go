@@ -19,7 +19,8 @@ func (c Clock) Read(now time.Duration) time.Duration {
 }
 
 // TrueSpan converts a span measured on this clock to true time, rounding
-// up so that the clock has surely covered d by then.
+// up so that the clock has surely covered d by then, without overflowing
+// for long spans.
 func (c Clock) TrueSpan(d time.Duration) time.Duration {
 	if c.DriftPPM == 0 || d <= 0 {
 		return d
@@ -28,7 +29,8 @@ func (c Clock) TrueSpan(d time.Duration) time.Duration {
 	if rate <= 0 {
 		rate = 1
 	}
-	return time.Duration((int64(d)*1_000_000 + rate - 1) / rate)
+	q, r := int64(d)/rate, int64(d)%rate
+	return time.Duration(q*1_000_000 + (r*1_000_000+rate-1)/rate)
 }
 
 // Process is one application instance: a clock, threads, and a state
