@@ -213,19 +213,22 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 // eval316 sends a 3.16 script; with replicas it is a batch followed by
 // WAIT <replicas> 1000, whose count 3.16 ignores.
 func (l *rlock) eval316(t *sim.Thread, script string, keys []string, args ...string) (sim.Reply, error) {
-	cmd := append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...)
-	r, err := t.Call(l.node, append(cmd, args...)...)
-	if err != nil {
-		return r, err
-	}
+	cmd := append(append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...), args...)
+	var r sim.Reply
 	if n := replicas(t); n > 0 {
-		// The batch fails when either command does; the WAIT count
-		// itself is not checked.
-		w, err := t.Call(l.node, "WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout)
-		if err == nil && w.IsErr() {
-			err = errorReply(w)
-		}
+		// One batch, retried as a whole: the batch fails when either
+		// command does; the WAIT count itself is not checked.
+		rs, err := t.Pipeline(l.node, cmd, []string{"WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout})
 		if err != nil {
+			return sim.Reply{}, err
+		}
+		if rs[1].IsErr() {
+			return rs[0], errorReply(rs[1])
+		}
+		r = rs[0]
+	} else {
+		var err error
+		if r, err = t.Call(l.node, cmd...); err != nil {
 			return r, err
 		}
 	}

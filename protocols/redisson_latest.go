@@ -106,30 +106,32 @@ func latchTimeout(t *sim.Thread) string {
 func (l *rlock) synced(t *sim.Thread, noRetry bool, script string, keys []string, args ...string) (sim.Reply, error) {
 	cmd := append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...)
 	cmd = append(cmd, args...)
-	var r sim.Reply
-	var err error
+	cfg := t.Process().Client
 	if noRetry {
-		r, err = callNoRetry(t, l.node, cmd...)
-	} else {
-		r, err = t.Call(l.node, cmd...)
+		cfg.Retries = 0
 	}
-	if err != nil {
+	n := replicas(t)
+	if n == 0 {
+		r, err := t.CallWith(cfg, l.node, cmd...)
+		if err == nil && r.IsErr() {
+			err = errorReply(r)
+		}
 		return r, err
 	}
+	// The script and the WAIT go as one batch, retried as a whole.
+	rs, err := t.PipelineWith(cfg, l.node, cmd, []string{"WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout})
+	if err != nil {
+		return sim.Reply{}, err
+	}
+	r, w := rs[0], rs[1]
 	if r.IsErr() {
 		return r, errorReply(r)
 	}
-	if n := replicas(t); n > 0 {
-		w, err := t.Call(l.node, "WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout)
-		if err == nil && w.IsErr() {
-			err = errorReply(w)
-		}
-		if err != nil {
-			return r, err
-		}
-		if w.Kind == ':' && w.Int == 0 {
-			return r, ErrNoSyncedSlaves
-		}
+	if w.IsErr() {
+		return r, errorReply(w)
+	}
+	if w.Kind == ':' && w.Int == 0 {
+		return r, ErrNoSyncedSlaves
 	}
 	return r, nil
 }

@@ -50,6 +50,61 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 	})
 }
 
+// Pipeline sends cmds to node as one batch (a pipeline, or Redisson's
+// command batch): they travel together, run one after the other on
+// arrival, and their replies come back together. A retry resends the
+// whole batch, to the master the process knows then.
+func (t *Thread) Pipeline(node string, cmds ...[]string) ([]Reply, error) {
+	return t.PipelineWith(t.p.Client, node, cmds...)
+}
+
+// PipelineWith is Pipeline with another timeout and retry policy.
+func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) ([]Reply, error) {
+	if node != Master && t.w.nodes[node] == nil {
+		return nil, ErrUnknownParty
+	}
+	if len(cmds) == 0 {
+		return nil, nil
+	}
+	what := strings.ToUpper(cmds[0][0])
+	for _, c := range cmds[1:] {
+		what += "+" + strings.ToUpper(c[0])
+	}
+	route := func() string {
+		if node == Master {
+			return t.p.master()
+		}
+		return node
+	}
+	r, err := t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
+		n := t.w.nodes[to]
+		if n.down {
+			n.w.rec.event(Event{Kind: EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			return
+		}
+		out := make([]Reply, len(cmds))
+		var run func(i int)
+		run = func(i int) {
+			if i == len(cmds) {
+				reply(Reply{Kind: '*', Array: out})
+				return
+			}
+			n.exec(t, cmds[i], func(r Reply) {
+				out[i] = r
+				if n.down { // the node crashed while a WAIT was pending
+					return
+				}
+				run(i + 1)
+			})
+		}
+		run(0)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.Array, nil
+}
+
 // Request sends a request to a service (a database, a storage) and waits
 // for its answer. A database driver does not retry: one attempt, with the
 // world's command timeout.

@@ -34,6 +34,7 @@ func commands() []command {
 		{"explore", "run many seeds on all cores; violations by cause, first trace of each saved", "locksim explore --protocol setnx-del --faults gc-pause --runs 10000 --out out/", cmdExplore},
 		{"shrink", "make a failing trace's scenario minimal, keeping its cause", "locksim shrink out/mutual-exclusion-premature-expiry.json -o min.json", cmdShrink},
 		{"merge", "combine the summaries of sharded explore runs", "locksim merge shard1/ shard2/", cmdMerge},
+		{"matrix", "run every protocol under every fault kind: safe, or unsafe with the first failing seed", "locksim matrix --runs 20", cmdMatrix},
 		{"list", "list protocols, workloads, faults and scenarios", "locksim list --json", cmdList},
 		{"help", "show this help", "locksim help", nil},
 	}

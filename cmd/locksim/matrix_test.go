@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/traces"
+)
+
+func TestMatrixPrintsTableAndFirstFailures(t *testing.T) {
+	code, out, errs := runCLI("matrix", "--runs", "3", "--protocols", "setnx-lua-del,local-mutex", "--faults", "none,gc-pause")
+	if code != exitViolation {
+		t.Fatalf("exit %d, want 1 (local-mutex is unsafe)\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"protocol", "none", "gc-pause",
+		"local-mutex", "unsafe@0",
+		"setnx-lua-del", "safe",
+		"first failures:", "local-mutex / none, seed 0: mutual-exclusion: local-lock-only",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestMatrixJSON(t *testing.T) {
+	code, out, _ := runCLI("matrix", "--json", "--runs", "2", "--protocols", "setnx-lua-del", "--faults", "none")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var m traces.Matrix
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	c, ok := m.Cell("setnx-lua-del", "none")
+	if !ok || c.Verdict != traces.CellSafe || m.Runs != 2 || m.Workload != "unique-name" {
+		t.Fatalf("matrix %+v", m)
+	}
+}
+
+func TestMatrixBadInputExitsTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"matrix", "--runs", "0"},
+		{"matrix", "--protocols", "nope"},
+		{"matrix", "--faults", "meteor"},
+		{"matrix", "--workload", "nope"},
+		{"matrix", "--clients", "0"},
+		{"matrix", "extra"},
+		{"matrix", "--bogus"},
+	} {
+		code, _, stderr := runCLI(args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+		if lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "locksim matrix") {
+			t.Errorf("%v: stderr %q, want one line", args, stderr)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package traces
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
+)
+
+// expectedCell is a pinned verdict of the safety matrix on the default
+// workload (unique-name: three clients register the same four names,
+// each with a re-check and 5 s of work under the lock), argued from the
+// protocol's source, not copied from a run.
+type expectedCell struct {
+	protocol, fault, verdict string
+}
+
+// The arguments, column by column.
+//
+// none: every lease is longer than the 5 s critical section (setnx-lua-del,
+// setnx-get-del, setnx-watch-del and redislock-go 10 s, redlock 8 s minus
+// 1 % drift, the others 30 s or 60 s), so without faults no key expires
+// under its holder, and every release only removes the caller's own key
+// (setnx-del's unconditional DEL included: its own key is still there).
+// local-mutex is the exception: a JVM monitor excludes threads of one
+// process only, so two clients that both found the name absent insert it
+// twice.
+//
+// gc-pause: half the generated pauses last half a lease to two leases, so
+// some outlast the lease of a client that holds the lock; nothing a
+// paused process runs can renew it (Redisson's watchdog and the seed's
+// daemon are threads of the same process), the key expires, the next
+// client takes it and both work. Unsafe for every lease-based lock;
+// redlock re-checks validity only while acquiring, so a pause after that
+// breaks it too. fenced is unsafe as well: the database rejects an INSERT
+// whose token is lower than one it has already accepted, but reads carry
+// no token, so when the paused holder (older token) resumes and inserts
+// before the new holder (newer token) does, both inserts are accepted
+// after both found the name absent.
+//
+// failover (replicated topology; n/a for the independent-masters locks):
+// the generator crashes the master while replication lags, so keys the
+// master acknowledged are lost on promotion. But the sentinel declares the
+// master down only after down-after (5 s) and clients learn of the new
+// master up to 1 s later, while a holder's critical section lasts 5 s from
+// its acquisition: every holder of a lost key has reached its release (the
+// end of its hold) before anyone can take the key on the promoted
+// replica. Redisson 3.16 and newer Redisson wait for replicas (WAIT) after
+// each script, which only narrows this further. Safe, except local-mutex.
+//
+// clock-jump: two of three jumps hit a Redis node, forward by half a lease
+// to two leases in three cases out of four. TTLs follow the node's clock,
+// so a forward jump expires a holder's key at once, and no single-master
+// protocol notices. Whether another client then takes the key depends on
+// how it waits. Clients that poll take it at their next attempt while the
+// holder works: unsafe for the SET NX locks (the user retries every
+// 500 ms), Spring's registry (a 100 ms spin) and redislock (the user
+// retries). A Redisson waiter sleeps on its process's pub/sub semaphore
+// for the TTL it read before the jump and retries only on an unlock
+// message or when that TTL has passed: the jump tells it nothing, and in
+// this workload every waiter of a name is already asleep when the holder
+// takes it (the clients reach each name together), so the next attempt
+// follows the holder's unlock message. Safe for redisson, its tryLock
+// (whose 5 s wait ends with the holder's 5 s of work), redisson-latest and
+// fenced (the same wait loop). One jump touches one of redlock's five
+// masters or one of the multilock's three: redlock still needs three keys
+// and the multilock all three, which the jumped node alone cannot grant.
+// A jump of a client process moves only Java's wall clock (Redisson's
+// tryLock accounting), not Go's monotonic clock (redsync's validity).
+//
+// reply-loss: lost replies make clients time out. A lost acquire reply
+// leaves an orphan key until its TTL (lost progress, not exclusion);
+// retries of non-idempotent scripts (Redisson 3.16's acquire and unlock,
+// go-redis's obtain) run twice, which adds a reentrant hold, answers
+// IllegalMonitorState, or is recognised by the token (obtain.lua, the
+// unlock latch) but never grants a lock that another client holds, and
+// every compare-and-delete checks the owner. Safe, except local-mutex.
+var expectedMatrix = func() []expectedCell {
+	var out []expectedCell
+	single := []string{"setnx-del", "setnx-lua-del", "setnx-get-del", "setnx-watch-del", "setnx-daemon-renew",
+		"redisson", "redisson-trylock", "redisson-latest", "redislock-go", "spring-registry"}
+	multi := []string{"redlock", "redlock-unchecked", "redisson-multilock"}
+	add := func(fault, verdict string, ps ...string) {
+		for _, p := range ps {
+			out = append(out, expectedCell{p, fault, verdict})
+		}
+	}
+	for _, f := range []string{"none", "gc-pause", "failover", "clock-jump", "reply-loss"} {
+		add(f, CellUnsafe, "local-mutex")
+	}
+	add("none", CellSafe, single...)
+	add("none", CellSafe, multi...)
+	add("none", CellSafe, "fenced")
+	add("gc-pause", CellUnsafe, single...)
+	add("gc-pause", CellUnsafe, multi...)
+	add("gc-pause", CellUnsafe, "fenced")
+	add("failover", CellSafe, single...)
+	add("failover", CellSafe, "fenced")
+	add("failover", CellNA, multi...)
+	add("clock-jump", CellUnsafe, "setnx-del", "setnx-lua-del", "setnx-get-del", "setnx-watch-del",
+		"setnx-daemon-renew", "redislock-go", "spring-registry")
+	add("clock-jump", CellSafe, "redisson", "redisson-trylock", "redisson-latest", "fenced")
+	add("clock-jump", CellSafe, multi...)
+	add("reply-loss", CellSafe, single...)
+	add("reply-loss", CellSafe, multi...)
+	add("reply-loss", CellSafe, "fenced")
+	return out
+}()
+
+// simDeviations are cells where the sim currently disagrees with the
+// argued verdict for a reason outside the protocol, named here; the test
+// reports them instead of failing. Remove an entry when its cause is
+// fixed: the cell is then checked like the others.
+var simDeviations = map[[2]string]string{}
+
+// unsafeBudget bounds the seeds searched for an expected failure (the
+// search stops at the first); safeRuns is how many seeds an expected
+// safe cell must survive.
+const unsafeBudget = 60
+
+func safeRuns() int {
+	if testing.Short() || raceEnabled {
+		return 6
+	}
+	return 30
+}
+
+// TestMatrixPinnedVerdicts pins every protocol's verdict under none,
+// gc-pause, failover, clock-jump and reply-loss; a fault kind the
+// generator does not know yet is skipped. A cell that flips fails.
+func TestMatrixPinnedVerdicts(t *testing.T) {
+	byFault := map[string][]expectedCell{}
+	var faults []string
+	for _, e := range expectedMatrix {
+		if e.fault != "none" && !slices.Contains(protocols.FaultKinds, e.fault) {
+			continue
+		}
+		if len(byFault[e.fault]) == 0 {
+			faults = append(faults, e.fault)
+		}
+		byFault[e.fault] = append(byFault[e.fault], e)
+	}
+	for _, p := range protocols.Protocols() {
+		for _, f := range faults {
+			if !slices.ContainsFunc(byFault[f], func(e expectedCell) bool { return e.protocol == p.Name }) {
+				t.Errorf("no pinned verdict for %s under %s", p.Name, f)
+			}
+		}
+	}
+	for _, f := range faults {
+		t.Run(f, func(t *testing.T) {
+			var unsafe, safe []string
+			want := map[string]string{}
+			for _, e := range byFault[f] {
+				want[e.protocol] = e.verdict
+				if e.verdict == CellUnsafe {
+					unsafe = append(unsafe, e.protocol)
+				} else {
+					safe = append(safe, e.protocol)
+				}
+			}
+			check := func(ps []string, runs int) {
+				if len(ps) == 0 {
+					return
+				}
+				m, err := RunMatrix(MatrixOptions{Protocols: ps, Faults: []string{f}, Runs: runs})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range ps {
+					c, _ := m.Cell(p, f)
+					if c.Verdict == want[p] {
+						continue
+					}
+					got := c.Verdict
+					if c.Seed != nil {
+						got += " at seed " + strconv.FormatUint(*c.Seed, 10) + " (" + c.Cause + "): " + c.Replay
+					}
+					if why, ok := simDeviations[[2]string{p, f}]; ok {
+						t.Logf("%s under %s: argued %s, sim says %s; known deviation: %s", p, f, want[p], got, why)
+						continue
+					}
+					t.Errorf("%s under %s: want %s, got %s", p, f, want[p], got)
+				}
+			}
+			check(unsafe, unsafeBudget)
+			check(safe, safeRuns())
+		})
+	}
+}
+
+// TestMatrixDoesNotDependOnScheduling runs one small matrix with one
+// worker and with four: the verdicts, seeds and causes are the same.
+func TestMatrixDoesNotDependOnScheduling(t *testing.T) {
+	opt := MatrixOptions{Protocols: []string{"setnx-del", "setnx-lua-del", "local-mutex"},
+		Faults: []string{"none", "gc-pause"}, Runs: 8}
+	opt.Workers = 1
+	a, err := RunMatrix(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Workers = 4
+	b, err := RunMatrix(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Text() != b.Text() {
+		t.Fatalf("one worker:\n%s\nfour workers:\n%s", a.Text(), b.Text())
+	}
+	if c, _ := a.Cell("local-mutex", "none"); c.Verdict != CellUnsafe || *c.Seed != 0 || !strings.Contains(c.Cause, checker.CauseLocalLockOnly) {
+		t.Fatalf("local-mutex/none: %+v", c)
+	}
+}
+
+func TestMatrixMarksFaultsOutsideTheTopology(t *testing.T) {
+	m, err := RunMatrix(MatrixOptions{Protocols: []string{"redlock"}, Faults: []string{"failover"}, Runs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := m.Cell("redlock", "failover"); c.Verdict != CellNA {
+		t.Fatalf("redlock under failover: %+v, want n/a (independent masters have no replicas)", c)
+	}
+}
+
+func TestMatrixRejectsUnknownNames(t *testing.T) {
+	for _, opt := range []MatrixOptions{
+		{Protocols: []string{"nope"}},
+		{Faults: []string{"meteor"}},
+		{Workload: "nope"},
+	} {
+		if _, err := RunMatrix(opt); err == nil {
+			t.Errorf("%+v: no error", opt)
+		}
+	}
+}
+
+func TestJudgeIgnoresMutualExclusionOfAFencedLockOnly(t *testing.T) {
+	r := checker.Report{Violations: []checker.Violation{{Property: checker.PropMutex, Cause: checker.CausePrematureExpiry}}}
+	if unsafe, _, _ := Judge(r, false); !unsafe {
+		t.Fatal("a mutual-exclusion violation of an unfenced lock is unsafe")
+	}
+	if unsafe, _, _ := Judge(r, true); unsafe {
+		t.Fatal("a fenced lock held twice is not unsafe by itself")
+	}
+	r.Damage.DuplicateInserts = 1
+	if unsafe, cause, _ := Judge(r, true); !unsafe || cause != "damage" {
+		t.Fatal("harm to the data is unsafe even with a fence")
+	}
+	r = checker.Report{Damage: checker.Damage{StaleWritesAccepted: 2, StaleWritesRejected: 1}}
+	if unsafe, _, _ := Judge(r, true); unsafe {
+		t.Fatal("stale writes that harmed nothing are not unsafe by themselves")
+	}
+}
