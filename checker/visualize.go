@@ -22,11 +22,12 @@ func (res *Result) WriteLinearization(w io.Writer) error {
 	return porcupine.Visualize(escaped(res.lockModel), info, w)
 }
 
-// escaped wraps a model so that every description it gives the page is
-// HTML-escaped: the page inserts some of them as markup.
+// escaped wraps a model so that the state descriptions it gives the page
+// are HTML-escaped: porcupine 1.3.1 inserts those (and operation metadata,
+// left empty) as markup in its tooltips, while operation descriptions,
+// tags and annotation texts are set as text and must stay unescaped.
 func escaped(m porcupine.Model) porcupine.Model {
-	op, st := m.DescribeOperation, m.DescribeState
-	m.DescribeOperation = func(in, out any) string { return html.EscapeString(op(in, out)) }
+	st := m.DescribeState
 	m.DescribeState = func(s any) string { return html.EscapeString(st(s)) }
 	m.DescribeOperationMetadata = func(any) string { return "" }
 	return m
@@ -84,9 +85,9 @@ func faultAnnotations(tr *sim.Trace) []porcupine.Annotation {
 			continue
 		}
 		out = append(out, porcupine.Annotation{
-			Tag: html.EscapeString(tag), Start: e.T, End: end, BackgroundColor: col,
-			Description: html.EscapeString(desc),
-			Details:     html.EscapeString(fmt.Sprintf("%s at %s", desc, fmtMs(e.T))),
+			Tag: tag, Start: e.T, End: end, BackgroundColor: col,
+			Description: desc,
+			Details:     fmt.Sprintf("%s at %s", desc, fmtMs(e.T)),
 		})
 	}
 	return out

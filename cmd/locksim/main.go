@@ -31,10 +31,11 @@ func commands() []command {
 	return []command{
 		{"run", "run one scenario, check it, explain violations", "locksim run --protocol setnx-del --faults gc-pause --seed 7", cmdRun},
 		{"replay", "re-run a trace file's scenario and verify its hash", "locksim replay out/trace.json", cmdReplay},
+		{"view", "write a trace file's HTML timeline (self-contained, with porcupine's linearization)", "locksim view out/trace.json -o out/trace.html", cmdView},
+		{"matrix", "run every protocol under every fault kind: safe, or unsafe with the first failing seed", "locksim matrix --runs 20", cmdMatrix},
 		{"explore", "run many seeds on all cores; violations by cause, first trace of each saved", "locksim explore --protocol setnx-del --faults gc-pause --runs 10000 --out out/", cmdExplore},
 		{"shrink", "make a failing trace's scenario minimal, keeping its cause", "locksim shrink out/mutual-exclusion-premature-expiry.json -o min.json", cmdShrink},
 		{"merge", "combine the summaries of sharded explore runs", "locksim merge shard1/ shard2/", cmdMerge},
-		{"matrix", "run every protocol under every fault kind: safe, or unsafe with the first failing seed", "locksim matrix --runs 20", cmdMatrix},
 		{"list", "list protocols, workloads, faults and scenarios", "locksim list --json", cmdList},
 		{"help", "show this help", "locksim help", nil},
 	}

@@ -113,8 +113,9 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 		}
 	}
 	if out.html != "" {
+		// The timeline, with porcupine's linearization as its second tab.
 		var buf bytes.Buffer
-		if err := o.Result.WriteLinearization(&buf); err != nil {
+		if err := traces.WriteOutcomeView(&buf, o); err != nil {
 			return usageErr(stderr, "run", fmt.Errorf("--html: %v", err))
 		}
 		if err := traces.WriteAtomic(out.html, buf.Bytes()); err != nil {
@@ -193,13 +194,32 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 		fmt.Fprintf(w, "  %s: %s on %s, %s, at t=%.1f s\n    %s\n",
 			v.Property, cause, v.Key, strings.Join(v.Clients, " and "), v.AtMs/1000, v.Explanation)
 	}
-	d := f.Report.Damage
-	if d.Total() > 0 {
-		fmt.Fprintf(w, "  damage: %d duplicate inserts, %d lost updates, %d oversold units\n",
-			d.DuplicateInserts, d.LostUpdates, d.OversoldUnits)
+	if line := damageLine(f.Report.Damage); line != "" {
+		fmt.Fprintf(w, "  damage: %s\n", line)
 	}
 	fmt.Fprintf(w, "  %d events, %d redis commands, %.1f s simulated in %d ms; trace %s\n",
 		f.Trace.Stats.Events, f.Trace.Stats.RedisCommands, float64(f.Trace.Stats.SimNs)/1e9,
 		o.Wall.Milliseconds(), f.TraceSHA256[:16])
 	fmt.Fprintf(w, "  replay: %s\n", replay)
+}
+
+// damageLine lists the non-zero damage counts, harm first.
+func damageLine(d checker.Damage) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{
+		{d.DuplicateInserts, "duplicate inserts"},
+		{d.LostUpdates, "lost updates"},
+		{d.OversoldUnits, "oversold units"},
+		{d.LostElements, "lost set elements"},
+		{d.StaleWritesAccepted, "stale writes accepted"},
+		{d.StaleWritesRejected, "stale writes rejected by fencing"},
+	} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,0 +1,405 @@
+package traces
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"html"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
+)
+
+func runReference(t *testing.T, name string) *Outcome {
+	t.Helper()
+	ref, err := LookupReference(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Execute(ref.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func laneNames(vm *viewModel) []string {
+	var out []string
+	for _, l := range vm.Lanes {
+		out = append(out, l.Kind+":"+l.Name)
+	}
+	return out
+}
+
+// TestViewModelPauseNoFencing checks what the timeline of the reference
+// timeline says: c1 holds the lock past its lease because of the pause,
+// c2 holds it inside its own, and the violation points at both holds.
+func TestViewModelPauseNoFencing(t *testing.T) {
+	o := runReference(t, "pause-no-fencing")
+	vm := buildView(o.File)
+
+	if got, want := strings.Join(laneNames(vm), " "), "thread:c1/t1 thread:c2/t1 node:redis service:db"; got != want {
+		t.Fatalf("lanes %q, want %q", got, want)
+	}
+	if len(vm.Holds) != 2 {
+		t.Fatalf("%d holds, want 2: %+v", len(vm.Holds), vm.Holds)
+	}
+	c1, c2 := vm.Holds[0], vm.Holds[1]
+	if c1.Client != "c1/t1" || c2.Client != "c2/t1" {
+		t.Fatalf("holds by %s and %s", c1.Client, c2.Client)
+	}
+	if len(vm.Keys) != 2 {
+		t.Fatalf("%d key spans on redis, want 2: %+v", len(vm.Keys), vm.Keys)
+	}
+	k1, k2 := vm.Keys[0], vm.Keys[1]
+	if k1.Owner != "c1/t1" || k1.EndHow != sim.KeyExpired || k2.Owner != "c2/t1" || k2.EndHow != sim.KeyDeleted {
+		t.Fatalf("key spans %+v", vm.Keys)
+	}
+	if k1.TTL[0].TTL != 60e9 || k1.End-k1.Start != 60e9 {
+		t.Errorf("c1's key: TTL %d, lifetime %d; want 60 s both", k1.TTL[0].TTL, k1.End-k1.Start)
+	}
+	// c1's lease is its key's life; it believed it held the lock until its
+	// release, 10.8 s after the key expired.
+	if len(c1.Lease) != 1 || c1.Lease[0] != [2]int64{k1.Start, k1.End} {
+		t.Errorf("c1 lease %v, want [%d %d]", c1.Lease, k1.Start, k1.End)
+	}
+	if len(c1.NoLease) != 1 || c1.NoLease[0] != [2]int64{k1.End, c1.End} {
+		t.Errorf("c1 held without lease %v, want [%d %d]", c1.NoLease, k1.End, c1.End)
+	}
+	if len(c2.NoLease) != 0 || len(c2.Lease) != 1 {
+		t.Errorf("c2 lease %v, without lease %v", c2.Lease, c2.NoLease)
+	}
+	var pause *viewShade
+	for i, s := range vm.Shades {
+		if s.Kind == "pause" {
+			pause = &vm.Shades[i]
+		}
+	}
+	if pause == nil || vm.Lanes[pause.Lane].Name != "c1/t1" || pause.End-pause.Start != 70e9 {
+		t.Fatalf("pause shade %+v", pause)
+	}
+	if len(vm.Violations) != 2 {
+		t.Fatalf("%d violations, want 2", len(vm.Violations))
+	}
+	mutex, res := vm.Violations[0], vm.Violations[1]
+	if mutex.Property != checker.PropMutex || len(mutex.Holds) != 2 || mutex.Holds[0] != 0 || mutex.Holds[1] != 1 {
+		t.Errorf("mutex violation holds %v", mutex.Holds)
+	}
+	if mutex.Start > c1.Start || mutex.End < c1.End {
+		t.Errorf("mutex window [%d %d] does not cover c1's hold [%d %d]", mutex.Start, mutex.End, c1.Start, c1.End)
+	}
+	if len(mutex.Events) == 0 {
+		t.Errorf("mutex violation cites no events")
+	}
+	if res.Property != checker.PropResource || len(res.Ops) != 2 {
+		t.Fatalf("resource violation ops %v", res.Ops)
+	}
+	for _, oi := range res.Ops {
+		if op := vm.Ops[oi]; op.Kind != model.OpInsert || op.Key != res.Key {
+			t.Errorf("resource violation points at %+v", op)
+		}
+	}
+	for i, l := range vm.EventLane {
+		if l < 0 {
+			t.Errorf("event %d (%+v) has no lane", i, vm.Events[i])
+		}
+	}
+}
+
+// TestViewModelFaultKinds feeds the model the deployment and fault events
+// of other topologies: replication, promotion, node restarts, clock jumps,
+// partitions, and a key that a promotion lost.
+func faultKindsFile() *File {
+	const s = int64(1e9)
+	acq := func(id int, c string, call, ret int64, res string) sim.Op {
+		return sim.Op{ID: id, Client: c, Process: processOf(c), Kind: model.OpAcquire, Key: "L", Result: res, Call: call, Return: ret}
+	}
+	tr := &sim.Trace{
+		Events: []sim.Event{
+			{T: 1 * s, Kind: sim.EvCommand, Party: "m", Client: "c1/t1", Key: "L", Args: []string{"SET", "L", "v1", "PX", "10000", "NX"}, Reply: "OK", Change: sim.KeyCreated},
+			{T: 2 * s, Kind: sim.EvPartition, Party: "c1<->m", Detail: "partition", DurNs: 5 * s},
+			{T: 2 * s, Kind: sim.EvFault, Party: "r", Detail: "replication-lag: replication 500 ms slower", DurNs: 2 * s},
+			{T: 3 * s, Kind: sim.EvClockJump, Party: "m", DurNs: 2 * s},
+			{T: 4 * s, Kind: sim.EvNodeCrash, Party: "m"},
+			{T: 5 * s, Kind: sim.EvMasterDown, Party: "sentinel", Detail: "m"},
+			{T: 5 * s, Kind: sim.EvPromote, Party: "r", Key: "L", Change: sim.KeyLost},
+			{T: 6 * s, Kind: sim.EvHeal, Party: "c1<->m", Detail: "partition"},
+			{T: 6 * s, Kind: sim.EvCommand, Party: "r", Client: "c2/t1", Key: "L", Args: []string{"SET", "L", "v2", "PX", "10000", "NX"}, Reply: "OK", Change: sim.KeyCreated},
+			{T: 6*s + 1, Kind: sim.EvReplicate, Party: "m2", Key: "L", Change: sim.KeyCreated},
+			{T: 7 * s, Kind: sim.EvNodeStart, Party: "m"},
+			{T: 8 * s, Kind: sim.EvExpire, Party: "r", Key: "L", Change: sim.KeyExpired},
+		},
+		Ops: []sim.Op{
+			acq(0, "c1/t1", 1*s-10, 1*s+10, model.ResOK),
+			acq(1, "c2/t1", 6*s-10, 6*s+10, model.ResOK),
+			{ID: 2, Client: "c2/t1", Process: "c2", Kind: model.OpRelease, Key: "L", Call: 9 * s, Return: -1},
+		},
+		Stats: sim.Stats{SimNs: 10 * s},
+	}
+	return &File{Format: FormatVersion, Scenario: protocols.Scenario{Protocol: "x", Workload: "y"}, Trace: tr,
+		Report: checker.Report{Verdict: checker.VerdictOK}}
+}
+
+func TestViewModelFaultKinds(t *testing.T) {
+	const s = int64(1e9)
+	f := faultKindsFile()
+	vm := buildView(f)
+	if got, want := strings.Join(laneNames(vm), " "), "thread:c1/t1 thread:c2/t1 node:m node:m2 node:r other:sentinel"; got != want {
+		t.Fatalf("lanes %q, want %q", got, want)
+	}
+	// m's key: created at 1 s with 10 s TTL, the clock jumped 2 s at 3 s
+	// (8 s left -> 6 s), the node went down at 4 s and came back at 7 s
+	// without a lost marker: the key comes back.
+	var onM []viewKeySpan
+	for _, k := range vm.Keys {
+		if k.Node == "m" {
+			onM = append(onM, k)
+		}
+	}
+	if len(onM) != 2 || onM[0].EndHow != "node down" || onM[0].End != 4*s || onM[1].Start != 7*s || onM[1].Owner != "c1/t1" {
+		t.Fatalf("spans on m: %+v", onM)
+	}
+	if ttl := onM[0].TTL; len(ttl) != 2 || ttl[1].TTL != 6*s {
+		t.Errorf("TTL points on m %+v, want 10 s then 6 s at the jump", ttl)
+	}
+	for _, k := range vm.Keys {
+		if k.Node == "m2" && k.Owner != "c2/t1" {
+			t.Errorf("replicated key owner %q, want c2/t1 (the latest owner)", k.Owner)
+		}
+		if k.Node == "r" && (k.EndHow != sim.KeyExpired || k.TTL[0].TTL != 2*s) {
+			t.Errorf("key on r: %+v; the expiry must fix its TTL to 2 s", k)
+		}
+	}
+	// c1's lease on m (the only master when it acquired) stops while m is
+	// down and resumes when it comes back with the key; c1 never released.
+	h1 := vm.Holds[0]
+	if h1.Quorum != 1 || len(h1.Lease) != 2 || h1.Lease[0] != [2]int64{1 * s, 4 * s} || h1.Lease[1] != [2]int64{7 * s, 10 * s} {
+		t.Errorf("c1 quorum %d lease %v", h1.Quorum, h1.Lease)
+	}
+	if len(h1.NoLease) != 1 || h1.NoLease[0] != [2]int64{4 * s, 7 * s} {
+		t.Errorf("c1 without lease %v", h1.NoLease)
+	}
+	// c2 acquired on the promoted replica: one serving master suffices.
+	if h2 := vm.Holds[1]; h2.Quorum != 1 || len(h2.NoLease) != 1 || h2.NoLease[0][0] != 8*s {
+		t.Errorf("c2 quorum %d, without lease %v; want 1 and from the expiry at 8 s", h2.Quorum, h2.NoLease)
+	}
+	kinds := map[string]int64{}
+	lanes := map[string][]string{}
+	for _, sh := range vm.Shades {
+		kinds[sh.Kind] = sh.End - sh.Start
+		lanes[sh.Kind] = append(lanes[sh.Kind], vm.Lanes[sh.Lane].Name)
+	}
+	if kinds["partition"] != 4*s || kinds["down"] != 3*s || kinds["fault"] != 2*s {
+		t.Errorf("shades %+v: want a 4 s partition (healed early), 3 s down and a 2 s fault", vm.Shades)
+	}
+	if got := strings.Join(lanes["partition"], " "); got != "c1/t1 m" {
+		t.Errorf("the partition c1<->m shades %q, want both ends", got)
+	}
+}
+
+func TestAtLeast(t *testing.T) {
+	iv := [][2]int64{{0, 10}, {2, 8}, {4, 12}, {20, 30}}
+	if got := atLeast(iv, 2); len(got) != 1 || got[0] != [2]int64{2, 10} {
+		t.Errorf("atLeast 2 = %v", got)
+	}
+	if got := atLeast(iv, 1); len(got) != 2 || got[0] != [2]int64{0, 12} || got[1] != [2]int64{20, 30} {
+		t.Errorf("atLeast 1 = %v", got)
+	}
+	if got := subtract([2]int64{0, 40}, atLeast(iv, 1)); len(got) != 2 || got[0] != [2]int64{12, 20} || got[1] != [2]int64{30, 40} {
+		t.Errorf("subtract = %v", got)
+	}
+	if !naturalLess("c2", "c10") || naturalLess("c10", "c2") || !naturalLess("redis", "redis-1") {
+		t.Error("naturalLess")
+	}
+}
+
+// hostile is a trace whose every string tries to become markup.
+func hostileFile() *File {
+	const evil = `</script><script>document.body.setAttribute("data-pwned","1")</script>` +
+		`<img src=x onerror="document.body.setAttribute('data-pwned','2')">&amp;'"`
+	tr := &sim.Trace{
+		Events: []sim.Event{
+			{T: 1e6, Kind: sim.EvCommand, Party: "redis", Client: "c1/" + evil, Key: "lock" + evil,
+				Args: []string{"SET", "lock" + evil, evil, "EX", "1", "NX"}, Reply: "OK", Change: sim.KeyCreated},
+			{T: 2e6, Kind: sim.EvPause, Party: "c1", Detail: evil, DurNs: 5e6},
+			{T: 3e6, Kind: sim.EvNote, Party: "c1", Client: "c1/" + evil, Detail: evil},
+			{T: 1001e6, Kind: sim.EvExpire, Party: "redis", Key: "lock" + evil, Change: sim.KeyExpired},
+		},
+		Ops: []sim.Op{
+			{ID: 0, Client: "c1/" + evil, Process: "c1", Kind: model.OpAcquire, Key: "lock" + evil, Result: model.ResOK, Call: 0, Return: 2e6},
+			{ID: 1, Client: "c1/" + evil, Process: "c1", Kind: model.OpInsert, Key: evil, Value: evil, Result: evil, Call: 2e6, Return: 1500e6},
+		},
+		Scripts: map[string]string{"abc": evil},
+		Stats:   sim.Stats{SimNs: 2e9, Events: 4},
+	}
+	return &File{
+		Format:   FormatVersion,
+		Scenario: protocols.Scenario{Protocol: "setnx-del" + evil, Workload: evil, Faults: []sim.Fault{{Kind: evil, Target: evil}}},
+		Report: checker.Report{Verdict: checker.VerdictViolation, Violations: []checker.Violation{{
+			Property: checker.PropMutex, Cause: evil, Key: "lock" + evil, Clients: []string{"c1/" + evil, evil},
+			AtMs: 1, Explanation: "explained " + evil, Events: []int{0, 1, 99},
+		}}},
+		TraceSHA256: evil,
+		Trace:       tr,
+	}
+}
+
+var scriptOpen = regexp.MustCompile(`(?i)<script`)
+
+func TestWriteViewEscapesTraceStrings(t *testing.T) {
+	f := hostileFile()
+	lin := []byte(`<html><body>"><script>document.title="pwned"</script></body></html>`)
+	var buf bytes.Buffer
+	if err := WriteView(&buf, f, lin, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	// Exactly the page's own two script elements (data and code).
+	if n := len(scriptOpen.FindAllStringIndex(page, -1)); n != 2 {
+		t.Errorf("%d <script elements in the page, want 2", n)
+	}
+	for _, bad := range []string{"<img", `"1")</script>`, `onerror="`, `"><script`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q unescaped", bad)
+		}
+	}
+	// The linearization page is in the srcdoc attribute, escaped once.
+	if !strings.Contains(page, `srcdoc="`+html.EscapeString(string(lin))+`"`) {
+		t.Error("linearization page not embedded as escaped srcdoc")
+	}
+	// The data decodes back to the very strings of the trace.
+	data := extract(t, page)
+	var vm viewModel
+	if err := json.Unmarshal([]byte(data), &vm); err != nil {
+		t.Fatalf("embedded data: %v", err)
+	}
+	if vm.Violations[0].Explanation != f.Report.Violations[0].Explanation || vm.Events[0].Key != f.Trace.Events[0].Key {
+		t.Error("embedded data does not round-trip the trace's strings")
+	}
+}
+
+func extract(t *testing.T, page string) string {
+	t.Helper()
+	const open = `<script type="application/json" id="locksim-data">`
+	i := strings.Index(page, open)
+	if i < 0 {
+		t.Fatal("no data element")
+	}
+	rest := page[i+len(open):]
+	j := strings.Index(rest, "</script>")
+	if j < 0 {
+		t.Fatal("data element not closed")
+	}
+	return rest[:j]
+}
+
+var remoteRef = regexp.MustCompile(`(?i)(src|href|action)\s*=\s*["']?\s*(https?:)?//|@import|url\(\s*["']?(https?:)?//|<link\b`)
+
+func TestOutcomeViewIsSelfContained(t *testing.T) {
+	o := runReference(t, DefaultReference)
+	var buf bytes.Buffer
+	if err := WriteOutcomeView(&buf, o); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if m := remoteRef.FindString(page); m != "" {
+		t.Errorf("page loads something from elsewhere: %q", m)
+	}
+	for _, want := range []string{`id="lin-frame"`, `sandbox="allow-scripts"`, "<title>locksim: setnx-del / unique-name, seed 1: violation</title>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	var vm viewModel
+	if err := json.Unmarshal([]byte(extract(t, page)), &vm); err != nil {
+		t.Fatal(err)
+	}
+	if len(vm.Violations) != len(o.File.Report.Violations) || len(vm.Events) != len(o.File.Trace.Events) {
+		t.Error("embedded data is not the run's")
+	}
+}
+
+func TestOutcomeViewWithoutLockHistory(t *testing.T) {
+	// A run whose lock history is empty still gets a timeline; the
+	// linearization tab says why it is empty.
+	f := hostileFile()
+	f.Trace.Ops = nil
+	var buf bytes.Buffer
+	if err := WriteView(&buf, f, nil, errors.New("no lock operations to visualize")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "No linearization view: no lock operations to visualize") {
+		t.Error("missing linearization note")
+	}
+}
+
+func TestViewFileVerifiesHash(t *testing.T) {
+	o := runReference(t, DefaultReference)
+	b, err := json.Marshal(o.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ViewFile(f); err != nil {
+		t.Fatalf("view of an intact file: %v", err)
+	}
+	// A different seed replays to a different trace.
+	g := *f
+	g.Scenario.Seed++
+	if _, err := ViewFile(&g); err == nil || !strings.Contains(err.Error(), "hash mismatch") {
+		t.Errorf("changed scenario: err %v, want a hash mismatch", err)
+	}
+	// An edited trace no longer matches its own hash.
+	h := *f
+	tr := *f.Trace
+	tr.Events = append([]sim.Event(nil), tr.Events...)
+	tr.Events[0].Party = "mallory"
+	h.Trace = &tr
+	if _, err := ViewFile(&h); err == nil || !strings.Contains(err.Error(), "hash mismatch") {
+		t.Errorf("edited trace: err %v, want a hash mismatch", err)
+	}
+}
+
+func TestDeferRender(t *testing.T) {
+	o := runReference(t, DefaultReference)
+	var lin bytes.Buffer
+	if err := o.Result.WriteLinearization(&lin); err != nil {
+		t.Fatal(err)
+	}
+	got := string(deferRender(lin.Bytes()))
+	if got == lin.String() || !strings.Contains(got, "laidOut() || tries-- <= 0) render(data)") {
+		t.Fatal("porcupine's page was not patched: has its shape changed? (see deferRender)")
+	}
+	if strings.Count(got, "render(data)") != strings.Count(lin.String(), "render(data)") {
+		t.Error("render(data) calls changed in number")
+	}
+	other := []byte("<html><body>render(data) elsewhere</body></html>")
+	if string(deferRender(other)) != string(other) {
+		t.Error("a page of another shape was changed")
+	}
+}
+
+// TestViewAssetsCannotCloseTheirElements guards the raw insertion of the
+// script and the style sheet into the page.
+func TestViewAssetsCannotCloseTheirElements(t *testing.T) {
+	for _, name := range []string{"viewassets/view.js", "viewassets/view.css"} {
+		b, err := viewAssets.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		low := strings.ToLower(string(b))
+		for _, bad := range []string{"</script", "</style", "<!--", "innerhtml", "insertadjacenthtml", "document.write", "{{locksim_"} {
+			if strings.Contains(low, bad) {
+				t.Errorf("%s contains %q", name, bad)
+			}
+		}
+	}
+}
