@@ -106,11 +106,11 @@ func init() {
 		Summary:  "GET-compare then DEL: the key expires and is re-acquired between the two; the DEL removes it",
 		Scenario: stock("setnx-get-del", 3, gc("c1", 5191, 7000))})
 	// setnx-daemon-renew: c1's daemon thread stalls for 40 s while its
-	// critical section runs 40 s long; the 30 s key expires and c2 takes
-	// it; the daemon then goes on extending c2's key without an owner
-	// check, and c1's unconditional DEL removes it.
+	// critical section runs 40 s long; the 30 s key expires and c3 takes
+	// it. The daemon has no owner check: had c3 still held the key when it
+	// woke, it would have extended c3's lock (see the protocol's tests).
 	addReference(Reference{Name: "renew-without-owner-check",
-		Summary: "a renewal daemon without an owner check: the lease lapses while it stalls, then it extends the new owner's lock",
+		Summary: "seed 002's renewal daemon stalls: the lease lapses while the holder works and a second client acquires",
 		Scenario: uniq("setnx-daemon-renew", 3,
 			sim.Fault{Kind: sim.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 40_000},
 			sim.Fault{Kind: sim.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 10_000, Value: 40_000})})
@@ -122,6 +122,16 @@ func init() {
 		Scenario: uniq("redisson", 2,
 			sim.Fault{Kind: sim.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 45_000},
 			sim.Fault{Kind: sim.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 10_000, Value: 40_000})})
+	// stock, Redisson 3.16 lock(): c1's unlock script deletes the key and
+	// publishes, but its reply is cut on the way back; the client retries
+	// the script 4.5 s later (3 s timeout, 1.5 s interval), after c2 has
+	// taken the lock. The owner check in the script makes the retry
+	// harmless: it answers nil and Redisson raises
+	// IllegalMonitorStateException, which the history records.
+	addReference(Reference{Name: "retried-unlock",
+		Summary: "an unlock whose reply was lost is retried after another client acquired: the script's owner check keeps it harmless",
+		Scenario: stock("redisson", 2,
+			sim.Fault{Kind: sim.FaultPartition, Target: "redis->c1", AtMs: 5192, DurMs: 400})})
 	// setnx-lua-del: c1's SET NX reaches Redis and creates the key, but the
 	// reply is lost; c1 sees a timeout and believes it failed, while the
 	// key blocks everyone until its 10 s TTL passes.
