@@ -648,3 +648,34 @@ func TestEveryProtocolRunsEveryWorkload(t *testing.T) {
 		}
 	}
 }
+
+// redsync's WithSetNXOnExtend: an Extend after the key expired takes it
+// again with SET NX and reports success.
+func TestRedlockSetNXExtendRetakesAnExpiredKey(t *testing.T) {
+	w := sim.New(sim.Config{Seed: 1, Network: sim.DefaultNetwork, CommandTimeout: time.Second})
+	w.AddNode("redis")
+	w.SetMaster("redis")
+	p, _ := Lookup("redlock-setnx-extend")
+	env := WithState(Env{Master: sim.Master, Nodes: []string{"redis"}, Lease: 8 * time.Second})
+	var extended bool
+	var owner string
+	w.AddProcess("c1").Go("main", func(th *sim.Thread) {
+		l := p.New(env, "k").(*redlockKeepAlive)
+		if ok, err := l.redlock.Acquire(th); !ok || err != nil {
+			t.Fatalf("acquire %v %v", ok, err)
+		}
+		th.Sleep(9 * time.Second) // the key has expired
+		extended, _ = l.extend(th)
+		r, _ := th.Call("redis", "GET", "k")
+		owner = r.Str
+		if owner != l.value {
+			t.Errorf("key holds %q, want the extender's value", owner)
+		}
+	})
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !extended {
+		t.Fatal("the late extend should report success")
+	}
+}

@@ -44,6 +44,8 @@ var expected = map[string]struct {
 	// A lost acquire reply blocks others until the TTL passes; nobody
 	// holds the lock twice, so the verdict is ok.
 	"orphan-acquire": {checker.VerdictOK, "", ""},
+	// The keep-alive stalled; its late SET NX extend then re-took the key.
+	"late-refresh-reacquire": {checker.VerdictViolation, checker.CausePrematureExpiry, checker.ReasonRenewalStalled},
 	// Redisson's unlock script checks the owner: the retry cannot delete c2's lock.
 	"retried-unlock": {checker.VerdictOK, "", ""},
 }

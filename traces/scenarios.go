@@ -122,6 +122,18 @@ func init() {
 		Scenario: uniq("redisson", 2,
 			sim.Fault{Kind: sim.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 45_000},
 			sim.Fault{Kind: sim.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 10_000, Value: 40_000})})
+	// redsync with WithSetNXOnExtend on one master: c1's keep-alive
+	// goroutine stalls from 1 s to 14 s while its critical section runs
+	// 20 s; the 8 s key expires, c2 takes the lock, works and releases;
+	// then c1's late Extend finds no key and takes it back with SET NX,
+	// reporting success: c1 never learns it lost the lock.
+	late := uniq("redlock-setnx-extend", 2,
+		sim.Fault{Kind: sim.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 13_000},
+		sim.Fault{Kind: sim.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 1000, Value: 15_000})
+	late.Topology = protocols.TopoSingle
+	addReference(Reference{Name: "late-refresh-reacquire",
+		Summary:  "an extend that uses SET NX silently takes back an expired lock after another client held it",
+		Scenario: late})
 	// stock, Redisson 3.16 lock(): c1's unlock script deletes the key and
 	// publishes, but its reply is cut on the way back; the client retries
 	// the script 4.5 s later (3 s timeout, 1.5 s interval), after c2 has

@@ -1,0 +1,95 @@
+package protocols
+
+import (
+	"errors"
+	"time"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// redsync v4 with WithSetNXOnExtend(): Extend runs touchWithSetNXScript,
+// which re-arms the key when it is ours and, when the key is gone, takes
+// it again with SET NX ("useful if your redis instances got restarted").
+// The lock is kept alive the way redsync users do it: a goroutine calls
+// Extend every expiry/2 until the lock is released or Extend fails. A
+// keep-alive that runs late finds an expired key and silently takes the
+// lock back, while another client may have held it in between.
+const redsyncTouchWithSetNX = `
+	if redis.call("GET", KEYS[1]) == ARGV[1] then
+		return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+	elseif redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "NX") then
+		return 1
+	else
+		return 0
+	end
+`
+
+func init() {
+	register(Protocol{
+		Name:       "redlock-setnx-extend",
+		Source:     "go-redsync/redsync v4 Mutex with WithSetNXOnExtend (touchWithSetNXScript), kept alive by Extend every expiry/2",
+		Summary:    "redsync Redlock whose keep-alive Extend uses SET NX: a late extend silently re-takes an expired lock",
+		Lease:      8 * time.Second,
+		Topologies: []string{TopoIndependent, TopoSingle},
+		Masters:    5,
+		New: func(env Env, key string) Lock {
+			return &redlockKeepAlive{redlock: redlock{env: env, key: key, expiry: env.Lease}}
+		},
+	})
+}
+
+type redlockKeepAlive struct {
+	redlock
+	held bool
+}
+
+func (l *redlockKeepAlive) Acquire(t *sim.Thread) (bool, error) {
+	ok, err := l.redlock.Acquire(t)
+	if !ok {
+		return ok, err
+	}
+	l.held = true
+	value := l.value
+	t.Go(t.Name+"-keepalive", func(k *sim.Thread) {
+		for {
+			k.Sleep(l.expiry / 2)
+			if !l.held || l.value != value {
+				return
+			}
+			id := k.Invoke(model.OpRenew, l.key, "")
+			ok, err := l.extend(k)
+			k.Return(id, result(ok, err, model.ResNotOwner))
+			if !ok {
+				return
+			}
+		}
+	})
+	return true, nil
+}
+
+func (l *redlockKeepAlive) Release(t *sim.Thread) (bool, error) {
+	l.held = false
+	return l.redlock.Release(t)
+}
+
+// extend is Mutex.Extend() with the SET NX touch script.
+func (l *redlockKeepAlive) extend(t *sim.Thread) (bool, error) {
+	start := monoNow(t, l.env)
+	n, err := l.actOnNodes(t, 0, func(c *sim.Thread, node string) (bool, error) {
+		r, err := c.Call(node, "EVAL", redsyncTouchWithSetNX, "1", l.key, l.value, ms(l.expiry))
+		if err != nil {
+			return false, err
+		}
+		return r.Int != 0, nil
+	})
+	if n < l.quorum() {
+		return false, err
+	}
+	now := monoNow(t, l.env)
+	if until := l.validity(start, now); now < until {
+		l.until = until
+		return true, nil
+	}
+	return false, errors.New("redsync: failed to extend lock")
+}
