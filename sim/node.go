@@ -27,20 +27,22 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // nanosecond virtual time a command lands on the exact expiry instant
 // only when scheduled there on purpose.
 type Node struct {
-	w       *World
-	Name    string
-	Clock   Clock
-	m       *miniredis.Miniredis
-	srv     *server.Server
-	out     bytes.Buffer
-	bw      *bufio.Writer
-	peers   map[int]*server.Peer
-	last    time.Duration // node clock at the last advance
-	tickGen uint64
-	subs    map[string][]*Subscription
-	inMulti map[*server.Peer]bool
-	queued  map[*server.Peer][]string
-	down    bool
+	w          *World
+	Name       string
+	Clock      Clock
+	m          *miniredis.Miniredis
+	srv        *server.Server
+	out        bytes.Buffer
+	bw         *bufio.Writer
+	peers      map[int]*server.Peer
+	last       time.Duration // node clock at the last advance
+	tickGen    uint64
+	tickAt     time.Duration // node-clock time the pending tick is for (0: none)
+	subs       map[string][]*Subscription
+	inMulti    map[*server.Peer]bool
+	queued     map[*server.Peer][]string
+	writeCache map[string]bool
+	down       bool
 
 	role        nodeRole
 	links       []*replLink // master: one per replica
@@ -70,7 +72,7 @@ func (w *World) AddNode(name string) *Node {
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
 		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
-		queued: map[*server.Peer][]string{}}
+		queued: map[*server.Peer][]string{}, writeCache: map[string]bool{}}
 	n.bw = bufio.NewWriter(&n.out)
 	n.lua = luafast.New(m)
 	n.srv.SetPreHook(n.preHook)
@@ -112,11 +114,15 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	p := n.peer(conn)
 	cmd := strings.ToUpper(args[0])
 	touched := n.touchedKeys(p, cmd, args)
-	existed := make([]bool, len(touched))
-	for i, k := range touched {
-		existed[i] = n.m.Exists(k)
+	write := writes(n, cmd)
+	var existed []bool
+	if write { // a read cannot create or delete a key
+		existed = make([]bool, len(touched))
+		for i, k := range touched {
+			existed[i] = n.m.Exists(k)
+		}
 	}
-	replicating := n.role == roleMaster && len(n.links) > 0 && writes(n, cmd)
+	replicating := n.role == roleMaster && len(n.links) > 0 && write
 	var before []keyState
 	if replicating {
 		for _, k := range touched {
@@ -126,7 +132,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	var r Reply
 	wait := false
 	switch {
-	case n.role == roleReplica && writes(n, cmd):
+	case n.role == roleReplica && write:
 		r = Reply{Kind: '-', Str: "READONLY You can't write against a read only replica."}
 	case cmd == "WAIT" && !n.inMulti[p]:
 		r, wait = n.wait(args, reply)
@@ -136,6 +142,9 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	n.w.rec.trace.Stats.RedisCommands++
 	key, change := keyOf(args), ""
 	for i, k := range touched {
+		if !write {
+			break
+		}
 		exists := n.m.Exists(k)
 		c := ""
 		switch {
@@ -155,6 +164,9 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 		e.Reply = "(waiting for replicas)"
 	}
 	n.w.rec.event(e)
+	if write {
+		n.noteTTLs(touched)
+	}
 	if replicating {
 		for i, k := range touched {
 			if after := n.capture(k); !after.equal(before[i]) {
@@ -162,7 +174,6 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 			}
 		}
 	}
-	n.scheduleTick()
 	if !wait {
 		reply(r)
 	}
@@ -219,8 +230,17 @@ func (n *Node) touchedKeys(p *server.Peer, cmd string, args []string) []string {
 	return keys
 }
 
-// writes reports whether cmd may change data.
+// writes reports whether cmd (upper case) may change data.
 func writes(n *Node, cmd string) bool {
+	if w, ok := n.writeCache[cmd]; ok {
+		return w
+	}
+	w := writesUncached(n, cmd)
+	n.writeCache[cmd] = w
+	return w
+}
+
+func writesUncached(n *Node, cmd string) bool {
 	switch cmd {
 	case "EVAL", "EVALSHA", "EXEC":
 		return true
@@ -260,23 +280,44 @@ func (n *Node) advance() {
 }
 
 // scheduleTick wakes the node when its next key expires, so that expiry
-// events land in the trace at their true time.
+// events land in the trace at their true time. It scans every key; after
+// a command, noteTTLs looks at the command's keys only.
 func (n *Node) scheduleTick() {
-	n.tickGen++
-	gen := n.tickGen
 	var next time.Duration
 	for _, k := range n.m.Keys() {
 		if ttl := n.m.TTL(k); ttl > 0 && (next == 0 || ttl < next) {
 			next = ttl
 		}
 	}
-	if next == 0 {
-		return
+	n.tickGen++
+	n.tickAt = 0
+	if next > 0 {
+		n.tickFor(n.last + next)
 	}
+}
+
+// noteTTLs brings the tick forward when one of keys now expires before
+// it. A tick that fires early (the key was renewed or deleted meanwhile)
+// finds nothing to expire and rescans.
+func (n *Node) noteTTLs(keys []string) {
+	for _, k := range keys {
+		if ttl := n.m.TTL(k); ttl > 0 {
+			if exp := n.last + ttl; n.tickAt == 0 || exp < n.tickAt {
+				n.tickGen++
+				n.tickFor(exp)
+			}
+		}
+	}
+}
+
+// tickFor schedules the tick for node-clock time exp.
+func (n *Node) tickFor(exp time.Duration) {
+	gen := n.tickGen
+	n.tickAt = exp
 	// The tick must not land before the node's clock reaches the expiry:
 	// one that finds the key still there would reschedule at once, forever.
-	at := n.w.now + max(n.Clock.TrueSpan(next), 1)
-	for n.Clock.Read(at) < n.last+next {
+	at := n.w.now + max(n.Clock.TrueSpan(exp-n.last), 1)
+	for n.Clock.Read(at) < exp {
 		at++
 	}
 	n.w.schedule(at, nil, func() {

@@ -109,7 +109,7 @@ func (n *Node) applyReplicated(e effect) {
 	}
 	n.w.rec.event(Event{Kind: EvReplicate, Party: n.Name, Key: e.st.Key, Change: change,
 		Detail: "offset " + strconv.FormatInt(e.offset, 10) + " from " + e.st.Key})
-	n.scheduleTick()
+	n.noteTTLs([]string{e.st.Key})
 }
 
 // waiter is a WAIT numreplicas timeout in progress.

@@ -39,4 +39,4 @@ func (s *Standalone) Do(conn int, args ...string) Reply {
 func (s *Standalone) Node() *Node { return s.n }
 
 // Events returns the events recorded so far.
-func (s *Standalone) Events() []Event { return s.w.rec.trace.Events }
+func (s *Standalone) Events() []Event { return s.w.rec.events() }

@@ -108,13 +108,34 @@ func (t *Trace) Hash() string {
 type recorder struct {
 	w     *World
 	trace Trace
-	last  int64 // time of the last recorded event or operation
+	last  int64     // time of the last recorded event or operation
+	done  [][]Event // full blocks of events, in order
+	cur   []Event   // the block being filled
 }
+
+// eventBlock is how many events a block holds: blocks are never copied
+// as they fill, unlike one growing slice of large structs.
+const eventBlock = 256
 
 func (r *recorder) event(e Event) {
 	e.T = int64(r.w.now)
 	r.last = e.T
-	r.trace.Events = append(r.trace.Events, e)
+	if len(r.cur) == cap(r.cur) {
+		if r.cur != nil {
+			r.done = append(r.done, r.cur)
+		}
+		r.cur = make([]Event, 0, eventBlock)
+	}
+	r.cur = append(r.cur, e)
+}
+
+// events returns every event recorded so far in one slice.
+func (r *recorder) events() []Event {
+	out := make([]Event, 0, len(r.done)*eventBlock+len(r.cur))
+	for _, b := range r.done {
+		out = append(out, b...)
+	}
+	return append(out, r.cur...)
 }
 
 func (r *recorder) invoke(client, process, kind, key, value string) int {

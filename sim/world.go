@@ -150,6 +150,7 @@ func (w *World) Run() (tr *Trace, err error) {
 		return nil, w.err
 	}
 	t := &w.rec.trace
+	t.Events = w.rec.events()
 	t.Stats.SimNs = w.rec.last
 	t.Stats.Events = len(t.Events)
 	return t, nil

@@ -53,7 +53,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	section := func(title string, items []listItem) {
 		fmt.Fprintln(stdout, title+":")
 		for _, it := range items {
-			fmt.Fprintf(stdout, "  %-22s %s\n", it.Name, it.Summary)
+			fmt.Fprintf(stdout, "  %-30s %s\n", it.Name, it.Summary)
 		}
 	}
 	section("protocols", l.Protocols)
