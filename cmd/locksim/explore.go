@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
 		UntilFirst: *untilFirst, Out: *out,
 	}
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	s, err := traces.Explore(ctx, cfg, progressBar(stderr, *runs))
@@ -82,6 +84,15 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitOK
+}
+
+// tuneGC trades memory for speed in batch runs: each run allocates a few
+// hundred KB that die with it, and the live heap stays small, so the
+// collector can run four times less often. GOGC, when set, wins.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 }
 
 func parseShard(s string) (int, int, error) {

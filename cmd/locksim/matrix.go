@@ -35,6 +35,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	case *workers < 0:
 		return usageErr(stderr, "matrix", errors.New("--workers must not be negative"))
 	}
+	tuneGC()
 	m, err := traces.RunMatrix(traces.MatrixOptions{
 		Protocols: splitList(*protos), Faults: splitList(*faults), Workload: *workload,
 		Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: *workers,
