@@ -1,0 +1,8 @@
+//go:build !linux
+
+package baseline
+
+import "syscall"
+
+// childAttr has nothing to add outside Linux: Close stops the server.
+func childAttr() *syscall.SysProcAttr { return nil }
