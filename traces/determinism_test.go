@@ -42,7 +42,7 @@ func TestDeterminismCoversEveryFaultAndTopology(t *testing.T) {
 		}
 	}
 	for _, tp := range protocols.Topologies {
-		if !topos[tp] && tp != protocols.TopoIndependent {
+		if !topos[tp] {
 			t.Errorf("topology %s not covered", tp)
 		}
 	}

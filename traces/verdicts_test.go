@@ -95,3 +95,44 @@ func BenchmarkRunSetnxDelGCPause(b *testing.B) {
 		}
 	}
 }
+
+// setnx-lua-del on a replicated deployment: under failover (a master that
+// dies while replication lags, a sentinel that promotes quickly) the lock
+// is lost on promotion; without faults it is safe.
+func TestSetnxLuaDelLosesTheLockOnFailover(t *testing.T) {
+	base := protocols.Scenario{Protocol: "setnx-lua-del", Workload: "unique-name", Topology: protocols.TopoReplicated,
+		DownAfterMs: 1000, DiscoveryMs: 200}
+	found := false
+	for s := uint64(0); s < 300 && !found; s++ {
+		sc := base
+		sc.Seed, sc.FaultKinds = s, []string{"failover"}
+		o, err := Execute(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range o.File.Report.Violations {
+			if v.Property == checker.PropMutex && v.Cause == checker.CauseLostAfterFailover {
+				t.Logf("seed %d: %s", s, v.Explanation)
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no lock lost on promotion in 300 seeds")
+	}
+	n := 100
+	if testing.Short() || raceEnabled {
+		n = 20
+	}
+	for s := range uint64(n) {
+		sc := base
+		sc.Seed = s
+		o, err := Execute(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := o.File.Report.Verdict; v != checker.VerdictOK {
+			t.Fatalf("seed %d without faults: %s %+v", s, v, o.File.Report.Violations)
+		}
+	}
+}
