@@ -665,7 +665,7 @@ func TestRedlockSetNXExtendRetakesAnExpiredKey(t *testing.T) {
 			t.Fatalf("acquire %v %v", ok, err)
 		}
 		th.Sleep(9 * time.Second) // the key has expired
-		extended, _ = l.extend(th)
+		extended, _ = l.Extend(th)
 		r, _ := th.Call("redis", "GET", "k")
 		owner = r.Str
 		if owner != l.value {

@@ -81,6 +81,7 @@ type redlock struct {
 	key       string
 	expiry    time.Duration
 	unchecked bool
+	touch     string // the Extend script: redsyncTouch unless set
 	value     string
 	until     time.Duration // on the monotonic clock
 }
@@ -156,7 +157,11 @@ func (l *redlock) Release(t *sim.Thread) (bool, error) {
 func (l *redlock) Extend(t *sim.Thread) (bool, error) {
 	start := monoNow(t, l.env)
 	n, err := l.actOnNodes(t, 0, func(c *sim.Thread, node string) (bool, error) {
-		r, err := c.Call(node, "EVAL", redsyncTouch, "1", l.key, l.value, ms(l.expiry))
+		touch := l.touch
+		if touch == "" {
+			touch = redsyncTouch
+		}
+		r, err := c.Call(node, "EVAL", touch, "1", l.key, l.value, ms(l.expiry))
 		if err != nil {
 			return false, err
 		}

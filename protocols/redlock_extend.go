@@ -1,7 +1,6 @@
 package protocols
 
 import (
-	"errors"
 	"time"
 
 	"github.com/locksim/locksim/model"
@@ -34,7 +33,7 @@ func init() {
 		Topologies: []string{TopoIndependent, TopoSingle},
 		Masters:    5,
 		New: func(env Env, key string) Lock {
-			return &redlockKeepAlive{redlock: redlock{env: env, key: key, expiry: env.Lease}}
+			return &redlockKeepAlive{redlock: redlock{env: env, key: key, expiry: env.Lease, touch: redsyncTouchWithSetNX}}
 		},
 	})
 }
@@ -58,7 +57,7 @@ func (l *redlockKeepAlive) Acquire(t *sim.Thread) (bool, error) {
 				return
 			}
 			id := k.Invoke(model.OpRenew, l.key, "")
-			ok, err := l.extend(k)
+			ok, err := l.Extend(k)
 			k.Return(id, result(ok, err, model.ResNotOwner))
 			if !ok {
 				return
@@ -71,25 +70,4 @@ func (l *redlockKeepAlive) Acquire(t *sim.Thread) (bool, error) {
 func (l *redlockKeepAlive) Release(t *sim.Thread) (bool, error) {
 	l.held = false
 	return l.redlock.Release(t)
-}
-
-// extend is Mutex.Extend() with the SET NX touch script.
-func (l *redlockKeepAlive) extend(t *sim.Thread) (bool, error) {
-	start := monoNow(t, l.env)
-	n, err := l.actOnNodes(t, 0, func(c *sim.Thread, node string) (bool, error) {
-		r, err := c.Call(node, "EVAL", redsyncTouchWithSetNX, "1", l.key, l.value, ms(l.expiry))
-		if err != nil {
-			return false, err
-		}
-		return r.Int != 0, nil
-	})
-	if n < l.quorum() {
-		return false, err
-	}
-	now := monoNow(t, l.env)
-	if until := l.validity(start, now); now < until {
-		l.until = until
-		return true, nil
-	}
-	return false, errors.New("redsync: failed to extend lock")
 }
