@@ -1,0 +1,203 @@
+package locktest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
+)
+
+// Invariant is what must hold in every scenario.
+type Invariant string
+
+// Invariants.
+const (
+	// MutualExclusion: no two clients ever believe they hold one lock at
+	// once (the checker's mutual-exclusion property).
+	MutualExclusion Invariant = "mutual-exclusion"
+	// NoDamage: the protected data ends as serial use would leave it: no
+	// resource violation and zero damage to the data (duplicate inserts,
+	// lost updates, oversold units, lost elements). A stale write
+	// accepted does not fail NoDamage by itself: when it did harm, a
+	// resource check reports it as a violation. A fencing lock can break
+	// mutual exclusion and still do no damage.
+	NoDamage Invariant = "resource"
+	// Both: MutualExclusion and NoDamage.
+	Both Invariant = "both"
+)
+
+// FaultDelay is the sim's message-delay fault, which the scenario
+// generator can draw although GenerateFaults does not.
+const FaultDelay = sim.FaultDelay
+
+// Config says which scenarios to draw and what must hold in them.
+type Config struct {
+	// Protocol is the lock under test, by catalog name (see `locksim
+	// list`), or the name of a protocol registered with
+	// protocols.Register. Ignored when Lock is set.
+	Protocol string
+	// Lock is a protocol of one's own, passed directly: it is registered
+	// with protocols.Register on first use (names are global to the test
+	// binary: give each protocol its own).
+	Lock *protocols.Protocol
+	// Workload is the application code that uses the lock; default
+	// unique-name.
+	Workload string
+	// Faults are the fault kinds drawn (protocols.FaultKinds, plus
+	// FaultDelay). Empty: no faults.
+	Faults []string
+	// Topologies are drawn among, the first one preferred while
+	// shrinking; they must be topologies the protocol runs on. Empty: the
+	// protocol's default topology.
+	Topologies []string
+	// Property is what must hold; default MutualExclusion.
+	Property Invariant
+	// MaxClients bounds the client processes (default 3), MaxThreads the
+	// threads per client (default 1), MaxOps the operations per thread
+	// (default 3), MaxFaults the fault events (default 3 when Faults is
+	// set).
+	MaxClients, MaxThreads, MaxOps, MaxFaults int
+	// Leases are the leases drawn among (the first one preferred); empty:
+	// the protocol's default lease.
+	Leases []time.Duration
+	// Work is the time spent inside the critical section; 0: the
+	// workload's default.
+	Work time.Duration
+	// Checks is how many scenarios Check runs (a fifth of it under
+	// -short, as rapid does); 0: rapid's -rapid.checks. Property and
+	// Fuzz leave the count to rapid and to the fuzzer.
+	Checks int
+	// ShrinkRuns bounds the scenarios run while shrinking a failure;
+	// beyond it, rapid keeps the smallest failing case found so far. 0:
+	// until rapid stops (within -rapid.shrinktime, 30 s by default).
+	ShrinkRuns int
+	// TraceDir is where Check and Property write failing traces; default
+	// testdata/locksim (relative to the package under test).
+	TraceDir string
+}
+
+// config is a Config with its defaults filled and checked.
+type config struct {
+	Config
+	proto  protocols.Protocol
+	topos  []string
+	leases []int64 // ms
+	custom bool    // not a catalog protocol: the locksim CLI cannot replay it
+}
+
+var (
+	registerMu sync.Mutex
+	// catalog holds the names of the built-in protocols, the ones the
+	// locksim CLI knows.
+	catalog = func() map[string]bool {
+		m := map[string]bool{}
+		for _, p := range protocols.Protocols() {
+			m[p.Name] = true
+		}
+		return m
+	}()
+)
+
+// prepare fills the defaults, registers Lock and checks cfg.
+func (cfg Config) prepare() (*config, error) {
+	c := &config{Config: cfg}
+	if cfg.Lock != nil {
+		registerMu.Lock()
+		if _, err := protocols.Lookup(cfg.Lock.Name); err != nil {
+			if err := protocols.Register(*cfg.Lock); err != nil {
+				registerMu.Unlock()
+				return nil, err
+			}
+		}
+		registerMu.Unlock()
+		c.Protocol = cfg.Lock.Name
+	}
+	if c.Protocol == "" {
+		return nil, errors.New("locktest: Config needs a Protocol or a Lock")
+	}
+	p, err := protocols.Lookup(c.Protocol)
+	if err != nil {
+		return nil, fmt.Errorf("locktest: %v", err)
+	}
+	c.proto = p
+	c.custom = cfg.Lock != nil || !catalog[p.Name]
+	if c.Workload == "" {
+		c.Workload = "unique-name"
+	}
+	if _, err := protocols.LookupWorkload(c.Workload); err != nil {
+		return nil, fmt.Errorf("locktest: %v", err)
+	}
+	switch c.Property {
+	case "":
+		c.Property = MutualExclusion
+	case MutualExclusion, NoDamage, Both:
+	default:
+		return nil, fmt.Errorf("locktest: unknown property %q (%s, %s or %s)", c.Property, MutualExclusion, NoDamage, Both)
+	}
+	for _, k := range c.Faults {
+		if k != FaultDelay && !slices.Contains(protocols.FaultKinds, k) {
+			return nil, fmt.Errorf("locktest: unknown fault kind %q (known: %v, %s)", k, protocols.FaultKinds, FaultDelay)
+		}
+	}
+	supported := protocols.SupportedTopologies(p)
+	c.topos = c.Topologies
+	if len(c.topos) == 0 {
+		c.topos = supported[:1]
+	}
+	for _, tp := range c.topos {
+		if !slices.Contains(supported, tp) {
+			return nil, fmt.Errorf("locktest: protocol %s does not run on topology %q (it runs on %v)", p.Name, tp, supported)
+		}
+	}
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxClients, 3)
+	def(&c.MaxThreads, 1)
+	def(&c.MaxOps, 3)
+	if len(c.Faults) > 0 {
+		def(&c.MaxFaults, 3)
+	} else {
+		c.MaxFaults = 0
+	}
+	switch {
+	case c.MaxClients < 1 || c.MaxClients > 50:
+		return nil, errors.New("locktest: MaxClients must be between 1 and 50")
+	case c.MaxThreads < 1 || c.MaxThreads > 16:
+		return nil, errors.New("locktest: MaxThreads must be between 1 and 16")
+	case c.MaxOps < 1 || c.MaxOps > 100:
+		return nil, errors.New("locktest: MaxOps must be between 1 and 100")
+	case c.MaxFaults < 0 || c.MaxFaults > 50:
+		return nil, errors.New("locktest: MaxFaults must be between 0 and 50")
+	case c.Work < 0 || c.Checks < 0:
+		return nil, errors.New("locktest: Work and Checks must not be negative")
+	}
+	for _, l := range c.Leases {
+		if l < time.Millisecond {
+			return nil, fmt.Errorf("locktest: lease %v is shorter than 1 ms", l)
+		}
+		c.leases = append(c.leases, l.Milliseconds())
+	}
+	if len(c.leases) == 0 {
+		c.leases = []int64{p.Lease.Milliseconds()}
+	}
+	if c.TraceDir == "" {
+		c.TraceDir = "testdata/locksim"
+	}
+	return c, nil
+}
+
+// mustPrepare is prepare for the functions that cannot return an error.
+func (cfg Config) mustPrepare() *config {
+	c, err := cfg.prepare()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
