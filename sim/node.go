@@ -270,7 +270,9 @@ func (n *Node) advance() {
 	n.m.SetTime(epoch.Add(now))
 	n.last = now
 	for _, k := range expiring {
-		if !n.m.Exists(k) && !n.down {
+		if !n.m.Exists(k) {
+			// Recorded even while the node is down: the key's lease ended
+			// then, whatever the restart brings back.
 			n.w.rec.event(Event{Kind: EvExpire, Party: n.Name, Key: k, Change: KeyExpired})
 			if n.role == roleMaster && len(n.links) > 0 {
 				n.ship(keyState{Key: k, Gone: true})
