@@ -204,8 +204,23 @@ func (p *polisher) structure() bool {
 	// several events and operations often only served to line up one
 	// fault with one critical section.
 	if sc := p.best.Scenario; len(eventsOf(sc.Faults)) > 1 || sc.Ops > 1 || sc.Threads > 1 {
-	isolate:
+		// Each event as it is, and aimed at an earlier client: with c1
+		// going first, a pause of c2 only mattered because of who held.
+		var candidates []event
 		for _, ev := range eventsOf(sc.Faults) {
+			candidates = append(candidates, ev)
+			for k := sc.Clients - 1; k >= 1; k-- {
+				for j := range k {
+					if t, ok := retarget(ev.f.Target, protocols.ClientName(k), protocols.ClientName(j)); ok {
+						moved := ev
+						moved.f.Target = t
+						candidates = append(candidates, moved)
+					}
+				}
+			}
+		}
+	isolate:
+		for _, ev := range candidates {
 			base := resized(sc, sc.Clients, 1, 1)
 			base.StaggerMs, base.RetryMs = staggers[0], retries[0]
 			for k := int64(-1); k <= 10; k++ {
