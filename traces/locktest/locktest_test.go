@@ -297,3 +297,43 @@ func testFenced(t *testing.T, checks int) {
 		t.Fatalf("read-modify-write gap: want one lost update, got %+v", res.Failure)
 	}
 }
+
+// TestEveryCatalogLockIsCaughtUnderGCPause runs the property on every
+// lease-based lock of the catalog under gc-pause, where the verdict matrix
+// pins them all unsafe (a pause longer than the lease stops the holder and
+// its renewals alike), and local-mutex with no fault at all: each must
+// fail, with a trace that replays to the same verdict. Shrinking is bounded
+// here; its minimality is checked above.
+func TestEveryCatalogLockIsCaughtUnderGCPause(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every protocol: skipped under -short")
+	}
+	for _, p := range protocols.Protocols() {
+		if strings.HasPrefix(p.Name, "my-") {
+			continue // registered by the README example
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			cfg := Config{Protocol: p.Name, Faults: []string{sim.FaultGCPause}, Checks: 300, ShrinkRuns: 40,
+				TraceDir: t.TempDir()}
+			if p.Name == "local-mutex" {
+				cfg.Faults = nil
+			}
+			r := newRecorder(t)
+			Check(r, cfg)
+			msg := r.message()
+			if !r.Failed() || msg == "" {
+				t.Fatalf("the property held: %s is unsafe under %v and Check did not find it", p.Name, cfg.Faults)
+			}
+			title, _, _ := strings.Cut(msg, "\n")
+			t.Logf("%s: %s", p.Name, title)
+			o, err := Replay(traceOf(t, msg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.File.Report.Verdict != checker.VerdictViolation {
+				t.Fatalf("replay verdict %s", o.File.Report.Verdict)
+			}
+		})
+	}
+}
