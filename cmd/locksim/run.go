@@ -21,7 +21,7 @@ type outputFlags struct {
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.trace, "trace", "", "write the trace as JSON to `FILE`")
-	fs.StringVar(&o.html, "html", "", "write the linearization view to `FILE`")
+	fs.StringVar(&o.html, "html", "", "write the HTML timeline (porcupine's linearization as a second tab) to `FILE`")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object on stdout")
 }
 
