@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -221,10 +222,12 @@ func (w *World) parties() []string {
 	for _, n := range w.nodeList() {
 		out = append(out, n.Name)
 	}
+	var services []string
 	for name := range w.services {
-		out = append(out, name)
+		services = append(services, name)
 	}
-	return out
+	sort.Strings(services)
+	return append(out, services...)
 }
 
 func (w *World) known(party string) bool {
