@@ -336,10 +336,15 @@ func (n *Node) tickFor(exp time.Duration) {
 func (w *World) traceArgs(args []string) []string {
 	out := append([]string(nil), args...)
 	if len(out) > 1 && (strings.EqualFold(out[0], "EVAL") || strings.EqualFold(out[0], "EVAL_RO")) {
-		sum := sha1.Sum([]byte(out[1]))
-		sha := hex.EncodeToString(sum[:])
-		w.rec.trace.Scripts[sha] = out[1]
-		out[1] = "sha1:" + sha
+		name, ok := w.scriptNames[out[1]]
+		if !ok {
+			sum := sha1.Sum([]byte(out[1]))
+			sha := hex.EncodeToString(sum[:])
+			w.rec.trace.Scripts[sha] = out[1]
+			name = "sha1:" + sha
+			w.scriptNames[out[1]] = name
+		}
+		out[1] = name
 	}
 	return out
 }

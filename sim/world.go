@@ -24,23 +24,24 @@ type Config struct {
 // World is one simulation run. It is single-threaded: exactly one simulated
 // thread or event handler runs at a time.
 type World struct {
-	cfg      Config
-	now      time.Duration
-	seq      uint64
-	q        eventQueue
-	streams  *Streams
-	rec      recorder
-	net      *Network
-	procs    []*Process
-	nodes    map[string]*Node
-	services map[string]*Service
-	threads  []*Thread
-	running  *Thread
-	live     int    // threads that are not daemons and have not finished
-	master   string // the node Master resolves to by default
-	repl     ReplicationConfig
-	err      error
-	ran      bool
+	cfg         Config
+	now         time.Duration
+	seq         uint64
+	q           eventQueue
+	streams     *Streams
+	rec         recorder
+	net         *Network
+	procs       []*Process
+	nodes       map[string]*Node
+	services    map[string]*Service
+	threads     []*Thread
+	running     *Thread
+	live        int               // threads that are not daemons and have not finished
+	master      string            // the node Master resolves to by default
+	scriptNames map[string]string // script body -> its name in the trace
+	repl        ReplicationConfig
+	err         error
+	ran         bool
 }
 
 // New returns an empty world.
@@ -56,6 +57,7 @@ func New(cfg Config) *World {
 	}
 	w.rec.w = w
 	w.rec.trace.Scripts = map[string]string{}
+	w.scriptNames = map[string]string{}
 	w.net = newNetwork(w, cfg.Network)
 	return w
 }
