@@ -41,6 +41,8 @@ type Node struct {
 	subs       map[string][]*Subscription
 	inMulti    map[*server.Peer]bool
 	queued     map[*server.Peer][]string
+	queuedN    map[*server.Peer]int         // commands queued in MULTI so far
+	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
 	writeCache map[string]bool
 	down       bool
 
@@ -72,7 +74,8 @@ func (w *World) AddNode(name string) *Node {
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
 		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
-		queued: map[*server.Peer][]string{}, writeCache: map[string]bool{}}
+		queued: map[*server.Peer][]string{}, writeCache: map[string]bool{},
+		queuedN: map[*server.Peer]int{}, pubs: map[*server.Peer][]queuedPub{}}
 	n.bw = bufio.NewWriter(&n.out)
 	n.lua = luafast.New(m)
 	n.srv.SetPreHook(n.preHook)
@@ -139,6 +142,9 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	default:
 		r = n.dispatch(p, cmd, args)
 	}
+	if n.inMulti[p] && r.Kind == '+' && r.Str == "QUEUED" {
+		n.queuedN[p]++
+	}
 	n.w.rec.trace.Stats.RedisCommands++
 	key, change := keyOf(args), ""
 	for i, k := range touched {
@@ -182,12 +188,19 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 // dispatch hands one command to miniredis and parses its reply.
 func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	n.out.Reset()
+	pubs := n.pubs[p]
 	switch cmd {
 	case "MULTI":
+		if !n.inMulti[p] { // a nested MULTI is refused and changes nothing
+			n.queuedN[p] = 0
+			delete(n.pubs, p)
+		}
 		n.inMulti[p] = true
 	case "EXEC", "DISCARD":
 		delete(n.inMulti, p)
 		delete(n.queued, p)
+		delete(n.queuedN, p)
+		delete(n.pubs, p)
 	}
 	n.srv.Dispatch(p, args)
 	p.Flush()
@@ -195,7 +208,22 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	if err != nil {
 		r = Reply{Kind: '-', Str: "ERR locksim: unparseable reply from miniredis"}
 	}
+	// PUBLISHes queued in MULTI go out through the sim at EXEC, their
+	// receiver counts in their slots of the reply.
+	if cmd == "EXEC" && r.Kind == '*' {
+		for _, q := range pubs {
+			if q.slot < len(r.Array) {
+				r.Array[q.slot] = Reply{Kind: ':', Int: int64(n.publish(q.channel, q.msg))}
+			}
+		}
+	}
 	return r
+}
+
+// queuedPub is a PUBLISH queued in MULTI: its slot in EXEC's reply.
+type queuedPub struct {
+	slot         int
+	channel, msg string
 }
 
 // touchedKeys lists the keys a command may change; inside MULTI it

@@ -26,6 +26,8 @@ func (n *Node) Crash(downFor time.Duration) {
 	n.peers = map[int]*server.Peer{}
 	n.inMulti = map[*server.Peer]bool{}
 	n.queued = map[*server.Peer][]string{}
+	n.queuedN = map[*server.Peer]int{}
+	n.pubs = map[*server.Peer][]queuedPub{}
 	for ch, subs := range n.subs {
 		for _, s := range subs {
 			s.active = false

@@ -97,7 +97,8 @@ func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 			return true
 		}
 		if n.inMulti[c] {
-			return false
+			n.pubs[c] = append(n.pubs[c], queuedPub{n.queuedN[c], args[0], args[1]})
+			return false // miniredis queues it and answers QUEUED
 		}
 		c.WriteInt(n.publish(args[0], args[1]))
 		return true
