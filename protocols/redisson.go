@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -466,7 +467,9 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 			return
 		}
 		th := ent.threads[0]
+		op := w.Invoke(model.OpRenew, l.name, c.id+":"+th)
 		r, err := l.eval316(w, redissonRenew316, []string{l.name}, ms(lease), c.id+":"+th)
+		w.Return(op, result(err == nil && r.Int == 1, err, model.ResNotOwner))
 		if err != nil {
 			w.Note(l.name, "watchdog: can't update lock expiration: "+err.Error())
 			delete(c.renew, name)

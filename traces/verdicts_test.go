@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
 )
 
 // TestSetnxDelUnsafeUnderGCPause explores seeds until the checker reports
@@ -134,5 +136,24 @@ func TestSetnxLuaDelLosesTheLockOnFailover(t *testing.T) {
 		if v := o.File.Report.Verdict; v != checker.VerdictOK {
 			t.Fatalf("seed %d without faults: %s %+v", s, v, o.File.Report.Violations)
 		}
+	}
+}
+
+// Redisson's watchdog keeps a 30 s lease alive through a 45 s critical
+// section; its renewals are in the history, and the run is safe.
+func TestRedissonWatchdogRenewalsAreRecorded(t *testing.T) {
+	o, err := Execute(protocols.Scenario{Seed: 1, Protocol: "redisson", Workload: "unique-name", Clients: 2, Ops: 1, StaggerMs: 500,
+		Faults: []sim.Fault{{Kind: sim.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 1000, Value: 40_000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	renewals := 0
+	for _, op := range o.File.Trace.Ops {
+		if op.Kind == model.OpRenew && op.Result == model.ResOK && op.Process == "c1" {
+			renewals++
+		}
+	}
+	if renewals < 4 || o.File.Report.Verdict != checker.VerdictOK {
+		t.Fatalf("%d renewals, verdict %s: want 4 (every 10 s of 45 s) and ok", renewals, o.File.Report.Verdict)
 	}
 }
