@@ -526,3 +526,19 @@ var causeCases = []causeCase{
 		},
 	},
 }
+
+// A critical section that outlasts the lease because its write sat in
+// the network cites the delay fault.
+func TestSlowWorkCitesADelayedWrite(t *testing.T) {
+	b := &tb{}
+	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
+	b.add(4, sim.Event{Kind: sim.EvPartition, Party: "c1->db", Detail: sim.FaultDelay, DurNs: sec(2)})
+	b.expire(10.1, "redis", "k")
+	b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
+	b.op("c1/t1", rel, "k", ok, 25, 25.1)
+	r := Check(b.trace(), Options{LeaseMs: 10000})
+	if len(r.Violations) == 0 || r.Violations[0].Reason != ReasonSlowWork ||
+		!strings.Contains(r.Violations[0].Explanation, "a delay fault on c1->db") {
+		t.Fatalf("%+v", r.Violations)
+	}
+}

@@ -258,6 +258,10 @@ func (t *truth) expiryReason(x *grant, victim hold, e sim.Event, leaseMs int64) 
 	injected := ""
 	if f := t.faultCovering(victim.Process, sim.FaultSlowWork, victim.Start, victim.Start); f >= 0 {
 		slow, injected = []int{f}, fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, fmtMs(t.tr.Events[f].T))
+	} else if d := t.delayFrom(victim.Process, victim.Start, victim.End); d >= 0 {
+		de := t.tr.Events[d]
+		slow, injected = []int{d}, fmt.Sprintf(" (a delay fault on %s from %s to %s held its messages back)",
+			de.Party, fmtMs(de.T), fmtMs(de.T+de.DurNs))
 	}
 	switch {
 	case victim.End == maxTime:
@@ -484,4 +488,20 @@ func describeFault(e sim.Event) string {
 		return fmt.Sprintf("a partition %s -> %s at %s for %s", e.Party, e.Detail, fmtMs(e.T), fmtDur(e.DurNs))
 	}
 	return fmt.Sprintf("%s at %s", e.Kind, fmtMs(e.T))
+}
+
+// delayFrom returns the first delay fault on a link out of process that
+// started within [from, to], or -1: a request that sat in the network
+// made the critical section outlast the lease.
+func (t *truth) delayFrom(process string, from, to int64) int {
+	for i, e := range t.tr.Events {
+		if e.T > to {
+			break
+		}
+		if e.Kind == sim.EvPartition && e.Detail == sim.FaultDelay && e.T >= from &&
+			strings.HasPrefix(e.Party, process+"->") {
+			return i
+		}
+	}
+	return -1
 }
