@@ -51,6 +51,7 @@ type Node struct {
 	offset      int64       // master: effects produced; replica: effects applied
 	waiters     []*waiter   // WAIT commands in progress
 	lua         *luafast.Engine
+	scripts     *scriptSync
 	Persistence string     // none, everysec, always
 	fsynced     []keyState // everysec: the dataset as of the last fsync
 }
@@ -78,6 +79,7 @@ func (w *World) AddNode(name string) *Node {
 		queuedN: map[*server.Peer]int{}, pubs: map[*server.Peer][]queuedPub{}}
 	n.bw = bufio.NewWriter(&n.out)
 	n.lua = luafast.New(m)
+	n.scripts = newScriptSync()
 	n.srv.SetPreHook(n.preHook)
 	w.nodes[name] = n
 	return n
@@ -207,6 +209,9 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	r, err := ParseReply(n.out.Bytes())
 	if err != nil {
 		r = Reply{Kind: '-', Str: "ERR locksim: unparseable reply from miniredis"}
+	}
+	if cmd == "EXEC" || cmd == "DISCARD" {
+		n.afterExec(p, cmd == "EXEC" && r.Kind == '*')
 	}
 	// PUBLISHes queued in MULTI go out through the sim at EXEC, their
 	// receiver counts in their slots of the reply.

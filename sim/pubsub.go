@@ -87,10 +87,7 @@ func (n *Node) publish(channel, msg string) int {
 func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 	switch cmd {
 	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT":
-		if n.inMulti[c] {
-			return false
-		}
-		return n.lua.Handle(c, cmd, args)
+		return n.scriptCommand(c, cmd, args)
 	case "PUBLISH":
 		if len(args) != 2 {
 			c.WriteError("ERR wrong number of arguments for 'publish' command")

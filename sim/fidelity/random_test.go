@@ -172,11 +172,10 @@ func genCommand(t *rapid.T, p *pair, bad bool) (shape, []string) {
 		// EVALSHA only of a script both sides have cached or neither has:
 		// real Redis caches a script EVAL ran even when it failed, the sim
 		// only when it succeeded (deviation D5); else EVAL, as clients fall
-		// back. Never in MULTI: the sim's node leaves a queued EVALSHA to
-		// miniredis, whose script cache misses the scripts its Lua engine
-		// cached (deviation D12).
+		// back. In MULTI only of a script both know (an unknown one would
+		// abort differently, D6).
 		simKnows, realKnows := p.scriptKnown(sha(s.src))
-		if !bad || simKnows != realKnows {
+		if simKnows != realKnows || !bad && !simKnows {
 			return s.reply, append([]string{"EVAL", s.src}, scriptArgs(t, s, bad)...)
 		}
 		return s.reply, append([]string{"EVALSHA", sha(s.src)}, scriptArgs(t, s, bad)...)

@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"strings"
+
+	"github.com/alicebob/miniredis/v2/server"
+)
+
+// scriptSync keeps a node's two script caches in step, so that the node
+// has one, as Redis does: the Lua engine serves script commands outside
+// MULTI, while script commands queued in MULTI run inside miniredis at
+// EXEC against miniredis's own cache.
+type scriptSync struct {
+	mini   map[string]bool           // bodies miniredis has loaded
+	queued map[*server.Peer][]string // bodies queued in MULTI, for the engine after EXEC
+	flush  map[*server.Peer]bool     // a SCRIPT FLUSH queued in MULTI
+	peer   *server.Peer              // the node's own connection for the upkeep
+	out    bytes.Buffer
+	busy   bool // the upkeep's own commands go to miniredis
+}
+
+func newScriptSync() *scriptSync {
+	s := &scriptSync{mini: map[string]bool{}, queued: map[*server.Peer][]string{}, flush: map[*server.Peer]bool{}}
+	s.peer = server.NewPeer(bufio.NewWriter(&s.out))
+	return s
+}
+
+// scriptCommand serves EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT for
+// the pre-hook; false hands the command to miniredis.
+func (n *Node) scriptCommand(c *server.Peer, cmd string, args []string) bool {
+	s := n.scripts
+	if s.busy {
+		return false
+	}
+	body, flush := "", false
+	switch {
+	case (cmd == "EVAL" || cmd == "EVAL_RO") && len(args) > 0:
+		body = args[0]
+	case cmd == "SCRIPT" && len(args) == 2 && strings.EqualFold(args[0], "LOAD"):
+		body = args[1]
+	case cmd == "SCRIPT" && len(args) == 1 && strings.EqualFold(args[0], "FLUSH"):
+		flush = true
+	}
+	if n.inMulti[c] {
+		if body != "" {
+			s.queued[c] = append(s.queued[c], body)
+		}
+		if flush {
+			s.flush[c] = true
+		}
+		return false
+	}
+	handled := n.lua.Handle(c, cmd, args)
+	switch {
+	case body != "" && !s.mini[body] && s.exists(n, true, body):
+		s.miniredis(n, "SCRIPT", "LOAD", body)
+		s.mini[body] = true
+	case flush:
+		s.miniredis(n, "SCRIPT", "FLUSH")
+		clear(s.mini)
+	}
+	return handled
+}
+
+// afterExec brings to the engine what a transaction of c did to
+// miniredis's cache: scripts it ran or loaded, a flush.
+func (n *Node) afterExec(c *server.Peer, exec bool) {
+	s := n.scripts
+	bodies, flush := s.queued[c], s.flush[c]
+	delete(s.queued, c)
+	delete(s.flush, c)
+	if !exec {
+		return
+	}
+	if flush {
+		n.lua.Handle(s.peer, "SCRIPT", []string{"FLUSH"})
+		clear(s.mini)
+	}
+	for _, b := range bodies {
+		if s.exists(n, false, b) && !s.exists(n, true, b) {
+			s.out.Reset()
+			n.lua.Handle(s.peer, "SCRIPT", []string{"LOAD", b})
+			s.mini[b] = true
+		}
+	}
+}
+
+// exists asks the engine (or miniredis) whether body is cached.
+func (s *scriptSync) exists(n *Node, engine bool, body string) bool {
+	sum := sha1.Sum([]byte(body))
+	args := []string{"SCRIPT", "EXISTS", hex.EncodeToString(sum[:])}
+	s.out.Reset()
+	if engine {
+		n.lua.Handle(s.peer, args[0], args[1:])
+	} else {
+		s.busy = true
+		n.srv.Dispatch(s.peer, args)
+		s.busy = false
+	}
+	s.peer.Flush()
+	r, err := ParseReply(s.out.Bytes())
+	return err == nil && len(r.Array) == 1 && r.Array[0].Int == 1
+}
+
+// miniredis runs one upkeep command on miniredis itself.
+func (s *scriptSync) miniredis(n *Node, args ...string) {
+	s.busy = true
+	n.srv.Dispatch(s.peer, args)
+	s.busy = false
+	s.peer.Flush()
+	s.out.Reset()
+}
