@@ -79,13 +79,6 @@ func (s *Sem) Release(n int) {
 	}
 }
 
-// Drain takes every free permit and returns how many it took.
-func (s *Sem) Drain() int {
-	n := s.permits
-	s.permits = 0
-	return n
-}
-
 // Waiting is the number of threads blocked on the semaphore.
 func (s *Sem) Waiting() int { return len(s.waiters) }
 
