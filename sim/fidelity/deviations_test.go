@@ -75,7 +75,7 @@ func (pn *pinner) check(conn int, args []string, wantSim, wantReal string) {
 	}
 	if pn.real != nil && wantReal != "" {
 		if got := realR.String(); got != wantReal {
-			pn.t.Errorf("real Redis %s: %s\n  got  %s\n  want %s", realRedis.version, show(args), got, wantReal)
+			pn.t.Errorf("real Redis %s: %s\n  got  %s\n  want %s", realRedis.Version, show(args), got, wantReal)
 		}
 	}
 }
@@ -126,7 +126,7 @@ func TestDeviationD1ExpiryBoundarySim(t *testing.T) {
 // never shows it.
 func TestDeviationD1ExpiryBoundaryReal(t *testing.T) {
 	srv := needRedis(t)
-	c, err := dial(srv.addr)
+	c, err := dial(srv.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestDeviationD1ExpiryBoundaryReal(t *testing.T) {
 		t.Logf("inconclusive here: no poll caught a key alive past its %v PX (best %v); %d PTTL 0 replies", ttl, best, zeroSeen)
 		return
 	}
-	t.Logf("real Redis %s: a key set with PX 20 still answered %v past 20 ms after its SET; %d PTTL 0 replies from live keys (the sim drops a key at exactly its PX, D1)", srv.version, best, zeroSeen)
+	t.Logf("real Redis %s: a key set with PX 20 still answered %v past 20 ms after its SET; %d PTTL 0 replies from live keys (the sim drops a key at exactly its PX, D1)", srv.Version, best, zeroSeen)
 }
 
 // D2: TTL rounds on Redis ((ms+500)/1000) and truncates on the sim.

@@ -89,7 +89,7 @@ func (p *pair) conn(id int) *client {
 	c := p.real[id]
 	if c == nil {
 		var err error
-		if c, err = dial(p.srv.addr); err != nil {
+		if c, err = dial(p.srv.Addr); err != nil {
 			p.t.Fatalf("connect to %s: %v", p.srv.describe(), err)
 		}
 		p.real[id] = c

@@ -2,15 +2,12 @@ package fidelity
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/fidelity/redisproc"
 )
 
 // realRedis is the real redis-server the whole package compares against,
@@ -40,7 +38,7 @@ func TestMain(m *testing.M) {
 	s, err := startRedis()
 	if err != nil {
 		skipReason = err.Error()
-		startFailed = !errors.Is(err, errNoBinary)
+		startFailed = !errors.Is(err, redisproc.ErrNotFound)
 	} else {
 		realRedis = s
 	}
@@ -64,124 +62,20 @@ func needRedis(t testing.TB) *redisServer {
 	return realRedis
 }
 
-// redisServer is a redis-server child process on a loopback port.
-type redisServer struct {
-	cmd     *exec.Cmd
-	addr    string
-	path    string
-	version string
-	log     *bytes.Buffer
-	done    chan struct{}
-}
+// redisServer is the shared redis-server, with the names the suite uses.
+type redisServer struct{ *redisproc.Server }
 
-var errNoBinary = errors.New("redis-server not found in PATH (install it: apt-get install -y redis-server)")
+func (s *redisServer) stop()            { s.Close() }
+func (s *redisServer) describe() string { return s.String() }
 
 // startRedis starts redis-server on a free loopback port, with no
-// persistence, and waits until it answers PING.
+// persistence and one database, and waits until it answers.
 func startRedis() (*redisServer, error) {
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		return nil, errNoBinary
-	}
-	var last error
-	for attempt := 0; attempt < 5; attempt++ {
-		s, err := startRedisOnce(path)
-		if err == nil {
-			return s, nil
-		}
-		last = err // most likely the port was taken between probe and start
-	}
-	return nil, fmt.Errorf("redis-server (%s) did not start: %v", path, last)
-}
-
-func startRedisOnce(path string) (*redisServer, error) {
-	port, err := freePort()
+	s, err := redisproc.Start(1)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "locksim-fidelity-")
-	if err != nil {
-		return nil, err
-	}
-	s := &redisServer{
-		path: path,
-		addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-		log:  &bytes.Buffer{},
-		done: make(chan struct{}),
-	}
-	s.cmd = exec.Command(path,
-		"--port", strconv.Itoa(port),
-		"--bind", "127.0.0.1",
-		"--save", "",
-		"--appendonly", "no",
-		"--dir", dir,
-		"--daemonize", "no",
-		"--databases", "1",
-	)
-	s.cmd.Stdout = s.log
-	s.cmd.Stderr = s.log
-	s.cmd.SysProcAttr = childAttr()
-	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	go func() {
-		s.cmd.Wait()
-		os.RemoveAll(dir)
-		close(s.done)
-	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c, err := dial(s.addr)
-		if err == nil {
-			r, err := c.do("INFO", "server")
-			c.close()
-			if err == nil && r.Kind == '$' {
-				s.version = infoField(r.Str, "redis_version")
-				return s, nil
-			}
-		}
-		select {
-		case <-s.done:
-			return nil, fmt.Errorf("exited: %s", strings.TrimSpace(s.log.String()))
-		default:
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("no answer on %s: %v", s.addr, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// stop kills the server and waits for it to exit.
-func (s *redisServer) stop() {
-	s.cmd.Process.Kill()
-	<-s.done
-}
-
-// describe names the server for test logs.
-func (s *redisServer) describe() string {
-	return fmt.Sprintf("redis-server %s (%s, %s)", s.version, filepath.Clean(s.path), s.addr)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// infoField reads one "name:value" line of an INFO reply.
-func infoField(info, name string) string {
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
-			return v
-		}
-	}
-	return "unknown"
+	return &redisServer{s}, nil
 }
 
 // client is a minimal RESP2 client over one TCP connection. Each client

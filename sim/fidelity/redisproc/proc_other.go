@@ -1,6 +1,6 @@
 //go:build !linux
 
-package baseline
+package redisproc
 
 import "syscall"
 
