@@ -319,6 +319,12 @@ func (l *rlock) unlock(t *sim.Thread) (bool, error) {
 	r, err := l.eval316(t, redissonUnlock316, []string{l.name, l.channel()},
 		redissonUnlockMessage, ms(l.internalLease), l.lockName(t))
 	l.cancelExpirationRenewal(t, t.Name)
+	return l.unlocked(t, r, err)
+}
+
+// unlocked reads an unlock script's answer: nil means the thread did not
+// hold the lock (IllegalMonitorStateException, noted in the trace).
+func (l *rlock) unlocked(t *sim.Thread, r sim.Reply, err error) (bool, error) {
 	if err != nil {
 		return false, err
 	}

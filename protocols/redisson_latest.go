@@ -192,14 +192,7 @@ func (l *rlock) unlockLatest(t *sim.Thread) (bool, error) {
 		l.cancelRenewalLatest(t, t.Name)
 		return r, err
 	})
-	if err != nil {
-		return false, err
-	}
-	if r.IsNil() {
-		t.Note(l.name, ErrIllegalMonitorState.Error()+" by node id: "+l.client(t).id+" thread-id: "+t.Name)
-		return false, nil
-	}
-	return true, nil
+	return l.unlocked(t, r, err)
 }
 
 // unlockInner is unlockInnerAsync(threadId): a fresh request id, the
