@@ -37,7 +37,7 @@ type Node struct {
 	peers      map[int]*server.Peer
 	last       time.Duration // node clock at the last advance
 	tickGen    uint64
-	tickAt     time.Duration // node-clock time the pending tick is for (0: none)
+	tickAt     time.Duration // node-clock time of the pending tick; 0: unknown, -1: no key has a TTL
 	subs       map[string][]*Subscription
 	inMulti    map[*server.Peer]bool
 	queued     map[*server.Peer][]string
@@ -292,7 +292,9 @@ func (n *Node) advance() {
 		return
 	}
 	var expiring []string
-	if d > 0 {
+	// tickAt bounds the earliest expiry (-1: no key has a TTL): below it,
+	// nothing can expire and the keys need no scan.
+	if d > 0 && n.tickAt >= 0 && (n.tickAt == 0 || now >= n.tickAt) {
 		for _, k := range n.m.Keys() {
 			if ttl := n.m.TTL(k); ttl > 0 && ttl <= d {
 				expiring = append(expiring, k)
@@ -325,7 +327,7 @@ func (n *Node) scheduleTick() {
 		}
 	}
 	n.tickGen++
-	n.tickAt = 0
+	n.tickAt = -1
 	if next > 0 {
 		n.tickFor(n.last + next)
 	}
@@ -337,7 +339,7 @@ func (n *Node) scheduleTick() {
 func (n *Node) noteTTLs(keys []string) {
 	for _, k := range keys {
 		if ttl := n.m.TTL(k); ttl > 0 {
-			if exp := n.last + ttl; n.tickAt == 0 || exp < n.tickAt {
+			if exp := n.last + ttl; n.tickAt <= 0 || exp < n.tickAt {
 				n.tickGen++
 				n.tickFor(exp)
 			}

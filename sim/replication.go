@@ -34,6 +34,7 @@ type effect struct {
 func (w *World) AddReplica(master, replica *Node) {
 	replica.role = roleReplica
 	replica.load(master.snapshot())
+	replica.scheduleTick()
 	replica.offset = master.offset
 	master.links = append(master.links, &replLink{from: master, to: replica, acked: master.offset})
 }
