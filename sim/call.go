@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Master is the node name that resolves, per process, to the node the
@@ -43,7 +45,7 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 	return t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(Event{Kind: EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
 			return
 		}
 		n.exec(t, args, func(r Reply) { reply(r) })
@@ -79,7 +81,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 	r, err := t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(Event{Kind: EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
 			return
 		}
 		out := make([]Reply, len(cmds))
@@ -160,7 +162,7 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 				return
 			}
 			if n < cfg.Retries {
-				w.rec.event(Event{Kind: EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + route() + ", attempt " + strconv.Itoa(n+2)})
+				w.rec.event(trace.Event{Kind: trace.EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + route() + ", attempt " + strconv.Itoa(n+2)})
 				w.scheduleWake(w.now+cfg.RetryInterval, t, func() {
 					if waiting() {
 						attempt(n + 1)
@@ -168,7 +170,7 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 				})
 				return
 			}
-			w.rec.event(Event{Kind: EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + route()})
+			w.rec.event(trace.Event{Kind: trace.EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + route()})
 			w.wake(t, tok, ErrTimeout)
 		})
 	}

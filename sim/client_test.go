@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 func TestPublishReachesSubscriberThroughNetwork(t *testing.T) {
@@ -81,9 +83,9 @@ func TestLostReplyIsRetriedAndRunsTwice(t *testing.T) {
 	var retries, drops int
 	for _, e := range tr.Events {
 		switch e.Kind {
-		case EvRetry:
+		case trace.EvRetry:
 			retries++
-		case EvDrop:
+		case trace.EvDrop:
 			drops++
 		}
 	}
@@ -155,7 +157,7 @@ func TestCallWithOverridesRetries(t *testing.T) {
 	if runErr != nil || err != ErrTimeout {
 		t.Fatal(runErr, err)
 	}
-	if find(tr, EvRetry, "") != nil {
+	if find(tr, trace.EvRetry, "") != nil {
 		t.Fatal("CallWith without retries retried")
 	}
 }
@@ -169,7 +171,7 @@ func TestMonotonicIgnoresJumps(t *testing.T) {
 		th.Sleep(time.Second)
 		wall, mono = th.Now()-w0, th.Monotonic()-m0
 	})
-	w.Inject(Fault{Kind: FaultClockJump, Target: "c1", AtMs: 500, Value: 60_000})
+	w.Inject(trace.Fault{Kind: trace.FaultClockJump, Target: "c1", AtMs: 500, Value: 60_000})
 	if _, err := w.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package sim
 import (
 	"strconv"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // ReplicationConfig is the lag model of asynchronous replication.
@@ -104,11 +106,11 @@ func (n *Node) applyReplicated(e effect) {
 	change := ""
 	switch exists := n.m.Exists(e.st.Key); {
 	case exists && !existed:
-		change = KeyCreated
+		change = trace.KeyCreated
 	case !exists && existed:
-		change = KeyDeleted
+		change = trace.KeyDeleted
 	}
-	n.w.rec.event(Event{Kind: EvReplicate, Party: n.Name, Key: e.st.Key, Change: change,
+	n.w.rec.event(trace.Event{Kind: trace.EvReplicate, Party: n.Name, Key: e.st.Key, Change: change,
 		Detail: "offset " + strconv.FormatInt(e.offset, 10) + " from " + e.st.Key})
 	n.noteTTLs([]string{e.st.Key})
 }
@@ -146,7 +148,7 @@ func (n *Node) wait(args []string, reply func(Reply)) (Reply, bool) {
 			if !wt.done && !n.down {
 				wt.done = true
 				c := n.acked(wt.target)
-				n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Args: []string{"WAIT", "(timeout)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
+				n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Args: []string{"WAIT", "(timeout)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
 				reply(Reply{Kind: ':', Int: int64(c)})
 			}
 		})
@@ -172,7 +174,7 @@ func (n *Node) checkWaiters() {
 		}
 		if c := n.acked(wt.target); c >= wt.num {
 			wt.done = true
-			n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Args: []string{"WAIT", "(acknowledged)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
+			n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Args: []string{"WAIT", "(acknowledged)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
 			wt.reply(Reply{Kind: ':', Int: int64(c)})
 			continue
 		}

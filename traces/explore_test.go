@@ -7,7 +7,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 var exploreBase = protocols.Scenario{Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{"gc-pause"}}
@@ -116,7 +116,7 @@ func TestShrinkSetnxDelPauseToTwoClientsOnePause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.After.Clients != 2 || r.After.Faults != 1 || r.File.Scenario.Faults[0].Kind != sim.FaultGCPause {
+	if r.After.Clients != 2 || r.After.Faults != 1 || r.File.Scenario.Faults[0].Kind != trace.FaultGCPause {
 		t.Fatalf("shrunk from %v to %v: %+v", r.Before, r.After, r.File.Scenario.Faults)
 	}
 	if r.Cause != checker.CausePrematureExpiry {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Reference is a named reference timeline of DESIGN.md as an explicit
@@ -21,23 +22,23 @@ var references = map[string]Reference{}
 func addReference(r Reference) { references[r.Name] = r }
 
 func init() {
-	gc := func(target string, at, dur int64) sim.Fault {
-		return sim.Fault{Kind: sim.FaultGCPause, Target: target, AtMs: at, DurMs: dur}
+	gc := func(target string, at, dur int64) trace.Fault {
+		return trace.Fault{Kind: trace.FaultGCPause, Target: target, AtMs: at, DurMs: dur}
 	}
-	cut := func(a, b string) sim.Fault {
-		return sim.Fault{Kind: sim.FaultPartition, Target: a + "<->" + b, AtMs: 0, DurMs: 3_600_000}
+	cut := func(a, b string) trace.Fault {
+		return trace.Fault{Kind: trace.FaultPartition, Target: a + "<->" + b, AtMs: 0, DurMs: 3_600_000}
 	}
 	// Every timeline below runs unique-name (5 s critical sections, a user
 	// who retries a refused lock every 500 ms) unless it says otherwise,
 	// with clients started 500 ms apart so that c1 takes the lock first.
-	uniq := func(protocol string, clients int, faults ...sim.Fault) protocols.Scenario {
+	uniq := func(protocol string, clients int, faults ...trace.Fault) protocols.Scenario {
 		return protocols.Scenario{Seed: 1, Protocol: protocol, Workload: "unique-name", Clients: clients, Ops: 1,
 			StaggerMs: 500, Faults: faults}
 	}
 
 	// stock: seed 001's purchase with a 5 s critical section; a user whose
 	// purchase was refused tries again every 500 ms.
-	stock := func(protocol string, clients int, faults ...sim.Fault) protocols.Scenario {
+	stock := func(protocol string, clients int, faults ...trace.Fault) protocols.Scenario {
 		sc := uniq(protocol, clients, faults...)
 		sc.Workload, sc.WorkMs = "stock", 5000
 		return sc
@@ -57,7 +58,7 @@ func init() {
 	// c1's INSERT leaves at t=5.2 s and sits 20 s in the network; its 10 s
 	// lease ends at 10.2 s, c2 takes the lock and inserts first.
 	delayed := uniq("setnx-lua-del", 2,
-		sim.Fault{Kind: sim.FaultDelay, Target: "c1->" + protocols.DBService, AtMs: 4000, DurMs: 2000, Value: 20_000})
+		trace.Fault{Kind: trace.FaultDelay, Target: "c1->" + protocols.DBService, AtMs: 4000, DurMs: 2000, Value: 20_000})
 	delayed.TimeoutMs = 30_000 // the database driver waits for its write
 	addReference(Reference{Name: "delayed-write",
 		Summary:  "a write sits in the network past its lease; another client acquires and writes first",
@@ -66,24 +67,24 @@ func init() {
 	// dies at 1 s; the sentinel promotes a replica that never got the key;
 	// c2 learns the new master and locks.
 	failover := uniq("setnx-lua-del", 2,
-		sim.Fault{Kind: sim.FaultReplicationLag, Target: sim.Master, AtMs: 0, DurMs: 30_000, Value: 5000},
-		sim.Fault{Kind: sim.FaultFailover, Target: sim.Master, AtMs: 1000, DurMs: 20_000})
+		trace.Fault{Kind: trace.FaultReplicationLag, Target: sim.Master, AtMs: 0, DurMs: 30_000, Value: 5000},
+		trace.Fault{Kind: trace.FaultFailover, Target: sim.Master, AtMs: 1000, DurMs: 20_000})
 	failover.Topology, failover.DownAfterMs, failover.DiscoveryMs = protocols.TopoReplicated, 1000, 200
 	addReference(Reference{Name: "failover-before-replication",
 		Summary:  "the master dies before the lock key reaches the replica; the promoted replica grants it again",
 		Scenario: failover})
 	// Redlock on five masters: c1 reaches A, B, C; c2 reaches C, D, E. C's
 	// clock jumps 10 s at t=2 s and c1's key there expires; c2 gets C, D, E.
-	split := []sim.Fault{cut("c1", "redis-4"), cut("c1", "redis-5"), cut("c2", "redis-1"), cut("c2", "redis-2")}
+	split := []trace.Fault{cut("c1", "redis-4"), cut("c1", "redis-5"), cut("c2", "redis-1"), cut("c2", "redis-2")}
 	addReference(Reference{Name: "redlock-clock-jump",
 		Summary: "Redlock: a clock jump on one of the majority's masters expires the key; a second majority forms",
 		Scenario: uniq("redlock", 2, append(split[:4:4],
-			sim.Fault{Kind: sim.FaultClockJump, Target: "redis-3", AtMs: 2000, Value: 10_000})...)})
+			trace.Fault{Kind: trace.FaultClockJump, Target: "redis-3", AtMs: 2000, Value: 10_000})...)})
 	// As above, but C restarts empty (no persistence) instead.
 	addReference(Reference{Name: "redlock-restart",
 		Summary: "Redlock: one of the majority's masters restarts without persistence; a second majority forms",
 		Scenario: uniq("redlock", 2, append(split[:4:4],
-			sim.Fault{Kind: sim.FaultNodeRestart, Target: "redis-3", AtMs: 2000, DurMs: 500})...)})
+			trace.Fault{Kind: trace.FaultNodeRestart, Target: "redis-3", AtMs: 2000, DurMs: 500})...)})
 	// c1 sends its SETs; a 10 s pause holds the OK replies past the 8 s
 	// validity; c2 locks meanwhile. Without the validity check c1 believes
 	// it holds the lock when it resumes; with it, c1 gives up and retries.
@@ -112,24 +113,24 @@ func init() {
 	addReference(Reference{Name: "renew-without-owner-check",
 		Summary: "seed 002's renewal daemon stalls: the lease lapses while the holder works and a second client acquires",
 		Scenario: uniq("setnx-daemon-renew", 3,
-			sim.Fault{Kind: sim.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 40_000},
-			sim.Fault{Kind: sim.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 10_000, Value: 40_000})})
+			trace.Fault{Kind: trace.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 40_000},
+			trace.Fault{Kind: trace.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 10_000, Value: 40_000})})
 	// Redisson lock(): the watchdog stalls 45 s while the critical section
 	// runs 40 s long; the 30 s lease lapses and c2, waiting on pub/sub and
 	// the TTL, takes the lock.
 	addReference(Reference{Name: "watchdog-starvation",
 		Summary: "Redisson's watchdog stalls longer than the lease while the holder works; a second client acquires",
 		Scenario: uniq("redisson", 2,
-			sim.Fault{Kind: sim.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 45_000},
-			sim.Fault{Kind: sim.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 10_000, Value: 40_000})})
+			trace.Fault{Kind: trace.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 45_000},
+			trace.Fault{Kind: trace.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 10_000, Value: 40_000})})
 	// redsync with WithSetNXOnExtend on one master: c1's keep-alive
 	// goroutine stalls from 1 s to 14 s while its critical section runs
 	// 20 s; the 8 s key expires, c2 takes the lock, works and releases;
 	// then c1's late Extend finds no key and takes it back with SET NX,
 	// reporting success: c1 never learns it lost the lock.
 	late := uniq("redlock-setnx-extend", 2,
-		sim.Fault{Kind: sim.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 13_000},
-		sim.Fault{Kind: sim.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 1000, Value: 15_000})
+		trace.Fault{Kind: trace.FaultWatchdogStall, Target: "c1", AtMs: 1000, DurMs: 13_000},
+		trace.Fault{Kind: trace.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 1000, Value: 15_000})
 	late.Topology = protocols.TopoSingle
 	addReference(Reference{Name: "late-refresh-reacquire",
 		Summary:  "an extend that uses SET NX silently takes back an expired lock after another client held it",
@@ -143,13 +144,13 @@ func init() {
 	addReference(Reference{Name: "retried-unlock",
 		Summary: "an unlock whose reply was lost is retried after another client acquired: the script's owner check keeps it harmless",
 		Scenario: stock("redisson", 2,
-			sim.Fault{Kind: sim.FaultPartition, Target: "redis->c1", AtMs: 5192, DurMs: 400})})
+			trace.Fault{Kind: trace.FaultPartition, Target: "redis->c1", AtMs: 5192, DurMs: 400})})
 	// setnx-lua-del: c1's SET NX reaches Redis and creates the key, but the
 	// reply is lost; c1 sees a timeout and believes it failed, while the
 	// key blocks everyone until its 10 s TTL passes.
 	addReference(Reference{Name: "orphan-acquire",
 		Summary:  "an acquire whose reply was lost: the key is held by nobody who knows it until the TTL passes",
-		Scenario: uniq("setnx-lua-del", 2, sim.Fault{Kind: sim.FaultReplyLoss, Target: "redis", AtMs: 0, DurMs: 300, Value: 1000})})
+		Scenario: uniq("setnx-lua-del", 2, trace.Fault{Kind: trace.FaultReplyLoss, Target: "redis", AtMs: 0, DurMs: 300, Value: 1000})})
 }
 
 // DefaultReference is what `locksim run` runs with no protocol given.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // ShrinkResult tells what shrinking did.
@@ -100,7 +100,7 @@ func candidates(sc protocols.Scenario) []protocols.Scenario {
 	var out []protocols.Scenario
 	with := func(mod func(*protocols.Scenario)) {
 		c := sc
-		c.Faults = append([]sim.Fault{}, sc.Faults...)
+		c.Faults = append([]trace.Fault{}, sc.Faults...)
 		mod(&c)
 		out = append(out, c)
 	}
@@ -138,7 +138,7 @@ func removeClient(sc *protocols.Scenario, i int) {
 		names[k] = sc.Client(k)
 	}
 	gone := names[i]
-	var kept []sim.Fault
+	var kept []trace.Fault
 	for _, f := range sc.Faults {
 		parties, _ := splitTarget(f.Target)
 		if !slices.Contains(parties, gone) {

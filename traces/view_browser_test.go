@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // The browser tests render pages in headless Chromium (`apt-get install
@@ -79,7 +79,7 @@ type browserCase struct {
 
 func bigScenario() protocols.Scenario {
 	return protocols.Scenario{Seed: 5, Protocol: "setnx-del", Workload: "unique-name", Clients: 16, Ops: 16,
-		FaultKinds: []string{sim.FaultGCPause}}
+		FaultKinds: []string{trace.FaultGCPause}}
 }
 
 func TestViewRendersInChromium(t *testing.T) {
@@ -96,7 +96,7 @@ func TestViewRendersInChromium(t *testing.T) {
 		name string
 		sc   protocols.Scenario
 	}{
-		{"setnx-del-gc-pause-seed0", protocols.Scenario{Seed: 0, Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{sim.FaultGCPause}}},
+		{"setnx-del-gc-pause-seed0", protocols.Scenario{Seed: 0, Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{trace.FaultGCPause}}},
 		{"big", bigScenario()},
 	} {
 		o, err := Execute(sc.sc)
