@@ -1,11 +1,24 @@
 package traces
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
 )
+
+// ErrInternal marks an error that is a bug in locksim (a panic in the
+// checker or the runner), not a problem with the scenario.
+var ErrInternal = errors.New("internal error")
+
+// IsInternal reports whether err is a bug in locksim or in the simulated
+// lock code rather than bad input.
+func IsInternal(err error) bool {
+	return errors.Is(err, ErrInternal) || errors.Is(err, sim.ErrPanic)
+}
 
 // Outcome is a scenario run end to end: the trace file and the checker's
 // full result (for the linearization view).
@@ -27,13 +40,25 @@ func Execute(sc protocols.Scenario) (*Outcome, error) {
 
 // Evaluate is Execute without the trace hash, which exploration computes
 // only for the traces it saves.
-func Evaluate(sc protocols.Scenario) (*Outcome, error) {
+func Evaluate(sc protocols.Scenario) (o *Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			o, err = nil, fmt.Errorf("%w: %v", ErrInternal, r)
+		}
+	}()
 	start := time.Now()
 	sc, tr, err := protocols.Run(sc)
 	if err != nil {
 		return nil, err
 	}
 	res := checker.Check(tr, checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock})
+	if tr.Stats.Budget != "" {
+		// A violation in the prefix that ran is real; "ok" is not known.
+		res.Report.Budget = "budget exceeded: " + tr.Stats.Budget
+		if res.Report.Verdict == checker.VerdictOK {
+			res.Report.Verdict = checker.VerdictUnknown
+		}
+	}
 	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
 	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
 }

@@ -12,9 +12,9 @@ import (
 // cmdMatrix runs the safety matrix: protocols as rows, fault kinds as
 // columns, each cell safe or unsafe with its first failing seed.
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("matrix")
+	fs := newFlags("matrix", stdout)
 	runs := fs.Int("runs", 20, "seeds per cell")
-	first := fs.Uint64("seed", 0, "first seed of every cell")
+	first := fs.Uint64("seed", defaultSeed, "first seed of every cell")
 	workload := fs.String("workload", "unique-name", "workload")
 	protos := fs.String("protocols", "", "comma-separated protocols (default: all)")
 	faults := fs.String("faults", "", "comma-separated fault kinds, \"none\" included (default: none and every kind)")

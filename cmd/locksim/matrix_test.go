@@ -15,9 +15,9 @@ func TestMatrixPrintsTableAndFirstFailures(t *testing.T) {
 	}
 	for _, want := range []string{
 		"protocol", "none", "gc-pause",
-		"local-mutex", "unsafe@0",
+		"local-mutex", "unsafe@1",
 		"setnx-lua-del", "safe",
-		"first failures:", "local-mutex / none, seed 0: mutual-exclusion: local-lock-only",
+		"first failures:", "local-mutex / none, seed 1: mutual-exclusion: local-lock-only",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -57,6 +57,9 @@ type Summary struct {
 	RunsPerSec  float64      `json:"runs_per_sec"`
 	SimPerWall  float64      `json:"sim_per_wall"`
 	Interrupted bool         `json:"interrupted,omitempty"`
+	// Template is the scenario every run used but for its seed; merge
+	// checks that shards share it.
+	Template protocols.Scenario `json:"template"`
 }
 
 // Seeds returns the seeds of cfg in order.
@@ -100,7 +103,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	defer cancel()
 
 	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: base.FaultKinds, Topology: base.Topology,
-		SeedStart: cfg.SeedStart}
+		SeedStart: cfg.SeedStart, Template: cfg.Base}
 	if cfg.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
