@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/locksim/locksim/protocols"
@@ -66,14 +63,12 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
 		UntilFirst: *untilFirst, Out: *out,
 	}
-	unlock, err := guardExplore(fs, &cfg)
+	ctx, unlock, err := guardExplore(fs, &cfg)
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}
 	defer unlock()
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	s, err := explore.Explore(ctx, cfg, progressBar(stderr, *runs))
 	if err != nil {
 		return usageErr(stderr, "explore", err)
