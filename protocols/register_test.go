@@ -3,8 +3,8 @@ package protocols
 import (
 	"fmt"
 	"sync"
-	"testing"
 	"sync/atomic"
+	"testing"
 )
 
 var registryRounds atomic.Int64
