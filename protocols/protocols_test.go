@@ -275,7 +275,7 @@ func TestRedissonWaiterWokenByPubSubOnePerProcess(t *testing.T) {
 }
 
 func TestRedissonRenewalReturningZeroStopsTheWatchdog(t *testing.T) {
-	for _, protocol := range []string{"redisson", "redisson-latest"} {
+	for _, protocol := range []string{"redisson-3.16.1", "redisson-latest"} {
 		t.Run(protocol, func(t *testing.T) {
 			b := newBench(t, protocol)
 			b.proc("c1").Go("t1", func(th *sim.Thread) {
