@@ -109,12 +109,15 @@ type rclient struct {
 	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by entry name
 	task  *rrenewTask           // newer Redisson's LockTask
 	gen   int                   // numbers fresh semaphores
+
+	probed bool // newer Redisson: the WAIT/WAITAOF probe was sent
+	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
 }
 
 func redissonClient(t *sim.Thread, env Env, node string, v redissonVersion) *rclient {
 	key := "redisson/" + strconv.Itoa(int(v)) + "/" + node
 	return env.local(t.Process(), key, func() any {
-		return &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}}
+		return &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}, slaves: -1}
 	}).(*rclient)
 }
 

@@ -24,7 +24,8 @@ func secondHold(t *testing.T, protocol string) (kept bool, tr *sim.Trace) {
 		th.Sleep(5 * time.Second)
 		l = b.lock("redisLock")
 		if ok, err := l.Acquire(th); !ok {
-			t.Fatalf("second lock(): %v", err)
+			t.Errorf("second lock(): %v", err)
+			return
 		}
 		th.Sleep(60 * time.Second)
 		r, _ := th.Call(MasterNode, "EXISTS", "redisLock")
@@ -66,7 +67,8 @@ func unlockAfterFailedRenewal(t *testing.T, protocol string) (kept bool, tr *sim
 		}
 		l = b.lock("redisLock")
 		if ok, err := l.Acquire(th); !ok {
-			t.Fatalf("second lock(): %v", err)
+			t.Errorf("second lock(): %v", err)
+			return
 		}
 		th.Sleep(60 * time.Second)
 		r, _ := th.Call(MasterNode, "EXISTS", "redisLock")
@@ -96,8 +98,7 @@ func TestRedisson3120FailedRenewalLeavesNextHoldWithoutWatchdog(t *testing.T) {
 // link is cut, so that no WAIT is acknowledged.
 func replicatedBench(t *testing.T, protocol string) *bench {
 	b := newBench(t, protocol)
-	r := b.w.AddNode("redis-r1")
-	b.w.AddReplica(b.w.Node(MasterNode), r)
+	b.w.AddReplica(b.w.Node(MasterNode), b.w.AddNode("redis-r1"))
 	b.w.At(0, func() { b.w.Net().Block(MasterNode, "redis-r1") })
 	return b
 }
@@ -128,6 +129,45 @@ func TestRedisson3170TryLockThrowsOnUnsyncedWait(t *testing.T) {
 		}
 		if relErr == nil || !strings.Contains(relErr.Error(), want) {
 			t.Fatalf("%s: release error %v, want %q", tc.protocol, relErr, want)
+		}
+	}
+}
+
+// With the replica cut after the acquire, every unlock attempt's WAIT
+// answers 0 and ServiceManager.execute retries unlockAsync0 with the one
+// request id unlockAsync drew: the resends read the first attempt's latch.
+func TestRedissonLatestUnlockKeepsItsRequestIDAcrossRetries(t *testing.T) {
+	b := newBench(t, "redisson-latest")
+	b.w.AddReplica(b.w.Node(MasterNode), b.w.AddNode("redis-r1"))
+	b.w.At(500*time.Millisecond, func() { b.w.Net().Block(MasterNode, "redis-r1") })
+	var err error
+	b.proc("c1").Go("t1", func(th *sim.Thread) {
+		l := b.lock("redisLock")
+		if ok, err := l.Acquire(th); !ok {
+			t.Errorf("acquire: %v", err)
+			return
+		}
+		th.Sleep(time.Second)
+		_, err = l.Release(th)
+	})
+	tr := b.run()
+	if err != ErrNoSyncedSlaves {
+		t.Fatalf("unlock error %v, want %v after the retries", err, ErrNoSyncedSlaves)
+	}
+	latches := map[string]int{}
+	for _, e := range tr.Events {
+		for _, a := range e.Args {
+			if strings.HasPrefix(a, "redisson_unlock_latch:") && e.Party == MasterNode && e.Args[0] != "DEL" {
+				latches[a]++
+			}
+		}
+	}
+	if len(latches) != 1 {
+		t.Fatalf("unlock attempts used latches %v, want one request id", latches)
+	}
+	for _, n := range latches {
+		if n != 5 {
+			t.Fatalf("%d unlock attempts, want 5 (retryAttempts 4)", n)
 		}
 	}
 }
