@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // secondHold: c1 holds redisLock while an admin deletes the key at 5 s
 // (the renewal at 10 s answers 0), skips the unlock as buy() does when
 // isHeldByCurrentThread is false, then locks again at 20 s and holds for
 // 60 s. It reports whether the second hold outlived its 30 s lease.
-func secondHold(t *testing.T, protocol string) (kept bool, tr *sim.Trace) {
+func secondHold(t *testing.T, protocol string) (kept bool, tr *trace.Trace) {
 	b := newBench(t, protocol)
 	b.proc("c1").Go("t1", func(th *sim.Thread) {
 		l := b.lock("redisLock")
@@ -56,7 +57,7 @@ func TestRedisson3160StaleEntryLeavesNextHoldWithoutWatchdog(t *testing.T) {
 // 28 s, so the renewal at 10 s fails after its retries and the lease
 // runs out at 30 s; c1 unlocks at 35 s (nil: IllegalMonitorState), locks
 // again and holds 60 s (Redisson #2515's steps).
-func unlockAfterFailedRenewal(t *testing.T, protocol string) (kept bool, tr *sim.Trace) {
+func unlockAfterFailedRenewal(t *testing.T, protocol string) (kept bool, tr *trace.Trace) {
 	b := newBench(t, protocol)
 	b.proc("c1").Go("t1", func(th *sim.Thread) {
 		l := b.lock("redisLock")

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // lateAcquireReply delays the replies c1 gets while it sends its acquire,
 // so that the first reply lands after the client's 3 s timeout and before
 // its resend; it returns the trace and the lock key's value after the
 // acquire.
-func lateAcquireReply(t *testing.T, protocol string, delay time.Duration) (*sim.Trace, sim.Reply) {
+func lateAcquireReply(t *testing.T, protocol string, delay time.Duration) (*trace.Trace, sim.Reply) {
 	b := newBench(t, protocol)
 	b.w.At(0, func() { b.w.Net().SetDelay(MasterNode, "c1", delay) })
 	b.w.At(time.Second, func() { b.w.Net().SetDelay(MasterNode, "c1", 0) })

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 func TestPublishReachesSubscriberThroughNetwork(t *testing.T) {
@@ -82,9 +84,9 @@ func TestLostReplyIsRetriedAndRunsTwice(t *testing.T) {
 	var retries, drops int
 	for _, e := range tr.Events {
 		switch e.Kind {
-		case EvRetry:
+		case trace.EvRetry:
 			retries++
-		case EvDrop:
+		case trace.EvDrop:
 			drops++
 		}
 	}
@@ -156,7 +158,7 @@ func TestCallWithOverridesRetries(t *testing.T) {
 	if runErr != nil || err != ErrTimeout {
 		t.Fatal(runErr, err)
 	}
-	if find(tr, EvRetry, "") != nil {
+	if find(tr, trace.EvRetry, "") != nil {
 		t.Fatal("CallWith without retries retried")
 	}
 }
@@ -170,7 +172,7 @@ func TestMonotonicIgnoresJumps(t *testing.T) {
 		th.Sleep(time.Second)
 		wall, mono = th.Now()-w0, th.Monotonic()-m0
 	})
-	w.Inject(Fault{Kind: FaultClockJump, Target: "c1", AtMs: 500, Value: 60_000})
+	w.Inject(trace.Fault{Kind: trace.FaultClockJump, Target: "c1", AtMs: 500, Value: 60_000})
 	if _, err := w.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestMonotonicIgnoresJumps(t *testing.T) {
 
 // lateReplyRun sends one INCR whose reply is held 3.5 s on the way back:
 // it arrives after the 3 s timeout and before the 1.5 s retry delay ends.
-func lateReplyRun(t *testing.T, cancel bool) (Reply, *Trace) {
+func lateReplyRun(t *testing.T, cancel bool) (Reply, *trace.Trace) {
 	w := New(Config{Seed: 11, Network: DefaultNetwork})
 	w.AddNode("redis")
 	p := w.AddProcess("c1")
@@ -205,9 +207,9 @@ func TestLateReplyDoesNotCancelRedissonResend(t *testing.T) {
 	}
 	dropped := false
 	for _, e := range tr.Events {
-		dropped = dropped || e.Kind == EvDrop && strings.HasPrefix(e.Detail, "late reply")
+		dropped = dropped || e.Kind == trace.EvDrop && strings.HasPrefix(e.Detail, "late reply")
 	}
-	if find(tr, EvRetry, "") == nil || !dropped {
+	if find(tr, trace.EvRetry, "") == nil || !dropped {
 		t.Fatal("no retry, or the late reply was not dropped")
 	}
 }

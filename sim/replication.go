@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // ReplicationConfig is the lag model of asynchronous replication.
@@ -105,11 +107,11 @@ func (n *Node) applyReplicated(e effect) {
 	change := ""
 	switch exists := n.m.Exists(e.st.Key); {
 	case exists && !existed:
-		change = KeyCreated
+		change = trace.KeyCreated
 	case !exists && existed:
-		change = KeyDeleted
+		change = trace.KeyDeleted
 	}
-	n.w.rec.event(Event{Kind: EvReplicate, Party: n.Name, Key: e.st.Key, Change: change,
+	n.w.rec.event(trace.Event{Kind: trace.EvReplicate, Party: n.Name, Key: e.st.Key, Change: change,
 		Detail: "offset " + strconv.FormatInt(e.offset, 10) + " from " + e.st.Key})
 	n.noteTTLs([]string{e.st.Key})
 }
@@ -147,7 +149,7 @@ func (n *Node) wait(args []string, reply func(Reply)) (Reply, bool) {
 			if !wt.done && !n.down {
 				wt.done = true
 				c := n.acked(wt.target)
-				n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Args: []string{"WAIT", "(timeout)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
+				n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Args: []string{"WAIT", "(timeout)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
 				reply(Reply{Kind: ':', Int: int64(c)})
 			}
 		})
@@ -173,7 +175,7 @@ func (n *Node) checkWaiters() {
 		}
 		if c := n.acked(wt.target); c >= wt.num {
 			wt.done = true
-			n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Args: []string{"WAIT", "(acknowledged)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
+			n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Args: []string{"WAIT", "(acknowledged)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
 			wt.reply(Reply{Kind: ':', Int: int64(c)})
 			continue
 		}

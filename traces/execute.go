@@ -17,7 +17,7 @@ type Outcome struct {
 
 // Execute runs sc in the sim and checks the trace.
 func Execute(sc protocols.Scenario) (*Outcome, error) {
-	o, err := execute(sc)
+	o, err := Evaluate(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -25,9 +25,9 @@ func Execute(sc protocols.Scenario) (*Outcome, error) {
 	return o, nil
 }
 
-// execute is Execute without the trace hash, which exploration computes
+// Evaluate is Execute without the trace hash, which exploration computes
 // only for the traces it saves.
-func execute(sc protocols.Scenario) (*Outcome, error) {
+func Evaluate(sc protocols.Scenario) (*Outcome, error) {
 	start := time.Now()
 	sc, tr, err := protocols.Run(sc)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -67,7 +68,7 @@ func Check(sc protocols.Scenario) error {
 		return fmt.Errorf("baseline: topology %q: the real side runs one redis-server", sc.Topology)
 	}
 	for _, f := range sc.Faults {
-		if f.Kind != sim.FaultGCPause {
+		if f.Kind != trace.FaultGCPause {
 			return fmt.Errorf("baseline: fault %q: the real side injects gc-pause only", f.Kind)
 		}
 	}

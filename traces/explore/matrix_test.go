@@ -1,4 +1,4 @@
-package traces
+package explore
 
 import (
 	"slices"
