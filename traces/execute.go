@@ -8,6 +8,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // ErrInternal marks an error that is a bug in locksim (a panic in the
@@ -51,14 +52,43 @@ func Evaluate(sc protocols.Scenario) (o *Outcome, err error) {
 	if err != nil {
 		return nil, err
 	}
-	res := checker.Check(tr, checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock})
+	res := check(tr, sc)
+	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
+	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
+}
+
+// check checks tr, a run of sc. A run its budget stopped early is
+// unknown unless the part that ran already shows a violation, which is
+// real.
+func check(tr *trace.Trace, sc protocols.Scenario) *checker.Result {
+	res := checker.Check(tr, checkOptions(sc))
 	if tr.Stats.Budget != "" {
-		// A violation in the prefix that ran is real; "ok" is not known.
 		res.Report.Budget = "budget exceeded: " + tr.Stats.Budget
 		if res.Report.Verdict == checker.VerdictOK {
 			res.Report.Verdict = checker.VerdictUnknown
 		}
 	}
-	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
-	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
+	return res
+}
+
+// checkOptions is what the checker needs to know of a scenario.
+func checkOptions(sc protocols.Scenario) checker.Options {
+	return checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock}
+}
+
+// Recheck checks f's recorded trace again, without running anything: the
+// trace must match its hash and the checker must reach f's report. It
+// works on traces of protocols this binary does not know.
+func Recheck(f *File) (*checker.Result, error) {
+	if f == nil || f.Trace == nil {
+		return nil, errors.New("no trace")
+	}
+	if err := CheckHash(f); err != nil {
+		return nil, err
+	}
+	res := check(f.Trace, f.Scenario)
+	if err := sameReport(f.Report, res.Report); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

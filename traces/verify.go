@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/locksim/locksim/checker"
 )
 
 // CheckHash verifies that a file's own events and operations are the ones
@@ -14,7 +16,7 @@ func CheckHash(f *File) error {
 		return fmt.Errorf("trace check failed: the file has no trace_sha256")
 	}
 	if got := f.Trace.Hash(); got != f.TraceSHA256 {
-		return fmt.Errorf("trace check failed: the file's events hash to %s, its trace_sha256 is %s (edited or corrupt)", short(got), short(f.TraceSHA256))
+		return fmt.Errorf("trace check failed: hash mismatch: the file's events hash to %s, its trace_sha256 is %s (edited or corrupt)", short(got), short(f.TraceSHA256))
 	}
 	if n := len(f.Trace.Events); f.Trace.Stats.Events != n {
 		return fmt.Errorf("trace check failed: stats count %d events, the file has %d", f.Trace.Stats.Events, n)
@@ -37,20 +39,21 @@ func Verify(f *File) (*Outcome, error) {
 	if got := o.File.TraceSHA256; got != f.TraceSHA256 {
 		return nil, fmt.Errorf("replay check failed: trace hash mismatch: recorded %s, replayed %s (the scenario no longer gives these events)", short(f.TraceSHA256), short(got))
 	}
-	if err := sameReport(f, o.File); err != nil {
+	if err := sameReport(f.Report, o.File.Report); err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-func sameReport(recorded, fresh *File) error {
-	a, err1 := json.Marshal(recorded.Report)
-	b, err2 := json.Marshal(fresh.Report)
+// sameReport compares a file's report with the checker's report of its
+// events.
+func sameReport(r, g checker.Report) error {
+	a, err1 := json.Marshal(r)
+	b, err2 := json.Marshal(g)
 	if err1 == nil && err2 == nil && bytes.Equal(a, b) {
 		return nil
 	}
-	r, g := recorded.Report, fresh.Report
-	return fmt.Errorf("report check failed: the file's report says %s with %d violations, the checker finds %s with %d in its events",
+	return fmt.Errorf("report check failed: report mismatch: the file's report says %s with %d violations, the checker finds %s with %d in its events",
 		r.Verdict, len(r.Violations), g.Verdict, len(g.Violations))
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +9,8 @@ import (
 	"github.com/locksim/locksim/traces/view"
 )
 
-// cmdView writes the HTML timeline of a trace file. It re-runs the file's
-// scenario to obtain porcupine's linearization (the page's second tab) and
-// refuses a file whose events, hash and report do not agree.
+// cmdView writes the HTML timeline of a trace file from its recorded
+// trace, refusing a file whose events, hash and report do not agree.
 func cmdView(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("view", stdout)
 	out := fs.String("o", "", "write the HTML page to `FILE` (required)")
@@ -35,15 +33,11 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "view", err)
 	}
-	o, err := traces.Verify(f)
+	page, err := view.ViewFile(f)
 	if err != nil {
 		return usageErr(stderr, "view", err)
 	}
-	var page bytes.Buffer
-	if err := view.WriteOutcomeView(&page, o); err != nil {
-		return usageErr(stderr, "view", err)
-	}
-	if err := traces.WriteAtomic(*out, page.Bytes()); err != nil {
+	if err := traces.WriteAtomic(*out, page); err != nil {
 		return usageErr(stderr, "view", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s / %s, seed %d, %s, %s\n",
