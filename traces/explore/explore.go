@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/locksim/locksim/checker"
@@ -59,7 +57,7 @@ type Summary struct {
 	Interrupted bool         `json:"interrupted,omitempty"`
 }
 
-// Seeds returns the seeds of cfg in order.
+// seed is the i-th seed of cfg.
 func (cfg ExploreConfig) seed(i int) uint64 {
 	if cfg.Shards > 1 {
 		return cfg.SeedStart + uint64(i*cfg.Shards+cfg.Shard-1)
@@ -67,115 +65,58 @@ func (cfg ExploreConfig) seed(i int) uint64 {
 	return cfg.SeedStart + uint64(i)
 }
 
-type exploreResult struct {
+// runResult is what one explore run leaves for the summary: counters,
+// and the trace file only when it may be saved.
+type runResult struct {
 	seed    uint64
-	outcome *traces.Outcome
 	err     error
+	simNs   int64
+	verdict string
+	file    *traces.File
 }
 
 // Explore runs cfg's seeds on Workers goroutines and aggregates the
-// results. progress, if not nil, is called after each run with the number
-// done. Cancelling ctx stops it early with a partial summary.
+// results in seed order. progress, if not nil, is called after each run
+// with the number done. Cancelling ctx stops it early with a partial
+// summary of the seeds delivered so far (a prefix).
 func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *Summary)) (*Summary, error) {
-	base, err := cfg.Base.Normalize()
+	base, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Runs < 1 {
-		return nil, fmt.Errorf("runs must be at least 1")
-	}
-	if cfg.Shards > 1 && (cfg.Shard < 1 || cfg.Shard > cfg.Shards) {
-		return nil, fmt.Errorf("shard must be K/N with 1 <= K <= N")
-	}
-	if cfg.Out != "" {
-		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-			return nil, fmt.Errorf("--out: %v", err)
-		}
-	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
 	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: base.FaultKinds, Topology: base.Topology,
 		SeedStart: cfg.SeedStart}
 	if cfg.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
-	jobs := make(chan int)
-	results := make(chan exploreResult, workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				sc := cfg.Base
-				sc.Seed = cfg.seed(i)
-				o, err := traces.Evaluate(sc)
-				results <- exploreResult{seed: sc.Seed, outcome: o, err: err}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := 0; i < cfg.Runs; i++ {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-
-	start := time.Now()
 	causes := map[[2]string]*CauseCount{}
 	var firstErrSeed uint64
-	for r := range results {
-		s.Runs++
-		switch {
-		case r.err != nil:
-			s.Errors++
-			if s.FirstError == "" || r.seed < firstErrSeed {
-				s.FirstError, firstErrSeed = fmt.Sprintf("seed %d: %v", r.seed, r.err), r.seed
-			}
-		default:
-			f := r.outcome.File
-			s.SimMs += float64(f.Trace.Stats.SimNs) / 1e6
-			switch f.Report.Verdict {
-			case checker.VerdictViolation:
-				s.Violating++
-				if err := s.count(causes, r.seed, f, cfg.Out); err != nil {
-					return nil, err
+	start := time.Now()
+	interrupted, err := pool[runResult]{
+		Workers: cfg.Workers,
+		Jobs:    cfg.Runs,
+		Run:     func(i int) runResult { return cfg.runOne(cfg.seed(i)) },
+		Deliver: func(_ int, r runResult) (bool, error) {
+			s.Runs++
+			if r.err != nil {
+				s.Errors++
+				if s.FirstError == "" || r.seed < firstErrSeed {
+					s.FirstError, firstErrSeed = fmt.Sprintf("seed %d: %v", r.seed, r.err), r.seed
 				}
-				if cfg.UntilFirst {
-					cancel()
-				}
-			case checker.VerdictUnknown:
-				s.Unknown++
+			} else if err := s.add(causes, r, cfg.Out); err != nil {
+				return false, err
 			}
-		}
-		if progress != nil {
-			progress(s.Runs, s)
-		}
+			if progress != nil {
+				progress(s.Runs, s)
+			}
+			return cfg.UntilFirst && r.verdict == checker.VerdictViolation, nil
+		},
+	}.run(ctx)
+	if err != nil {
+		return nil, err
 	}
-	wall := time.Since(start)
-	s.WallMs = float64(wall.Microseconds()) / 1e3
-	if wall > 0 {
-		s.RunsPerSec = float64(s.Runs) / wall.Seconds()
-		s.SimPerWall = s.SimMs / s.WallMs
-	}
-	s.Interrupted = ctx.Err() != nil && !cfg.UntilFirst && s.Runs < cfg.Runs
-	for _, c := range causes {
-		s.Causes = append(s.Causes, *c)
-	}
-	sortCauses(s.Causes)
-	if s.Causes == nil {
-		s.Causes = []CauseCount{}
-	}
+	s.finish(time.Since(start), causes)
+	s.Interrupted = interrupted
 	if cfg.Out != "" {
 		b, _ := json.MarshalIndent(s, "", "  ")
 		if err := traces.WriteAtomic(filepath.Join(cfg.Out, "summary.json"), append(b, '\n')); err != nil {
@@ -183,6 +124,69 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 		}
 	}
 	return s, nil
+}
+
+// check validates cfg and returns its normalized base scenario.
+func (cfg ExploreConfig) check() (protocols.Scenario, error) {
+	base, err := cfg.Base.Normalize()
+	if err != nil {
+		return base, err
+	}
+	if cfg.Runs < 1 {
+		return base, fmt.Errorf("runs must be at least 1")
+	}
+	if cfg.Shards > 1 && (cfg.Shard < 1 || cfg.Shard > cfg.Shards) {
+		return base, fmt.Errorf("shard must be K/N with 1 <= K <= N")
+	}
+	if cfg.Out != "" {
+		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+			return base, fmt.Errorf("--out: %v", err)
+		}
+	}
+	return base, nil
+}
+
+// runOne runs one seed of cfg on a worker.
+func (cfg ExploreConfig) runOne(seed uint64) runResult {
+	sc := cfg.Base
+	sc.Seed = seed
+	o, err := traces.Evaluate(sc)
+	if err != nil {
+		return runResult{seed: seed, err: err}
+	}
+	f := o.File
+	r := runResult{seed: seed, simNs: f.Trace.Stats.SimNs, verdict: f.Report.Verdict}
+	if r.verdict == checker.VerdictViolation {
+		r.file = f
+	}
+	return r
+}
+
+// add folds one run into the summary.
+func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string) error {
+	s.SimMs += float64(r.simNs) / 1e6
+	switch r.verdict {
+	case checker.VerdictViolation:
+		s.Violating++
+		return s.count(causes, r.seed, r.file, out)
+	case checker.VerdictUnknown:
+		s.Unknown++
+	}
+	return nil
+}
+
+// finish computes the rates and lists the causes in order.
+func (s *Summary) finish(wall time.Duration, causes map[[2]string]*CauseCount) {
+	s.WallMs = float64(wall.Microseconds()) / 1e3
+	if wall > 0 {
+		s.RunsPerSec = float64(s.Runs) / wall.Seconds()
+		s.SimPerWall = s.SimMs / s.WallMs
+	}
+	s.Causes = []CauseCount{}
+	for _, c := range causes {
+		s.Causes = append(s.Causes, *c)
+	}
+	sortCauses(s.Causes)
 }
 
 // count records each distinct cause of a violating run, keeping the trace
