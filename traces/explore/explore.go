@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,28 +34,30 @@ type CauseCount struct {
 	Runs      int    `json:"runs"`
 	FirstSeed uint64 `json:"first_seed"`
 	Trace     string `json:"trace,omitempty"`
+	Replay    string `json:"replay,omitempty"` // the command that reruns FirstSeed
 }
 
 // Summary aggregates an exploration. It holds counters only, so memory
 // stays flat however many runs there are.
 type Summary struct {
-	Protocol    string       `json:"protocol"`
-	Workload    string       `json:"workload"`
-	Faults      []string     `json:"faults"`
-	Topology    string       `json:"topology"`
-	SeedStart   uint64       `json:"seed_start"`
-	Shard       string       `json:"shard,omitempty"`
-	Runs        int          `json:"runs"`
-	Violating   int          `json:"violating_runs"`
-	Unknown     int          `json:"unknown_runs"`
-	Errors      int          `json:"errors"`
-	FirstError  string       `json:"first_error,omitempty"`
-	Causes      []CauseCount `json:"causes"`
-	SimMs       float64      `json:"sim_ms"`
-	WallMs      float64      `json:"wall_ms"`
-	RunsPerSec  float64      `json:"runs_per_sec"`
-	SimPerWall  float64      `json:"sim_per_wall"`
-	Interrupted bool         `json:"interrupted,omitempty"`
+	Protocol    string             `json:"protocol"`
+	Workload    string             `json:"workload"`
+	Faults      []string           `json:"faults"`
+	Topology    string             `json:"topology"`
+	Scenario    protocols.Scenario `json:"scenario"` // every run's scenario but its seed, as given
+	SeedStart   uint64             `json:"seed_start"`
+	Shard       string             `json:"shard,omitempty"`
+	Runs        int                `json:"runs"`
+	Violating   int                `json:"violating_runs"`
+	Unknown     int                `json:"unknown_runs"`
+	Errors      int                `json:"errors"`
+	FirstError  string             `json:"first_error,omitempty"`
+	Causes      []CauseCount       `json:"causes"`
+	SimMs       float64            `json:"sim_ms"`
+	WallMs      float64            `json:"wall_ms"`
+	RunsPerSec  float64            `json:"runs_per_sec"`
+	SimPerWall  float64            `json:"sim_per_wall"`
+	Interrupted bool               `json:"interrupted,omitempty"`
 }
 
 // seed is the i-th seed of cfg.
@@ -85,7 +88,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 		return nil, err
 	}
 	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: base.FaultKinds, Topology: base.Topology,
-		SeedStart: cfg.SeedStart}
+		Scenario: cfg.Base, SeedStart: cfg.SeedStart}
 	if cfg.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
@@ -182,11 +185,21 @@ func (s *Summary) finish(wall time.Duration, causes map[[2]string]*CauseCount) {
 		s.RunsPerSec = float64(s.Runs) / wall.Seconds()
 		s.SimPerWall = s.SimMs / s.WallMs
 	}
-	s.Causes = []CauseCount{}
+	s.Causes = listCauses(s.Scenario, causes)
+}
+
+// listCauses lists the causes in order, each with the command that
+// replays its first seed.
+func listCauses(base protocols.Scenario, causes map[[2]string]*CauseCount) []CauseCount {
+	out := []CauseCount{}
 	for _, c := range causes {
-		s.Causes = append(s.Causes, *c)
+		sc := base
+		sc.Seed = c.FirstSeed
+		c.Replay = ReplayCommand(sc, c.Trace)
+		out = append(out, *c)
 	}
-	sortCauses(s.Causes)
+	sortCauses(out)
+	return out
 }
 
 // count records each distinct cause of a violating run, keeping the trace
@@ -236,11 +249,13 @@ func Merge(parts []*Summary) (*Summary, error) {
 		return nil, fmt.Errorf("nothing to merge")
 	}
 	m := &Summary{Protocol: parts[0].Protocol, Workload: parts[0].Workload, Faults: parts[0].Faults,
-		Topology: parts[0].Topology, SeedStart: parts[0].SeedStart}
+		Topology: parts[0].Topology, Scenario: parts[0].Scenario, SeedStart: parts[0].SeedStart}
+	want, _ := json.Marshal(m.Scenario)
 	causes := map[[2]string]*CauseCount{}
 	var wall float64
 	for _, p := range parts {
-		if p.Protocol != m.Protocol || p.Workload != m.Workload || fmt.Sprint(p.Faults) != fmt.Sprint(m.Faults) || p.Topology != m.Topology {
+		if got, _ := json.Marshal(p.Scenario); !bytes.Equal(got, want) || p.Protocol != m.Protocol ||
+			p.Workload != m.Workload || fmt.Sprint(p.Faults) != fmt.Sprint(m.Faults) || p.Topology != m.Topology {
 			return nil, fmt.Errorf("summaries of different explorations (%s/%s vs %s/%s)", p.Protocol, p.Workload, m.Protocol, m.Workload)
 		}
 		m.Runs += p.Runs
@@ -271,13 +286,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 		m.RunsPerSec = float64(m.Runs) / (wall / 1e3)
 		m.SimPerWall = m.SimMs / wall
 	}
-	for _, c := range causes {
-		m.Causes = append(m.Causes, *c)
-	}
-	sortCauses(m.Causes)
-	if m.Causes == nil {
-		m.Causes = []CauseCount{}
-	}
+	m.Causes = listCauses(m.Scenario, causes)
 	return m, nil
 }
 

@@ -49,6 +49,9 @@ type Cell struct {
 	Cause    string  `json:"cause,omitempty"` // property: cause (reason) of its first counted violation
 	Detail   string  `json:"detail,omitempty"`
 	Replay   string  `json:"replay,omitempty"`
+	// TraceSHA256 is the trace hash of the first failing seed: its replay
+	// command must reproduce it.
+	TraceSHA256 string `json:"trace_sha256,omitempty"`
 }
 
 // Matrix is the safety matrix: one row per protocol, one column per fault
@@ -113,6 +116,7 @@ type cellRun struct {
 	err     error
 	cause   string
 	detail  string
+	hash    string
 }
 
 // RunMatrix runs every cell's seeds on the worker pool, seed-major so
@@ -163,7 +167,8 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 				c.Verdict, c.Seed, c.Detail = CellError, &seed, r.err.Error()
 			case r.unsafe:
 				c.Verdict, c.Seed, c.Cause, c.Detail = CellUnsafe, &seed, r.cause, r.detail
-				c.Replay = replayCommand(opt, c, seed)
+				c.Replay = ReplayCommand(matrixScenario(opt, c, seed), "")
+				c.TraceSHA256 = r.hash
 			case r.unknown:
 				unknown[j.cell] = true
 			}
@@ -195,6 +200,9 @@ func runCell(sc protocols.Scenario, fenced bool) cellRun {
 	var r cellRun
 	r.unsafe, r.cause, r.detail = Judge(rep, fenced)
 	r.unknown = rep.Verdict == checker.VerdictUnknown
+	if r.unsafe {
+		r.hash = o.File.Trace.Hash()
+	}
 	return r
 }
 
@@ -261,15 +269,6 @@ func matrixScenario(opt MatrixOptions, c *Cell, seed uint64) protocols.Scenario 
 		sc.FaultKinds = []string{c.Fault}
 	}
 	return sc
-}
-
-func replayCommand(opt MatrixOptions, c *Cell, seed uint64) string {
-	clients := opt.Clients
-	if clients == 0 {
-		clients = 3
-	}
-	return fmt.Sprintf("locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s --topology %s",
-		c.Protocol, opt.Workload, seed, clients, c.Fault, c.Topology)
 }
 
 // Unsafe reports whether any cell is unsafe.
