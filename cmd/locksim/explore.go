@@ -136,6 +136,13 @@ func printSummary(w io.Writer, s *explore.Summary) {
 	fmt.Fprintf(w, "  %d runs in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
 		s.Runs, s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
 	fmt.Fprintf(w, "  %d violating runs, %d inconclusive, %d errors\n", s.Violating, s.Unknown, s.Errors)
+	if len(s.Coverage) > 0 {
+		var parts []string
+		for _, c := range s.Coverage {
+			parts = append(parts, fmt.Sprintf("%s %d", c.State, c.Runs))
+		}
+		fmt.Fprintf(w, "  dangerous states reached (runs): %s\n", strings.Join(parts, ", "))
+	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)
 	}

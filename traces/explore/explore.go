@@ -40,24 +40,27 @@ type CauseCount struct {
 // Summary aggregates an exploration. It holds counters only, so memory
 // stays flat however many runs there are.
 type Summary struct {
-	Protocol    string             `json:"protocol"`
-	Workload    string             `json:"workload"`
-	Faults      []string           `json:"faults"`
-	Topology    string             `json:"topology"`
-	Scenario    protocols.Scenario `json:"scenario"` // every run's scenario but its seed, as given
-	SeedStart   uint64             `json:"seed_start"`
-	Shard       string             `json:"shard,omitempty"`
-	Runs        int                `json:"runs"`
-	Violating   int                `json:"violating_runs"`
-	Unknown     int                `json:"unknown_runs"`
-	Errors      int                `json:"errors"`
-	FirstError  string             `json:"first_error,omitempty"`
-	Causes      []CauseCount       `json:"causes"`
-	SimMs       float64            `json:"sim_ms"`
-	WallMs      float64            `json:"wall_ms"`
-	RunsPerSec  float64            `json:"runs_per_sec"`
-	SimPerWall  float64            `json:"sim_per_wall"`
-	Interrupted bool               `json:"interrupted,omitempty"`
+	Protocol   string             `json:"protocol"`
+	Workload   string             `json:"workload"`
+	Faults     []string           `json:"faults"`
+	Topology   string             `json:"topology"`
+	Scenario   protocols.Scenario `json:"scenario"` // every run's scenario but its seed, as given
+	SeedStart  uint64             `json:"seed_start"`
+	Shard      string             `json:"shard,omitempty"`
+	Runs       int                `json:"runs"`
+	Violating  int                `json:"violating_runs"`
+	Unknown    int                `json:"unknown_runs"`
+	Errors     int                `json:"errors"`
+	FirstError string             `json:"first_error,omitempty"`
+	Causes     []CauseCount       `json:"causes"`
+	// Coverage counts the runs that reached each dangerous state, so that
+	// "0 violations" comes with how often the danger was there.
+	Coverage    []StateCount `json:"coverage"`
+	SimMs       float64      `json:"sim_ms"`
+	WallMs      float64      `json:"wall_ms"`
+	RunsPerSec  float64      `json:"runs_per_sec"`
+	SimPerWall  float64      `json:"sim_per_wall"`
+	Interrupted bool         `json:"interrupted,omitempty"`
 }
 
 // seed is the i-th seed of cfg.
@@ -71,11 +74,12 @@ func (cfg ExploreConfig) seed(i int) uint64 {
 // runResult is what one explore run leaves for the summary: counters,
 // and the trace file only when it may be saved.
 type runResult struct {
-	seed    uint64
-	err     error
-	simNs   int64
-	verdict string
-	file    *traces.File
+	seed     uint64
+	err      error
+	simNs    int64
+	verdict  string
+	coverage checker.Coverage
+	file     *traces.File
 }
 
 // Explore runs cfg's seeds on Workers goroutines and aggregates the
@@ -158,7 +162,7 @@ func (cfg ExploreConfig) runOne(seed uint64) runResult {
 		return runResult{seed: seed, err: err}
 	}
 	f := o.File
-	r := runResult{seed: seed, simNs: f.Trace.Stats.SimNs, verdict: f.Report.Verdict}
+	r := runResult{seed: seed, simNs: f.Trace.Stats.SimNs, verdict: f.Report.Verdict, coverage: o.Result.Coverage}
 	if r.verdict == checker.VerdictViolation {
 		r.file = f
 	}
@@ -168,6 +172,7 @@ func (cfg ExploreConfig) runOne(seed uint64) runResult {
 // add folds one run into the summary.
 func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string) error {
 	s.SimMs += float64(r.simNs) / 1e6
+	s.Coverage = addCoverage(s.Coverage, r.coverage)
 	switch r.verdict {
 	case checker.VerdictViolation:
 		s.Violating++
@@ -266,6 +271,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 			m.FirstError = p.FirstError
 		}
 		m.SimMs += p.SimMs
+		m.Coverage = mergeCoverage(m.Coverage, p.Coverage)
 		wall = max(wall, p.WallMs) // shards run side by side
 		m.Interrupted = m.Interrupted || p.Interrupted
 		for _, c := range p.Causes {
