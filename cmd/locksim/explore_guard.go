@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -18,11 +17,10 @@ import (
 // maxRuns bounds --runs so that seed arithmetic stays exact.
 const maxRuns = 1_000_000_000
 
-// guardExplore checks what the flags alone cannot (the seed range, the
-// budget), caps the workers at the runs and the cores, takes the --out
+// guardExplore checks what the flags alone cannot (the seed range), caps the workers at the runs and the cores, takes the --out
 // directory for this explore, and returns a context that SIGINT and SIGTERM
 // cancel (a partial summary follows). The returned function releases all.
-func guardExplore(fs *flagSet, cfg *explore.ExploreConfig) (context.Context, func(), error) {
+func guardExplore(cfg *explore.ExploreConfig) (context.Context, func(), error) {
 	if cfg.Runs > maxRuns {
 		return nil, nil, fmt.Errorf("--runs must be at most %d", maxRuns)
 	}
@@ -35,12 +33,6 @@ func guardExplore(fs *flagSet, cfg *explore.ExploreConfig) (context.Context, fun
 	shards := uint64(max(cfg.Shards, 1))
 	if span := uint64(cfg.Runs) * shards; cfg.SeedStart > math.MaxUint64-span+1 {
 		return nil, nil, fmt.Errorf("--seed-start %d with %d runs passes the largest seed %d: seeds would wrap", cfg.SeedStart, uint64(cfg.Runs)*shards, uint64(math.MaxUint64))
-	}
-	if f := fs.Lookup("max-events"); f != nil {
-		n, _ := f.Value.(flag.Getter).Get().(int64)
-		if err := applyBudget(&cfg.Base, n, fs.isSet("max-events")); err != nil {
-			return nil, nil, err
-		}
 	}
 	cfg.Workers = capWorkers(cfg.Workers, cfg.Runs)
 	release := func() {}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 )
 
@@ -37,9 +38,16 @@ func newFlags(name string, help io.Writer) *flagSet {
 var flagSetHook func(*flagSet)
 
 // parse parses args, allowing flags after positional arguments, and
-// returns the positional arguments. A flag given an empty string is
-// refused: every string flag names something.
+// returns the positional arguments. A valued flag given an empty string
+// is refused.
 func (fs *flagSet) parse(args []string) ([]string, error) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !(ok && b.IsBoolFlag()) {
+			if _, done := f.Value.(nonEmpty); !done {
+				f.Value = nonEmpty{f.Value}
+			}
+		}
+	})
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -47,7 +55,7 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 				fs.usage(fs.help)
 				return nil, errHelp
 			}
-			return nil, err
+			return nil, flagError(err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -56,15 +64,37 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		if g, ok := f.Value.(flag.Getter); ok && err == nil {
-			if s, ok := g.Get().(string); ok && strings.TrimSpace(s) == "" {
-				err = fmt.Errorf("--%s must not be empty", f.Name)
-			}
-		}
-	})
-	return pos, err
+	return pos, nil
+}
+
+var invalidValue = regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`)
+
+var strconvPrefix = regexp.MustCompile(`strconv\.\w+: parsing ".*": `)
+
+// flagError rewrites the flag package's "invalid value "x" for flag -n:
+// why" as "--n "x": why".
+func flagError(err error) error {
+	m := invalidValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return errors.New(strings.Replace(err.Error(), "flag: -", "flag: --", 1))
+	}
+	dash := "--"
+	if len(m[2]) == 1 {
+		dash = "-"
+	}
+	why := strconvPrefix.ReplaceAllString(m[3], "")
+	return fmt.Errorf("%s%s %s: %s", dash, m[2], m[1], why)
+}
+
+// nonEmpty refuses an empty or blank value: every valued flag names or
+// counts something.
+type nonEmpty struct{ flag.Value }
+
+func (v nonEmpty) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("must not be empty")
+	}
+	return v.Value.Set(s)
 }
 
 // isSet reports whether the flag name was given on the command line.
@@ -85,7 +115,11 @@ func (fs *flagSet) usage(w io.Writer) {
 		fmt.Fprintln(w, "\nFlags:")
 	}
 	fs.VisitAll(func(f *flag.Flag) {
-		arg, text := flag.UnquoteUsage(f)
+		plain := *f
+		if v, ok := f.Value.(nonEmpty); ok {
+			plain.Value = v.Value // UnquoteUsage names a value by its type
+		}
+		arg, text := flag.UnquoteUsage(&plain)
 		dash := "--"
 		if len(f.Name) == 1 {
 			dash = "-"
@@ -122,44 +156,5 @@ func splitList(s string) []string {
 	}
 	return out
 }
-
-// parseList splits the comma-separated value of flag name, refusing empty
-// and repeated items.
-func parseList(name, s string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		switch {
-		case p == "":
-			return nil, fmt.Errorf("--%s has an empty item in %q", name, s)
-		case seen[p]:
-			return nil, fmt.Errorf("--%s names %q twice", name, p)
-		}
-		seen[p] = true
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// parseFaults reads a --faults value: "none" or a list of fault kinds.
-func parseFaults(s string) ([]string, error) {
-	kinds, err := parseList("faults", s)
-	if err != nil {
-		return nil, err
-	}
-	if len(kinds) == 1 && kinds[0] == "none" {
-		return nil, nil
-	}
-	for _, k := range kinds {
-		if k == "none" {
-			return nil, errors.New(`--faults: "none" cannot be combined with fault kinds`)
-		}
-	}
-	return kinds, nil
-}
-
-// inRange reports whether x is within [lo, hi]; NaN never is.
-func inRange(x, lo, hi float64) bool { return x >= lo && x <= hi }
 
 func parse(fs *flagSet, args []string) ([]string, error) { return fs.parse(args) }

@@ -147,7 +147,7 @@ func damagedFiles(bad, ok, summary []byte) map[string][]byte {
 		"at-neg.json":      repl(bad, `"at_ms":1000`, `"at_ms":-5`),
 		"latency.json":     repl(bad, `"latency_min_ns":200000`, `"latency_min_ns":5000000`),
 		"attempts.json":    repl(bad, `"attempts":200`, `"attempts":-3`),
-		"intensity.json":   repl(ok, `"intensity":1`, `"intensity":"NaN"`),
+		"intensity.json":   repl(ok, `"clients":3,`, `"clients":3,"intensity":"NaN",`),
 		"clients.json":     repl(bad, `"clients":2`, `"clients":100000`),
 		"big.json":         append(repl(bad, "{\n", "{\n"+strings.Repeat(" ", 2<<20)), '\n'),
 		"keep.html":        []byte("earlier output\n"),

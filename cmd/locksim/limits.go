@@ -3,33 +3,12 @@ package main
 import (
 	"fmt"
 
-	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
 )
 
 const defaultReferenceName = traces.DefaultReference
 
 const inputLimitNote = "Input files are capped at 256 MB (--max-input-mb raises it)."
-
-// registerBudget defines --max-events, the per-run event budget.
-func registerBudget(fs *flagSet) *int64 {
-	return fs.Int64("max-events", protocols.DefaultEventBudget,
-		fmt.Sprintf("stop a run after `N` simulator events as \"unknown: budget exceeded\" (1 to %d)", protocols.MaxEventBudget))
-}
-
-// applyBudget sets sc's event budget from --max-events when given.
-func applyBudget(sc *protocols.Scenario, n int64, set bool) error {
-	if !set {
-		return nil
-	}
-	if n < 1 || n > protocols.MaxEventBudget {
-		return fmt.Errorf("--max-events must be between 1 and %d", protocols.MaxEventBudget)
-	}
-	if n != protocols.DefaultEventBudget {
-		sc.MaxEvents = n
-	}
-	return nil
-}
 
 // registerMaxInput defines --max-input-mb, the cap on input file sizes.
 func registerMaxInput(fs *flagSet) *int64 {

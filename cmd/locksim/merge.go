@@ -53,7 +53,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		b, _ := json.MarshalIndent(m, "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printSummary(stdout, m, explore.ExploreConfig{Base: m.Template})
+		printSummary(stdout, m)
 	}
 	if m.Violating > 0 {
 		return exitViolation

@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
 	"github.com/locksim/locksim/traces/view"
 )
 
@@ -30,14 +31,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	var out outputFlags
 	out.register(fs)
 	scenario := fs.String("scenario", "", "run the named reference scenario `NAME` (see locksim list)")
-	protocol := fs.String("protocol", "", "lock protocol `NAME` (see locksim list)")
-	workload := fs.String("workload", "unique-name", "workload `NAME`")
-	seed := fs.Uint64("seed", defaultSeed, "seed `N` (0 to 2^64-1): drives every random choice of the run")
-	clients := fs.Int("clients", 3, "number `N` of client processes, 1 to 1000")
-	faults := fs.String("faults", "none", "comma-separated fault kinds, or none")
-	topology := fs.String("topology", "", "single, replicated or independent (default: the protocol's)")
-	intensity := fs.Float64("intensity", 1, "how many faults of each kind (scale `X`, 0 < X <= 100)")
-	budget := registerBudget(fs)
+	sc := protocols.Scenario{Seed: defaultSeed}
+	explore.RegisterScenarioFlags(fs.FlagSet, &sc)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "run", err)
@@ -48,14 +43,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if err := checkOutputs(nil, out.trace, out.html); err != nil {
 		return usageErr(stderr, "run", err)
 	}
-	var sc protocols.Scenario
 	replay := ""
 	if !fs.isSet("protocol") {
 		name := *scenario
 		if name == "" {
 			name = traces.DefaultReference
 		}
-		for _, f := range []string{"workload", "seed", "clients", "faults", "topology", "intensity", "max-events"} {
+		for _, f := range explore.ScenarioFlagNames() {
 			if fs.isSet(f) {
 				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol (a reference scenario is fixed)", f))
 			}
@@ -70,45 +64,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if *scenario != "" {
 			return usageErr(stderr, "run", errors.New("give --scenario or --protocol, not both"))
 		}
-		if *clients < 1 || *clients > 1000 {
-			return usageErr(stderr, "run", errors.New("--clients must be between 1 and 1000"))
-		}
-		kinds, err := parseFaults(*faults)
-		if err != nil {
-			return usageErr(stderr, "run", err)
-		}
-		if !inRange(*intensity, 0, 100) || *intensity == 0 {
-			return usageErr(stderr, "run", errors.New("--intensity must be in (0, 100]"))
-		}
-		sc = protocols.Scenario{Seed: *seed, Protocol: *protocol, Workload: *workload, Clients: *clients,
-			FaultKinds: kinds, Topology: *topology, Intensity: *intensity}
-		replay = fmt.Sprintf("locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s",
-			*protocol, *workload, *seed, *clients, strings.Join(orNone(kinds), ","))
-		if *topology != "" {
-			replay += " --topology " + *topology
-		}
-		if *intensity != 1 {
-			replay += fmt.Sprintf(" --intensity %g", *intensity)
-		}
-		if fs.isSet("max-events") {
-			replay += fmt.Sprintf(" --max-events %d", *budget)
-		}
-	}
-	if err := applyBudget(&sc, *budget, fs.isSet("max-events")); err != nil {
-		return usageErr(stderr, "run", err)
+		replay = explore.ReplayCommand(sc, out.trace)
 	}
 	o, err := traces.Execute(sc)
 	if err != nil {
 		return usageErr(stderr, "run", err)
 	}
 	return finish(o, replay, out, stdout, stderr)
-}
-
-func orNone(kinds []string) []string {
-	if len(kinds) == 0 {
-		return []string{"none"}
-	}
-	return kinds
 }
 
 // finish writes the requested files, prints the outcome and returns the

@@ -65,6 +65,6 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout)
 	}
-	fmt.Fprintf(stdout, "  wrote %s\n  replay: locksim replay %s\n", dest, dest)
+	fmt.Fprintf(stdout, "  wrote %s\n  replay: %s\n", dest, explore.ReplayCommand(r.File.Scenario, dest))
 	return exitViolation
 }

@@ -47,7 +47,7 @@ func (s *Summary) check() error {
 	if s.Protocol == "" {
 		return errors.New("no protocol")
 	}
-	t, err := s.Template.Normalize()
+	t, err := s.Scenario.Normalize()
 	if err != nil {
 		return fmt.Errorf("template: %v", err)
 	}
@@ -97,7 +97,7 @@ func MergeShards(parts []*Summary, names []string) (*Summary, error) {
 		if i == 0 {
 			continue
 		}
-		if d := templateDiff(parts[0].Template, p.Template); d != "" {
+		if d := templateDiff(parts[0].Scenario, p.Scenario); d != "" {
 			return nil, fmt.Errorf("%s and %s are not shards of one exploration: %s differs", names[0], names[i], d)
 		}
 		for j := range i {
@@ -110,7 +110,6 @@ func MergeShards(parts []*Summary, names []string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Template = parts[0].Template
 	return m, nil
 }
 
