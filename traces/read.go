@@ -38,13 +38,16 @@ func ReadLimit(path string, limit int64) (*File, error) {
 	return f, nil
 }
 
-// Input is an open input file that fails with ErrTooLarge past its cap.
+// Input is an open input that fails with ErrTooLarge past its cap.
 type Input struct {
-	f       *os.File
-	left    int64
-	limit   int64
-	tooLong bool
+	r     io.Reader
+	c     io.Closer
+	left  int64
+	limit int64
 }
+
+// Capped reads r, failing with ErrTooLarge past limit bytes.
+func Capped(r io.Reader, limit int64) *Input { return &Input{r: r, left: limit, limit: limit} }
 
 // OpenInput opens path for reading at most limit bytes. A directory or
 // socket is refused; a FIFO opens without waiting for a writer (with none
@@ -67,14 +70,15 @@ func OpenInput(path string, limit int64) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Input{f: f, left: limit, limit: limit}, nil
+	in := Capped(f, limit)
+	in.c = f
+	return in, nil
 }
 
 func (in *Input) Read(p []byte) (int, error) {
 	if in.left <= 0 {
 		var one [1]byte
-		if n, _ := in.f.Read(one[:]); n > 0 {
-			in.tooLong = true
+		if n, _ := io.ReadFull(in.r, one[:]); n > 0 {
 			return 0, fmt.Errorf("%w: larger than the %d MB limit (raise it with --max-input-mb)", ErrTooLarge, in.limit>>20)
 		}
 		return 0, io.EOF
@@ -82,13 +86,18 @@ func (in *Input) Read(p []byte) (int, error) {
 	if int64(len(p)) > in.left {
 		p = p[:in.left]
 	}
-	n, err := in.f.Read(p)
+	n, err := in.r.Read(p)
 	in.left -= int64(n)
 	return n, err
 }
 
 // Close closes the file.
-func (in *Input) Close() error { return in.f.Close() }
+func (in *Input) Close() error {
+	if in.c == nil {
+		return nil
+	}
+	return in.c.Close()
+}
 
 // Parse decodes and validates a trace file's bytes.
 func Parse(b []byte) (*File, error) { return Decode(bytes.NewReader(b)) }

@@ -64,8 +64,15 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+	if afterParse != nil {
+		return nil, afterParse()
+	}
 	return pos, nil
 }
+
+// afterParse, when set (by the flag-parser fuzz test), ends a command as
+// soon as its flags are parsed, with its error.
+var afterParse func() error
 
 var invalidValue = regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`)
 
