@@ -68,7 +68,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 	for _, ov := range overlaps(hs) {
 		res.Violations = append(res.Violations, explainOverlap(t, ov, opt.LeaseMs))
 	}
-	res.Violations = append(res.Violations, foreignRenewals(t, ix, hs)...)
+	res.Violations = append(res.Violations, foreignRenewals(t, ix)...)
 	if ops := leaseHistory(t, believed); len(ops) > 0 {
 		r := checkHistory(model.LeaseMutex(), ops, opt.Budget)
 		res.record(PropMutex, "lease-mutex", len(ops), r)
