@@ -45,7 +45,7 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 	return t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.w.rec.event(trace.Drop(t.p.Name, "to "+to+" (down): "+what))
 			return
 		}
 		n.exec(t, args, func(r Reply) { reply(r) })
@@ -81,7 +81,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 	r, err := t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.w.rec.event(trace.Drop(t.p.Name, "to "+to+" (down): "+what))
 			return
 		}
 		out := make([]Reply, len(cmds))
@@ -162,7 +162,7 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 				return
 			}
 			if n < cfg.Retries {
-				w.rec.event(trace.Event{Kind: trace.EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + route() + ", attempt " + strconv.Itoa(n+2)})
+				w.rec.event(trace.Retry(from, t.Client(), what+" to "+route()+", attempt "+strconv.Itoa(n+2)))
 				w.scheduleWake(w.now+cfg.RetryInterval, t, func() {
 					if waiting() {
 						attempt(n + 1)
@@ -170,7 +170,7 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 				})
 				return
 			}
-			w.rec.event(trace.Event{Kind: trace.EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + route()})
+			w.rec.event(trace.Timeout(from, t.Client(), what+" to "+route()))
 			w.wake(t, tok, ErrTimeout)
 		})
 	}

@@ -33,7 +33,11 @@ func execute(sc protocols.Scenario) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := checker.Check(tr, checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock})
+	p, err := protocols.Lookup(sc.Protocol)
+	if err != nil {
+		return nil, err
+	}
+	res := checker.Check(tr, checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock, AllSites: p.AllMasters})
 	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
 	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
 }
