@@ -30,6 +30,7 @@ type Options struct {
 // Result is a Report plus what the visualization needs.
 type Result struct {
 	Report
+	Coverage  Coverage
 	lockModel porcupine.Model
 	lockOps   []porcupine.Operation
 	budget    int
@@ -64,6 +65,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 		}
 	}
 
+	res.Coverage = coverage(t, hs)
 	lockOps, _ := lockHistory(t, hs, created)
 	res.lockModel, res.lockOps = model.Mutex(), lockOps
 	name := "mutex"

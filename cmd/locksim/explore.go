@@ -15,16 +15,13 @@ import (
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
 )
 
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("explore")
-	protocol := fs.String("protocol", "", "lock protocol (required)")
-	workload := fs.String("workload", "unique-name", "workload")
-	faults := fs.String("faults", "none", "comma-separated fault kinds")
-	topology := fs.String("topology", "", "single, replicated or independent")
-	clients := fs.Int("clients", 3, "client processes per run")
-	intensity := fs.Float64("intensity", 1, "fault intensity")
+	var base protocols.Scenario
+	explore.RegisterScenarioFlags(fs, &base, "seed")
 	runs := fs.Int("runs", 1000, "number of seeds to run")
 	seedStart := fs.Uint64("seed-start", 1, "first seed")
 	workers := fs.Int("workers", 0, "parallel runs (default: all cores)")
@@ -39,35 +36,25 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) > 0:
 		return usageErr(stderr, "explore", fmt.Errorf("unexpected argument %q", pos[0]))
-	case *protocol == "":
+	case base.Protocol == "":
 		return usageErr(stderr, "explore", errors.New("--protocol is required"))
 	case *runs < 1:
 		return usageErr(stderr, "explore", errors.New("--runs must be at least 1"))
 	case *workers < 0:
 		return usageErr(stderr, "explore", errors.New("--workers must not be negative"))
-	case *clients < 1:
-		return usageErr(stderr, "explore", errors.New("--clients must be at least 1"))
-	case *intensity <= 0 || *intensity > 100:
-		return usageErr(stderr, "explore", errors.New("--intensity must be in (0, 100]"))
 	}
 	k, n, err := parseShard(*shard)
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}
-	kinds := splitList(*faults)
-	if len(kinds) == 1 && kinds[0] == "none" {
-		kinds = nil
-	}
-	cfg := traces.ExploreConfig{
-		Base: protocols.Scenario{Protocol: *protocol, Workload: *workload, Clients: *clients,
-			FaultKinds: kinds, Topology: *topology, Intensity: *intensity},
-		Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
+	cfg := explore.ExploreConfig{
+		Base: base, Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
 		UntilFirst: *untilFirst, Out: *out,
 	}
 	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s, err := traces.Explore(ctx, cfg, progressBar(stderr, *runs))
+	s, err := explore.Explore(ctx, cfg, progressBar(stderr, *runs))
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}
@@ -75,7 +62,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		b, _ := json.MarshalIndent(s, "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printSummary(stdout, s, cfg)
+		printSummary(stdout, s)
 	}
 	if s.Violating > 0 {
 		return exitViolation
@@ -109,7 +96,7 @@ func parseShard(s string) (int, int, error) {
 }
 
 // progressBar draws on stderr when it is a terminal.
-func progressBar(w io.Writer, total int) func(int, *traces.Summary) {
+func progressBar(w io.Writer, total int) func(int, *explore.Summary) {
 	f, ok := w.(*os.File)
 	if !ok {
 		return nil
@@ -118,7 +105,7 @@ func progressBar(w io.Writer, total int) func(int, *traces.Summary) {
 		return nil
 	}
 	var last time.Time
-	return func(done int, s *traces.Summary) {
+	return func(done int, s *explore.Summary) {
 		if done != total && time.Since(last) < 100*time.Millisecond {
 			return
 		}
@@ -133,7 +120,7 @@ func progressBar(w io.Writer, total int) func(int, *traces.Summary) {
 	}
 }
 
-func printSummary(w io.Writer, s *traces.Summary, cfg traces.ExploreConfig) {
+func printSummary(w io.Writer, s *explore.Summary) {
 	faults := "none"
 	if len(s.Faults) > 0 {
 		faults = strings.Join(s.Faults, ",")
@@ -149,6 +136,13 @@ func printSummary(w io.Writer, s *traces.Summary, cfg traces.ExploreConfig) {
 	fmt.Fprintf(w, "  %d runs in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
 		s.Runs, s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
 	fmt.Fprintf(w, "  %d violating runs, %d inconclusive, %d errors\n", s.Violating, s.Unknown, s.Errors)
+	if len(s.Coverage) > 0 {
+		var parts []string
+		for _, c := range s.Coverage {
+			parts = append(parts, fmt.Sprintf("%s %d", c.State, c.Runs))
+		}
+		fmt.Fprintf(w, "  dangerous states reached (runs): %s\n", strings.Join(parts, ", "))
+	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)
 	}
@@ -158,18 +152,10 @@ func printSummary(w io.Writer, s *traces.Summary, cfg traces.ExploreConfig) {
 			fmt.Fprintf(w, " -> %s", c.Trace)
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "      replay: locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s%s\n",
-			s.Protocol, s.Workload, c.FirstSeed, cfg.Base.Clients, orNoneStr(s.Faults), topoFlag(cfg.Base.Topology))
+		if c.Replay != "" {
+			fmt.Fprintf(w, "      replay: %s\n", c.Replay)
+		}
 	}
-}
-
-func orNoneStr(k []string) string { return strings.Join(orNone(k), ",") }
-
-func topoFlag(t string) string {
-	if t == "" {
-		return ""
-	}
-	return " --topology " + t
 }
 
 func cmdMerge(args []string, stdout, stderr io.Writer) int {
@@ -182,19 +168,19 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return usageErr(stderr, "merge", errors.New("want one or more explore --out DIRs (or summary.json files)"))
 	}
-	var parts []*traces.Summary
+	var parts []*explore.Summary
 	for _, p := range pos {
 		path := p
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			path = p + "/summary.json"
 		}
-		s, err := traces.ReadSummary(path)
+		s, err := explore.ReadSummary(path)
 		if err != nil {
 			return usageErr(stderr, "merge", err)
 		}
 		parts = append(parts, s)
 	}
-	m, err := traces.Merge(parts)
+	m, err := explore.Merge(parts)
 	if err != nil {
 		return usageErr(stderr, "merge", err)
 	}
@@ -202,7 +188,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		b, _ := json.MarshalIndent(m, "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printSummary(stdout, m, traces.ExploreConfig{Base: protocols.Scenario{Clients: 3}})
+		printSummary(stdout, m)
 	}
 	if m.Violating > 0 {
 		return exitViolation
@@ -229,7 +215,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "shrink", err)
 	}
-	r, err := traces.Shrink(f, *budget)
+	r, err := explore.Shrink(f, *budget)
 	if err != nil {
 		return usageErr(stderr, "shrink", err)
 	}
@@ -254,7 +240,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "  wrote %s\n  replay: locksim replay %s\n", dest, dest)
+		fmt.Fprintf(stdout, "  wrote %s\n  replay: %s\n", dest, explore.ReplayCommand(r.File.Scenario, dest))
 	}
 	return exitViolation
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
+	"github.com/locksim/locksim/traces/view"
 )
 
 type outputFlags struct {
@@ -30,13 +32,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	var out outputFlags
 	out.register(fs)
 	scenario := fs.String("scenario", "", "run the named reference scenario")
-	protocol := fs.String("protocol", "", "lock protocol (see locksim list)")
-	workload := fs.String("workload", "unique-name", "workload")
-	seed := fs.Uint64("seed", 1, "seed")
-	clients := fs.Int("clients", 3, "number of client processes")
-	faults := fs.String("faults", "none", "comma-separated fault kinds")
-	topology := fs.String("topology", "", "single, replicated or independent (default: the protocol's)")
-	intensity := fs.Float64("intensity", 1, "how many faults of each kind (scale)")
+	sc := protocols.Scenario{Seed: 1}
+	explore.RegisterScenarioFlags(fs, &sc)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "run", err)
@@ -47,14 +44,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	var sc protocols.Scenario
 	replay := ""
-	if *protocol == "" {
+	if sc.Protocol == "" {
 		name := *scenario
 		if name == "" {
 			name = traces.DefaultReference
 		}
-		for _, f := range []string{"workload", "seed", "clients", "faults", "topology", "intensity"} {
+		for _, f := range explore.ScenarioFlagNames() {
 			if set[f] {
 				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol (a reference scenario is fixed)", f))
 			}
@@ -69,39 +65,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if *scenario != "" {
 			return usageErr(stderr, "run", errors.New("give --scenario or --protocol, not both"))
 		}
-		if *clients < 1 {
-			return usageErr(stderr, "run", errors.New("--clients must be at least 1"))
-		}
-		kinds := splitList(*faults)
-		if len(kinds) == 1 && kinds[0] == "none" {
-			kinds = nil
-		}
-		if *intensity <= 0 || *intensity > 100 {
-			return usageErr(stderr, "run", errors.New("--intensity must be in (0, 100]"))
-		}
-		sc = protocols.Scenario{Seed: *seed, Protocol: *protocol, Workload: *workload, Clients: *clients,
-			FaultKinds: kinds, Topology: *topology, Intensity: *intensity}
-		replay = fmt.Sprintf("locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s",
-			*protocol, *workload, *seed, *clients, strings.Join(orNone(kinds), ","))
-		if *topology != "" {
-			replay += " --topology " + *topology
-		}
-		if *intensity != 1 {
-			replay += fmt.Sprintf(" --intensity %g", *intensity)
-		}
+		replay = explore.ReplayCommand(sc, out.trace)
 	}
 	o, err := traces.Execute(sc)
 	if err != nil {
 		return usageErr(stderr, "run", err)
 	}
 	return finish(o, replay, out, stdout, stderr)
-}
-
-func orNone(kinds []string) []string {
-	if len(kinds) == 0 {
-		return []string{"none"}
-	}
-	return kinds
 }
 
 // finish writes the requested files, prints the outcome and returns the
@@ -115,7 +85,7 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 	if out.html != "" {
 		// The timeline, with porcupine's linearization as its second tab.
 		var buf bytes.Buffer
-		if err := traces.WriteOutcomeView(&buf, o); err != nil {
+		if err := view.WriteOutcomeView(&buf, o); err != nil {
 			return usageErr(stderr, "run", fmt.Errorf("--html: %v", err))
 		}
 		if err := traces.WriteAtomic(out.html, buf.Bytes()); err != nil {

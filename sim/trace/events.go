@@ -42,6 +42,12 @@ func Service(service, client, key string, args []string, reply string) Event {
 // Drop is a message from party that was lost; detail names where to.
 func Drop(from, detail string) Event { return Event{Kind: EvDrop, Party: from, Detail: detail} }
 
+// LateReply is a reply that reached client after it gave up on the
+// command: dropped.
+func LateReply(process, client, detail string) Event {
+	return Event{Kind: EvDrop, Party: process, Client: client, Detail: detail}
+}
+
 // Timeout is a client's command that timed out.
 func Timeout(process, client, detail string) Event {
 	return Event{Kind: EvTimeout, Party: process, Client: client, Detail: detail}

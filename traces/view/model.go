@@ -1,4 +1,4 @@
-package traces
+package view
 
 import (
 	"sort"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/sim/trace"
+	"github.com/locksim/locksim/traces"
 )
 
 // The view model is what the HTML timeline draws: the raw events and
@@ -149,7 +150,7 @@ type viewViolation struct {
 }
 
 // buildView derives the view model of f.
-func buildView(f *File) *viewModel {
+func buildView(f *traces.File) *viewModel {
 	tr := f.Trace
 	vm := &viewModel{
 		Events: tr.Events,

@@ -1,7 +1,7 @@
 // Lock keys on nodes: each key's life (created to expired, deleted or
 // lost) with its owner and TTL, and the roles of the parties.
 
-package traces
+package view
 
 import (
 	"math"

@@ -1,16 +1,14 @@
-package traces
+package explore
 
 import (
+	"context"
 	"fmt"
-	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/traces"
 )
 
 // Cell verdicts of the safety matrix.
@@ -51,6 +49,9 @@ type Cell struct {
 	Cause    string  `json:"cause,omitempty"` // property: cause (reason) of its first counted violation
 	Detail   string  `json:"detail,omitempty"`
 	Replay   string  `json:"replay,omitempty"`
+	// TraceSHA256 is the trace hash of the first failing seed: its replay
+	// command must reproduce it.
+	TraceSHA256 string `json:"trace_sha256,omitempty"`
 }
 
 // Matrix is the safety matrix: one row per protocol, one column per fault
@@ -109,67 +110,30 @@ type matrixJob struct {
 	seed uint64
 }
 
-type runResult struct {
-	done    bool
+type cellRun struct {
 	unsafe  bool
 	unknown bool
 	err     error
 	cause   string
 	detail  string
+	hash    string
 }
 
-// RunMatrix runs every cell's seeds with traces.Execute on a pool of
-// workers. Each cell's verdict is a function of its seeds alone: a cell is
-// unsafe with the lowest failing seed, whatever order the workers ran
-// them in (seeds above a failure already found are skipped).
+// RunMatrix runs every cell's seeds on the worker pool, seed-major so
+// that early failures prune the most work. Each cell's verdict is a
+// function of its seeds alone: unsafe with its lowest failing seed,
+// whatever order the workers ran them in.
 func RunMatrix(opt MatrixOptions) (*Matrix, error) {
-	if opt.Workload == "" {
-		opt.Workload = "unique-name"
-	}
-	if _, err := protocols.LookupWorkload(opt.Workload); err != nil {
+	opt, err := opt.withDefaults()
+	if err != nil {
 		return nil, err
 	}
-	if opt.Runs <= 0 {
-		opt.Runs = 20
+	m, err := newMatrix(opt)
+	if err != nil {
+		return nil, err
 	}
-	if opt.Workers <= 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
-	}
-	if len(opt.Protocols) == 0 {
-		for _, p := range protocols.Protocols() {
-			opt.Protocols = append(opt.Protocols, p.Name)
-		}
-	}
-	if len(opt.Faults) == 0 {
-		opt.Faults = append([]string{"none"}, protocols.FaultKinds...)
-	}
-	m := &Matrix{Workload: opt.Workload, Runs: opt.Runs, FirstSeed: opt.FirstSeed,
-		Faults: opt.Faults, Protocols: opt.Protocols}
 	var cells []*Cell
 	var fenced []bool
-	for _, name := range opt.Protocols {
-		p, err := protocols.Lookup(name)
-		if err != nil {
-			return nil, err
-		}
-		row := make([]Cell, len(opt.Faults))
-		for j, f := range opt.Faults {
-			if f != "none" && !slices.Contains(protocols.FaultKinds, f) {
-				return nil, fmt.Errorf("unknown fault kind %q (known: none, %v)", f, protocols.FaultKinds)
-			}
-			c := Cell{Protocol: name, Fault: f, Topology: protocols.SupportedTopologies(p)[0]}
-			if need, ok := FaultTopology[f]; ok {
-				c.Topology = need
-				if !slices.Contains(protocols.SupportedTopologies(p), need) {
-					c.Verdict = CellNA
-					c.Detail = f + " needs the " + need + " topology; " + name + " runs on " +
-						strings.Join(protocols.SupportedTopologies(p), ", ")
-				}
-			}
-			row[j] = c
-		}
-		m.Rows = append(m.Rows, row)
-	}
 	for i := range m.Rows {
 		p, _ := protocols.Lookup(m.Rows[i][0].Protocol)
 		for j := range m.Rows[i] {
@@ -177,8 +141,6 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 			fenced = append(fenced, protocols.IsFenced(p))
 		}
 	}
-
-	// Seed-major order, so that early failures prune the most work.
 	var jobs []matrixJob
 	for s := range uint64(opt.Runs) {
 		for ci, c := range cells {
@@ -187,70 +149,34 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 			}
 		}
 	}
-	firstFail := make([]atomic.Uint64, len(cells))
-	for i := range firstFail {
-		firstFail[i].Store(math.MaxUint64)
-	}
-	results := make([]runResult, len(jobs))
-	next := atomic.Int64{}
-	var wg sync.WaitGroup
-	for range opt.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(jobs) {
-					return
-				}
-				j := jobs[k]
-				if j.seed > firstFail[j.cell].Load() {
-					continue // a lower seed already failed
-				}
-				c := cells[j.cell]
-				res := runResult{done: true}
-				o, err := Execute(matrixScenario(opt, c, j.seed))
-				switch {
-				case err != nil:
-					res.err = err
-				default:
-					rep := o.File.Report
-					res.unsafe, res.cause, res.detail = Judge(rep, fenced[j.cell])
-					res.unknown = rep.Verdict == checker.VerdictUnknown
-				}
-				results[k] = res
-				if res.unsafe || res.err != nil {
-					for {
-						cur := firstFail[j.cell].Load()
-						if j.seed >= cur || firstFail[j.cell].CompareAndSwap(cur, j.seed) {
-							break
-						}
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-
-	// Fold each cell's seeds in seed order.
 	unknown := make([]bool, len(cells))
-	for k, j := range jobs {
-		r := results[k]
-		c := cells[j.cell]
-		if !r.done || c.Verdict == CellUnsafe || c.Verdict == CellError {
-			continue
-		}
-		switch {
-		case r.err != nil:
+	_, err = pool[cellRun]{
+		Workers: opt.Workers,
+		Jobs:    len(jobs),
+		Group:   func(k int) int { return jobs[k].cell },
+		Run: func(k int) cellRun {
+			j := jobs[k]
+			return runCell(matrixScenario(opt, cells[j.cell], j.seed), fenced[j.cell])
+		},
+		Deliver: func(k int, r cellRun) (bool, error) {
+			j := jobs[k]
+			c := cells[j.cell]
 			seed := j.seed
-			c.Verdict, c.Seed, c.Detail = CellError, &seed, r.err.Error()
-		case r.unsafe:
-			seed := j.seed
-			c.Verdict, c.Seed, c.Cause, c.Detail = CellUnsafe, &seed, r.cause, r.detail
-			c.Replay = replayCommand(opt, c, seed)
-		case r.unknown:
-			unknown[j.cell] = true
-		}
+			switch {
+			case r.err != nil:
+				c.Verdict, c.Seed, c.Detail = CellError, &seed, r.err.Error()
+			case r.unsafe:
+				c.Verdict, c.Seed, c.Cause, c.Detail = CellUnsafe, &seed, r.cause, r.detail
+				c.Replay = ReplayCommand(matrixScenario(opt, c, seed), "")
+				c.TraceSHA256 = r.hash
+			case r.unknown:
+				unknown[j.cell] = true
+			}
+			return r.err != nil || r.unsafe, nil
+		},
+	}.run(context.Background())
+	if err != nil {
+		return nil, err
 	}
 	for i, c := range cells {
 		if c.Verdict != "" {
@@ -264,6 +190,77 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 	return m, nil
 }
 
+// runCell runs one seed of a cell and judges it.
+func runCell(sc protocols.Scenario, fenced bool) cellRun {
+	o, err := traces.Evaluate(sc)
+	if err != nil {
+		return cellRun{err: err}
+	}
+	rep := o.File.Report
+	var r cellRun
+	r.unsafe, r.cause, r.detail = Judge(rep, fenced)
+	r.unknown = rep.Verdict == checker.VerdictUnknown
+	if r.unsafe {
+		r.hash = o.File.Trace.Hash()
+	}
+	return r
+}
+
+// withDefaults fills the options' defaults and checks the names.
+func (opt MatrixOptions) withDefaults() (MatrixOptions, error) {
+	if opt.Workload == "" {
+		opt.Workload = "unique-name"
+	}
+	if _, err := protocols.LookupWorkload(opt.Workload); err != nil {
+		return opt, err
+	}
+	if opt.Runs <= 0 {
+		opt.Runs = 20
+	}
+	if len(opt.Protocols) == 0 {
+		for _, p := range protocols.Protocols() {
+			opt.Protocols = append(opt.Protocols, p.Name)
+		}
+	}
+	if len(opt.Faults) == 0 {
+		opt.Faults = append([]string{"none"}, protocols.FaultKinds...)
+	}
+	for _, f := range opt.Faults {
+		if f != "none" && !slices.Contains(protocols.FaultKinds, f) {
+			return opt, fmt.Errorf("unknown fault kind %q (known: none, %v)", f, protocols.FaultKinds)
+		}
+	}
+	return opt, nil
+}
+
+// newMatrix lays out the cells, each on the topology its fault needs;
+// a cell whose protocol cannot run there is n/a from the start.
+func newMatrix(opt MatrixOptions) (*Matrix, error) {
+	m := &Matrix{Workload: opt.Workload, Runs: opt.Runs, FirstSeed: opt.FirstSeed,
+		Faults: opt.Faults, Protocols: opt.Protocols}
+	for _, name := range opt.Protocols {
+		p, err := protocols.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		row := make([]Cell, len(opt.Faults))
+		for j, f := range opt.Faults {
+			c := Cell{Protocol: name, Fault: f, Topology: protocols.SupportedTopologies(p)[0]}
+			if need, ok := FaultTopology[f]; ok {
+				c.Topology = need
+				if !slices.Contains(protocols.SupportedTopologies(p), need) {
+					c.Verdict = CellNA
+					c.Detail = f + " needs the " + need + " topology; " + name + " runs on " +
+						strings.Join(protocols.SupportedTopologies(p), ", ")
+				}
+			}
+			row[j] = c
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return m, nil
+}
+
 // matrixScenario is the scenario of one matrix run.
 func matrixScenario(opt MatrixOptions, c *Cell, seed uint64) protocols.Scenario {
 	sc := protocols.Scenario{Seed: seed, Protocol: c.Protocol, Workload: opt.Workload, Clients: opt.Clients,
@@ -272,15 +269,6 @@ func matrixScenario(opt MatrixOptions, c *Cell, seed uint64) protocols.Scenario 
 		sc.FaultKinds = []string{c.Fault}
 	}
 	return sc
-}
-
-func replayCommand(opt MatrixOptions, c *Cell, seed uint64) string {
-	clients := opt.Clients
-	if clients == 0 {
-		clients = 3
-	}
-	return fmt.Sprintf("locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s --topology %s",
-		c.Protocol, opt.Workload, seed, clients, c.Fault, c.Topology)
 }
 
 // Unsafe reports whether any cell is unsafe.

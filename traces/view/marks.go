@@ -1,6 +1,6 @@
 // Shades (pauses, partitions, faults) and the violations on the timeline.
 
-package traces
+package view
 
 import (
 	"math"

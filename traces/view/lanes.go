@@ -1,7 +1,7 @@
 // The lanes of the timeline: one per client thread, node, service or
 // other party, in a stable order.
 
-package traces
+package view
 
 import (
 	"sort"
