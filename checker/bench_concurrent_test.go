@@ -40,7 +40,7 @@ func concurrentTrace(n, clients, keys int, violate bool) *trace.Trace {
 		b.op(lost, acq, key, "error: command timed out", base+0.001, base+0.020).setnxBusyPX(base+0.005, "redis", lost, key, "30")
 		name := fmt.Sprintf("row-%d", r)
 		b.op(holder, model.OpInsert, name, model.ResInserted, base+0.010, base+0.025)
-		b.add(base+0.015, trace.Event{Kind: trace.EvService, Party: "db", Client: holder, Key: name, Args: []string{"INSERT", name}, Reply: "OK"})
+		b.add(base+0.015, trace.Service("db", holder, name, []string{"INSERT", name}, "OK"))
 		if paused {
 			b.pause(base+0.005, model.ProcessOf(holder), 0.070)
 			b.expire(base+0.032, "redis", key)
