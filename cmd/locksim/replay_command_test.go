@@ -140,7 +140,21 @@ func TestPrintedReplayCommandsReproduceFoundTraces(t *testing.T) {
 			checked++
 		}
 	}
-	if checked < 6 {
+	code, stdout, _ = runCLI("verify", "--json", "--protocols", "setnx-del,setnx-lua-del", "--faults", "gc-pause,failover")
+	var v explore.Verification
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || code != exitViolation {
+		t.Fatalf("verify: exit %d %v", code, err)
+	}
+	for _, c := range v.Cells {
+		if c.Verdict != explore.CellUnsafe {
+			continue
+		}
+		if got := runPrinted(t, c.Replay); got != c.TraceSHA256 {
+			t.Errorf("verify %s/%s: %q does not reproduce", c.Protocol, c.Fault, c.Replay)
+		}
+		checked++
+	}
+	if checked < 8 {
 		t.Fatalf("only %d replay commands checked", checked)
 	}
 }

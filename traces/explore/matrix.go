@@ -150,15 +150,12 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 		}
 	}
 	unknown := make([]bool, len(cells))
-	_, err = pool[cellRun]{
-		Workers: opt.Workers,
-		Jobs:    len(jobs),
-		Group:   func(k int) int { return jobs[k].cell },
-		Run: func(k int) cellRun {
+	err = judgeCells(context.Background(), opt.Workers, len(jobs),
+		func(k int) (int, protocols.Scenario, bool) {
 			j := jobs[k]
-			return runCell(matrixScenario(opt, cells[j.cell], j.seed), fenced[j.cell])
+			return j.cell, matrixScenario(opt, cells[j.cell], j.seed), fenced[j.cell]
 		},
-		Deliver: func(k int, r cellRun) (bool, error) {
+		func(k int, r cellRun) {
 			j := jobs[k]
 			c := cells[j.cell]
 			seed := j.seed
@@ -172,9 +169,7 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 			case r.unknown:
 				unknown[j.cell] = true
 			}
-			return r.err != nil || r.unsafe, nil
-		},
-	}.run(context.Background())
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +183,30 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 		}
 	}
 	return m, nil
+}
+
+// judgeCells runs n jobs on the pool, job k being one scenario of one
+// cell, judged; a cell stops at its first unsafe or failed run. A
+// cancelled ctx is an error: a cell cut short has no verdict.
+func judgeCells(ctx context.Context, workers, n int, job func(k int) (cell int, sc protocols.Scenario, fenced bool),
+	deliver func(k int, r cellRun)) error {
+	interrupted, err := pool[cellRun]{
+		Workers: workers,
+		Jobs:    n,
+		Group:   func(k int) int { c, _, _ := job(k); return c },
+		Run: func(k int) cellRun {
+			_, sc, fenced := job(k)
+			return runCell(sc, fenced)
+		},
+		Deliver: func(k int, r cellRun) (bool, error) {
+			deliver(k, r)
+			return r.err != nil || r.unsafe, nil
+		},
+	}.run(ctx)
+	if interrupted {
+		return fmt.Errorf("interrupted: %v", ctx.Err())
+	}
+	return err
 }
 
 // runCell runs one seed of a cell and judges it.
