@@ -103,12 +103,20 @@ func overlaps(hs []hold) []overlap {
 type holdIndex struct {
 	hs       []hold
 	byClient map[string][]int
+	byKey    map[string][]int
+	reach    map[string][]int64 // per key: the latest End among its holds so far
 }
 
 func indexHolds(hs []hold) holdIndex {
-	ix := holdIndex{hs: hs, byClient: map[string][]int{}}
+	ix := holdIndex{hs: hs, byClient: map[string][]int{}, byKey: map[string][]int{}, reach: map[string][]int64{}}
 	for i, h := range hs {
 		ix.byClient[h.Client] = append(ix.byClient[h.Client], i)
+		r := h.End
+		if rs := ix.reach[h.Key]; len(rs) > 0 {
+			r = max(r, rs[len(rs)-1])
+		}
+		ix.byKey[h.Key] = append(ix.byKey[h.Key], i)
+		ix.reach[h.Key] = append(ix.reach[h.Key], r)
 	}
 	return ix
 }

@@ -6,7 +6,7 @@ package checker
 const (
 	VerdictOK        = "ok"
 	VerdictViolation = "violation"
-	VerdictUnknown   = "unknown" // a check timed out and nothing else was found: partial results only
+	VerdictUnknown   = "unknown" // a check exceeded its step budget and nothing else was found: partial results only
 )
 
 // Properties.
@@ -84,6 +84,7 @@ type Checked struct {
 	Model      string `json:"model"`
 	Operations int    `json:"operations"`
 	Result     string `json:"result"`
+	Unknown    string `json:"unknown,omitempty"` // why the result is unknown: the budget it exceeded
 }
 
 // Violation is one broken property, explained.

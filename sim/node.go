@@ -142,6 +142,8 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 		r = Reply{Kind: '-', Str: "READONLY You can't write against a read only replica."}
 	case cmd == "WAIT" && !n.inMulti[p]:
 		r, wait = n.wait(args, reply)
+	case cmd == "INFO" && !n.inMulti[p] && infoReplication(args):
+		r = n.infoReplication()
 	default:
 		r = n.dispatch(p, cmd, args)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/sim/trace"
@@ -181,4 +182,34 @@ func (n *Node) checkWaiters() {
 		kept = append(kept, wt)
 	}
 	n.waiters = kept
+}
+
+// infoReplication reports whether INFO args asks for the replication
+// section (INFO, INFO replication, INFO all, INFO everything).
+func infoReplication(args []string) bool {
+	if len(args) == 1 {
+		return true
+	}
+	switch strings.ToLower(args[1]) {
+	case "replication", "all", "everything", "default":
+		return true
+	}
+	return false
+}
+
+// infoReplication answers INFO's replication section: the role and, on
+// a master, connected_slaves. A replica counts while it is up and
+// replicating from this node: Redis notices a partitioned one only after
+// repl-timeout (60 s), a crashed one at once.
+func (n *Node) infoReplication() Reply {
+	if n.role == roleReplica {
+		return Reply{Kind: '$', Str: "# Replication\r\nrole:slave\r\n"}
+	}
+	c := 0
+	for _, l := range n.links {
+		if !l.to.down && l.to.role == roleReplica {
+			c++
+		}
+	}
+	return Reply{Kind: '$', Str: "# Replication\r\nrole:master\r\nconnected_slaves:" + strconv.Itoa(c) + "\r\n"}
 }

@@ -158,6 +158,26 @@ func TestListJSON(t *testing.T) {
 	}
 }
 
+func TestListShowsTheBugCorpus(t *testing.T) {
+	code, out, _ := runCLI("list")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"published bugs", "BUG", "AFFECTED", "redisson#3712", "redisson-3712-stale-renewal-entry"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("list output has no %q:\n%s", want, out)
+		}
+	}
+	_, js, _ := runCLI("list", "--json")
+	var l listing
+	if err := json.Unmarshal([]byte(js), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Bugs) < 8 || l.Bugs[0].URL == "" || l.Bugs[0].Scenario == "" {
+		t.Fatalf("bugs %+v", l.Bugs)
+	}
+}
+
 func TestExploreShrinkMergeRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
