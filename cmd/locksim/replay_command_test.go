@@ -125,10 +125,11 @@ func TestPrintedReplayCommandsReproduceFoundTraces(t *testing.T) {
 
 	code, stdout, _ = runCLI("matrix", "--json", "--runs", "12", "--protocols", "setnx-del,redlock,local-mutex",
 		"--faults", "gc-pause,clock-jump", "--workload", "stock", "--clients", "2")
-	var mx explore.Matrix
-	if err := json.Unmarshal([]byte(stdout), &mx); err != nil || code != exitViolation {
+	var mxs []explore.Matrix
+	if err := json.Unmarshal([]byte(stdout), &mxs); err != nil || code != exitViolation || len(mxs) != 1 {
 		t.Fatalf("matrix: exit %d %v", code, err)
 	}
+	mx := mxs[0]
 	for _, row := range mx.Rows {
 		for _, c := range row {
 			if c.Verdict != explore.CellUnsafe {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
@@ -47,6 +48,7 @@ type VerifyCell struct {
 	Steps       int    `json:"steps"`
 	Variants    int    `json:"variants"`
 	Runs        int    `json:"runs"`
+	WallMs      int64  `json:"wall_ms"` // time from the previous cell's last run to this cell's last`
 	Step        string `json:"step,omitempty"`    // the breaking placement's step
 	Variant     string `json:"variant,omitempty"` // and its fault
 	Cause       string `json:"cause,omitempty"`
@@ -99,7 +101,9 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 			jobs = append(jobs, cellJobs...)
 		}
 	}
-	err = judgeCells(ctx, opt.Workers, len(jobs),
+	walls := make([]time.Duration, len(v.Cells))
+	last := time.Now()
+	err = judgeCells(ctx, opt.Workers, len(jobs), true,
 		func(k int) (int, protocols.Scenario, bool) {
 			j := jobs[k]
 			return j.cell, placed(bases[j.cell], j), fenced[j.cell]
@@ -108,15 +112,18 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 			j := jobs[k]
 			c := &v.Cells[j.cell]
 			c.Runs++
+			now := time.Now()
+			walls[j.cell] += now.Sub(last)
+			last = now
 			switch {
 			case r.err != nil:
 				c.Verdict, c.Claim = CellError, fmt.Sprintf("error at %s: %v", j.step.Label, r.err)
-			case r.unsafe:
-				c.Verdict, c.Cause, c.TraceSHA256 = CellUnsafe, r.cause, r.hash
+			case r.Unsafe:
+				c.Verdict, c.Cause, c.TraceSHA256 = CellUnsafe, r.Cause, r.hash
 				c.Step = fmt.Sprintf("%s (t=%d ms%s)", j.step.Label, j.step.AtMs, plusMs(j.offset))
 				c.Variant = j.variant.label
 				c.Replay = ReplayCommand(placed(bases[j.cell], j), "")
-				c.Claim = fmt.Sprintf("unsafe: one %s at %s breaks it (%s)", j.variant.label, c.Step, r.cause)
+				c.Claim = fmt.Sprintf("unsafe: one %s at %s breaks it (%s)", j.variant.label, c.Step, r.Cause)
 			}
 		})
 	if err != nil {
@@ -124,6 +131,7 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 	}
 	for i := range v.Cells {
 		c := &v.Cells[i]
+		c.WallMs = walls[i].Milliseconds()
 		if c.Verdict == "" {
 			c.Verdict = CellBounded
 			c.Claim = fmt.Sprintf("no single %s at any of %d steps breaks it (bound: %d clients, %d op each, 1 fault; %d placements)",
@@ -189,9 +197,9 @@ func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int) (Veri
 	if err != nil {
 		return c, base, nil, err
 	}
-	if unsafe, cause, _ := Judge(o.File.Report, protocols.IsFenced(p)); unsafe {
-		c.Verdict, c.Cause = CellUnsafeNoFault, cause
-		c.Claim = "unsafe without any fault (" + cause + ")"
+	if j := Judge(o.File.Report, o.File.Trace, protocols.IsFenced(p)); j.Unsafe {
+		c.Verdict, c.Cause = CellUnsafeNoFault, j.Cause
+		c.Claim = "unsafe without any fault (" + j.Cause + ")"
 		c.Replay = ReplayCommand(base, "")
 		return c, base, nil, nil
 	}
