@@ -62,7 +62,12 @@ var scenarioFlags = []scenarioFlag{
 	msFlag("down-after-ms", "sentinel's down-after", func(sc *protocols.Scenario) *int64 { return &sc.DownAfterMs }),
 	msFlag("discovery-ms", "clients learn a new master within", func(sc *protocols.Scenario) *int64 { return &sc.DiscoveryMs }),
 	{name: "faults", usage: "comma-separated fault kinds drawn from the seed (default none)", keep: true,
-		get: func(sc *protocols.Scenario) []string { return []string{strings.Join(orNone(sc.FaultKinds), ",")} },
+		get: func(sc *protocols.Scenario) []string {
+			if len(sc.FaultKinds) == 0 && len(sc.Faults) > 0 {
+				return nil // the explicit schedule says it all
+			}
+			return []string{strings.Join(orNone(sc.FaultKinds), ",")}
+		},
 		set: func(sc *protocols.Scenario, v string) error {
 			sc.FaultKinds = nil
 			for _, k := range strings.Split(v, ",") {
