@@ -101,7 +101,7 @@ func TestPrintedReplayCommandsReproduceFoundTraces(t *testing.T) {
 		}
 	}
 
-	code, stdout, _ := runCLI("merge", "--json", outs[0], outs[0])
+	code, stdout, _ := runCLI("merge", "--json", outs[0])
 	var m explore.Summary
 	if err := json.Unmarshal([]byte(stdout), &m); err != nil || code != exitViolation {
 		t.Fatalf("merge: exit %d %v", code, err)

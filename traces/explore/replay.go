@@ -68,15 +68,7 @@ var scenarioFlags = []scenarioFlag{
 			}
 			return []string{strings.Join(orNone(sc.FaultKinds), ",")}
 		},
-		set: func(sc *protocols.Scenario, v string) error {
-			sc.FaultKinds = nil
-			for _, k := range strings.Split(v, ",") {
-				if k = strings.TrimSpace(k); k != "" && k != "none" {
-					sc.FaultKinds = append(sc.FaultKinds, k)
-				}
-			}
-			return nil
-		}},
+		set: func(sc *protocols.Scenario, v string) (err error) { sc.FaultKinds, err = parseKinds(v); return }},
 	{name: "intensity", usage: "how many faults of each kind, as a scale (default 1)",
 		get: func(sc *protocols.Scenario) []string {
 			if sc.Intensity == 0 {
@@ -86,10 +78,26 @@ var scenarioFlags = []scenarioFlag{
 		},
 		set: func(sc *protocols.Scenario, v string) error {
 			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || x <= 0 || x > 100 {
+			if err != nil || !(x > 0 && x <= 100) {
 				return fmt.Errorf("must be in (0, 100]")
 			}
 			sc.Intensity = x
+			return nil
+		}},
+	{name: "max-events", usage: fmt.Sprintf("stop a run after `N` simulator events as \"unknown: budget exceeded\" (1 to %d; default %d)",
+		protocols.MaxEventBudget, protocols.DefaultEventBudget),
+		get: func(sc *protocols.Scenario) []string {
+			if sc.MaxEvents == 0 {
+				return nil
+			}
+			return []string{strconv.FormatInt(sc.MaxEvents, 10)}
+		},
+		set: func(sc *protocols.Scenario, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 || n > protocols.MaxEventBudget {
+				return fmt.Errorf("must be between 1 and %d", protocols.MaxEventBudget)
+			}
+			sc.MaxEvents = n
 			return nil
 		}},
 	{name: "fault", usage: "one explicit fault `KIND:TARGET@AT_MS+DUR_MS[=VALUE]` (repeatable; replaces the drawn schedule)",
@@ -105,6 +113,28 @@ var scenarioFlags = []scenarioFlag{
 			sc.Faults = append(sc.Faults, f)
 			return err
 		}},
+}
+
+// parseKinds reads a --faults value: "none" or fault kinds, each once.
+func parseKinds(v string) ([]string, error) {
+	var kinds []string
+	for _, k := range strings.Split(v, ",") {
+		k = strings.TrimSpace(k)
+		switch {
+		case k == "":
+			return nil, fmt.Errorf("has an empty item")
+		case slices.Contains(kinds, k):
+			return nil, fmt.Errorf("names %q twice", k)
+		}
+		kinds = append(kinds, k)
+	}
+	if len(kinds) > 1 && slices.Contains(kinds, "none") {
+		return nil, fmt.Errorf("\"none\" cannot be combined with fault kinds")
+	}
+	if len(kinds) == 1 && kinds[0] == "none" {
+		return nil, nil
+	}
+	return kinds, nil
 }
 
 func nonEmpty(s string) []string {
