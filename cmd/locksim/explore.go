@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,10 +34,13 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "save the first trace of each cause and summary.json in `DIR`")
 	shard := fs.String("shard", "", "run shard `K/N` of the seeds (seed-start+K-1, +N, ...)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	swarm := fs.Bool("swarm", true, "draw every parameter not given by a flag from each seed (fault subset, intensity, timing, clients)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}
+	pinned := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { pinned[f.Name] = true })
 	switch {
 	case len(pos) > 0:
 		return usageErr(stderr, "explore", fmt.Errorf("unexpected argument %q", pos[0]))
@@ -59,9 +63,16 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if len(kinds) == 1 && kinds[0] == "none" {
 		kinds = nil
 	}
+	base := protocols.Scenario{Protocol: *protocol, Workload: *workload, Clients: *clients,
+		FaultKinds: kinds, Topology: *topology, Intensity: *intensity, Swarm: *swarm}
+	if *swarm && !pinned["clients"] {
+		base.Clients = 0
+	}
+	if *swarm && !pinned["intensity"] {
+		base.Intensity = 0
+	}
 	cfg := explore.ExploreConfig{
-		Base: protocols.Scenario{Protocol: *protocol, Workload: *workload, Clients: *clients,
-			FaultKinds: kinds, Topology: *topology, Intensity: *intensity},
+		Base: base,
 		Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
 		UntilFirst: *untilFirst, Out: *out,
 	}

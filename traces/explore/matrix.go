@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -24,12 +25,17 @@ const (
 )
 
 // FaultTopology names the topology a fault kind needs, for kinds that only
-// make sense with replicas; other kinds run on the protocol's default
-// topology. Data, not code: a kind added here changes the matrix.
-var FaultTopology = map[string]string{
-	"failover":        protocols.TopoReplicated,
-	"replication-lag": protocols.TopoReplicated,
-}
+// make sense with replicas (trace.KindSpec.Needs); other kinds run on the
+// protocol's default topology.
+var FaultTopology = func() map[string]string {
+	out := map[string]string{}
+	for _, k := range trace.Kinds() {
+		if k.Needs {
+			out[k.Name] = k.Topology
+		}
+	}
+	return out
+}()
 
 // MatrixOptions selects the rows, the columns and the seeds of a matrix.
 type MatrixOptions struct {
