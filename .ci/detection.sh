@@ -54,6 +54,10 @@ for p in $redlocks; do
   cell "$p" node-restart restart-without-persistence
 done
 cell setnx-del gc-pause foreign-release
+# WAIT-based locks: only a stale promotion loses an acknowledged key.
+for p in redisson-latest fenced; do
+  cell "$p" failover,partition lost-after-failover ${TOPO_FLAG:+--topology replicated}
+done
 echo
 echo "## Safe cells: mutual-exclusion violations in 2,000 runs (want 0)"
 echo

@@ -170,18 +170,10 @@ func printSummary(w io.Writer, s *explore.Summary, cfg explore.ExploreConfig) {
 			fmt.Fprintf(w, " -> %s", c.Trace)
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "      replay: locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s%s\n",
-			s.Protocol, s.Workload, c.FirstSeed, cfg.Base.Clients, orNoneStr(s.Faults), topoFlag(cfg.Base.Topology))
+		sc := cfg.Base
+		sc.Seed, sc.Workload, sc.Protocol, sc.FaultKinds = c.FirstSeed, s.Workload, s.Protocol, s.Faults
+		fmt.Fprintf(w, "      replay: %s\n", runCommand(sc))
 	}
-}
-
-func orNoneStr(k []string) string { return strings.Join(orNone(k), ",") }
-
-func topoFlag(t string) string {
-	if t == "" {
-		return ""
-	}
-	return " --topology " + t
 }
 
 func cmdMerge(args []string, stdout, stderr io.Writer) int {

@@ -38,6 +38,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	faults := fs.String("faults", "none", "comma-separated fault kinds")
 	topology := fs.String("topology", "", "single, replicated or independent (default: the protocol's)")
 	intensity := fs.Float64("intensity", 1, "how many faults of each kind (scale)")
+	swarm := fs.Bool("swarm", false, "draw every parameter not given by a flag from the seed, as explore does")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "run", err)
@@ -55,7 +56,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if name == "" {
 			name = traces.DefaultReference
 		}
-		for _, f := range []string{"workload", "seed", "clients", "faults", "topology", "intensity"} {
+		for _, f := range []string{"workload", "seed", "clients", "faults", "topology", "intensity", "swarm"} {
 			if set[f] {
 				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol (a reference scenario is fixed)", f))
 			}
@@ -81,21 +82,44 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "run", errors.New("--intensity must be in (0, 100]"))
 		}
 		sc = protocols.Scenario{Seed: *seed, Protocol: *protocol, Workload: *workload, Clients: *clients,
-			FaultKinds: kinds, Topology: *topology, Intensity: *intensity}
-		replay = fmt.Sprintf("locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s",
-			*protocol, *workload, *seed, *clients, strings.Join(orNone(kinds), ","))
-		if *topology != "" {
-			replay += " --topology " + *topology
+			FaultKinds: kinds, Topology: *topology, Intensity: *intensity, Swarm: *swarm}
+		if *swarm && !set["clients"] {
+			sc.Clients = 0
 		}
-		if *intensity != 1 {
-			replay += fmt.Sprintf(" --intensity %g", *intensity)
+		if *swarm && !set["intensity"] {
+			sc.Intensity = 0
 		}
+		replay = runCommand(sc)
 	}
 	o, err := traces.Execute(sc)
 	if err != nil {
 		return usageErr(stderr, "run", err)
 	}
 	return finish(o, replay, out, stdout, stderr)
+}
+
+// runCommand is the locksim run command line of a scenario built from
+// run's or explore's flags (before Normalize): what the flags pinned, and
+// --swarm for the rest.
+func runCommand(sc protocols.Scenario) string {
+	s := fmt.Sprintf("locksim run --protocol %s --workload %s --seed %d", sc.Protocol, sc.Workload, sc.Seed)
+	if sc.Clients != 0 {
+		s += fmt.Sprintf(" --clients %d", sc.Clients)
+	}
+	s += " --faults " + strings.Join(orNone(sc.FaultKinds), ",")
+	if sc.Topology != "" {
+		s += " --topology " + sc.Topology
+	}
+	if sc.Intensity != 0 && sc.Intensity != 1 {
+		s += fmt.Sprintf(" --intensity %g", sc.Intensity)
+	}
+	if sc.Swarm {
+		s += " --swarm"
+		if sc.Intensity == 1 {
+			s += " --intensity 1"
+		}
+	}
+	return s
 }
 
 func orNone(kinds []string) []string {

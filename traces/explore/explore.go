@@ -99,7 +99,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: base.FaultKinds, Topology: base.Topology,
+	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: cfg.Base.FaultKinds, Topology: base.Topology,
 		SeedStart: cfg.SeedStart}
 	if cfg.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
