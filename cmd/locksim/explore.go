@@ -34,6 +34,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "save the first trace of each cause and summary.json in `DIR`")
 	shard := fs.String("shard", "", "run shard `K/N` of the seeds (seed-start+K-1, +N, ...)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	dataApart := fs.Bool("data-apart", false, "keep the protected data on its own node, off the lock's master")
 	swarm := fs.Bool("swarm", true, "draw every parameter not given by a flag from each seed (fault subset, intensity, timing, clients)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -64,7 +65,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		kinds = nil
 	}
 	base := protocols.Scenario{Protocol: *protocol, Workload: *workload, Clients: *clients,
-		FaultKinds: kinds, Topology: *topology, Intensity: *intensity, Swarm: *swarm}
+		FaultKinds: kinds, Topology: *topology, Intensity: *intensity, Swarm: *swarm, DataApart: *dataApart}
 	if *swarm && !pinned["clients"] {
 		base.Clients = 0
 	}
@@ -161,6 +162,10 @@ func printSummary(w io.Writer, s *explore.Summary, cfg explore.ExploreConfig) {
 	fmt.Fprintf(w, "  %d runs in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
 		s.Runs, s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
 	fmt.Fprintf(w, "  %d violating runs, %d inconclusive, %d errors\n", s.Violating, s.Unknown, s.Errors)
+	if s.Violating > 0 {
+		fmt.Fprintf(w, "  %d runs violated the lock; %d only lost data in the store (a write no lock could keep)\n",
+			s.LockViolated, s.DataLost)
+	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)
 	}

@@ -38,6 +38,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	faults := fs.String("faults", "none", "comma-separated fault kinds")
 	topology := fs.String("topology", "", "single, replicated or independent (default: the protocol's)")
 	intensity := fs.Float64("intensity", 1, "how many faults of each kind (scale)")
+	dataApart := fs.Bool("data-apart", false, "keep the protected data on its own node, off the lock's master")
 	swarm := fs.Bool("swarm", false, "draw every parameter not given by a flag from the seed, as explore does")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -56,7 +57,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if name == "" {
 			name = traces.DefaultReference
 		}
-		for _, f := range []string{"workload", "seed", "clients", "faults", "topology", "intensity", "swarm"} {
+		for _, f := range []string{"workload", "seed", "clients", "faults", "topology", "intensity", "swarm", "data-apart"} {
 			if set[f] {
 				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol (a reference scenario is fixed)", f))
 			}
@@ -82,7 +83,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "run", errors.New("--intensity must be in (0, 100]"))
 		}
 		sc = protocols.Scenario{Seed: *seed, Protocol: *protocol, Workload: *workload, Clients: *clients,
-			FaultKinds: kinds, Topology: *topology, Intensity: *intensity, Swarm: *swarm}
+			FaultKinds: kinds, Topology: *topology, Intensity: *intensity, Swarm: *swarm, DataApart: *dataApart}
 		if *swarm && !set["clients"] {
 			sc.Clients = 0
 		}
@@ -112,6 +113,9 @@ func runCommand(sc protocols.Scenario) string {
 	}
 	if sc.Intensity != 0 && sc.Intensity != 1 {
 		s += fmt.Sprintf(" --intensity %g", sc.Intensity)
+	}
+	if sc.DataApart {
+		s += " --data-apart"
 	}
 	if sc.Swarm {
 		s += " --swarm"

@@ -40,23 +40,29 @@ type CauseCount struct {
 // Summary aggregates an exploration. It holds counters only, so memory
 // stays flat however many runs there are.
 type Summary struct {
-	Protocol    string       `json:"protocol"`
-	Workload    string       `json:"workload"`
-	Faults      []string     `json:"faults"`
-	Topology    string       `json:"topology"`
-	SeedStart   uint64       `json:"seed_start"`
-	Shard       string       `json:"shard,omitempty"`
-	Runs        int          `json:"runs"`
-	Violating   int          `json:"violating_runs"`
-	Unknown     int          `json:"unknown_runs"`
-	Errors      int          `json:"errors"`
-	FirstError  string       `json:"first_error,omitempty"`
-	Causes      []CauseCount `json:"causes"`
-	SimMs       float64      `json:"sim_ms"`
-	WallMs      float64      `json:"wall_ms"`
-	RunsPerSec  float64      `json:"runs_per_sec"`
-	SimPerWall  float64      `json:"sim_per_wall"`
-	Interrupted bool         `json:"interrupted,omitempty"`
+	Protocol  string   `json:"protocol"`
+	Workload  string   `json:"workload"`
+	Faults    []string `json:"faults"`
+	Topology  string   `json:"topology"`
+	SeedStart uint64   `json:"seed_start"`
+	Shard     string   `json:"shard,omitempty"`
+	Runs      int      `json:"runs"`
+	Violating int      `json:"violating_runs"`
+	// LockViolated counts the runs where the lock itself failed (a
+	// mutual-exclusion violation); DataLost the others, whose only damage
+	// is a write the data store lost (a crash or a promotion undid it),
+	// which no lock could prevent.
+	LockViolated int          `json:"lock_violated_runs"`
+	DataLost     int          `json:"data_lost_runs"`
+	Unknown      int          `json:"unknown_runs"`
+	Errors       int          `json:"errors"`
+	FirstError   string       `json:"first_error,omitempty"`
+	Causes       []CauseCount `json:"causes"`
+	SimMs        float64      `json:"sim_ms"`
+	WallMs       float64      `json:"wall_ms"`
+	RunsPerSec   float64      `json:"runs_per_sec"`
+	SimPerWall   float64      `json:"sim_per_wall"`
+	Interrupted  bool         `json:"interrupted,omitempty"`
 }
 
 // Seeds returns the seeds of cfg in order.
@@ -148,6 +154,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 			switch f.Report.Verdict {
 			case checker.VerdictViolation:
 				s.Violating++
+				s.split(f.Report)
 				if err := s.count(causes, r.seed, f, cfg.Out); err != nil {
 					return nil, err
 				}
@@ -183,6 +190,23 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 		}
 	}
 	return s, nil
+}
+
+// split counts a violating run as a lock violation or as data lost by
+// the store alone (no mutual-exclusion violation; the damage cites a node
+// that lost the data in a promotion or a restart).
+func (s *Summary) split(r checker.Report) {
+	data := false
+	for _, v := range r.Violations {
+		if v.Property == checker.PropMutex {
+			s.LockViolated++
+			return
+		}
+		data = data || v.Cause == checker.CauseLostAfterFailover || v.Cause == checker.CauseRestart
+	}
+	if data {
+		s.DataLost++
+	}
 }
 
 // count records each distinct cause of a violating run, keeping the trace
@@ -241,6 +265,8 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 		m.Runs += p.Runs
 		m.Violating += p.Violating
+		m.LockViolated += p.LockViolated
+		m.DataLost += p.DataLost
 		m.Unknown += p.Unknown
 		m.Errors += p.Errors
 		if m.FirstError == "" {
