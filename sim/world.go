@@ -43,6 +43,7 @@ type World struct {
 	master      string            // the node Master resolves to by default
 	scriptNames map[string]string // script body -> its name in the trace
 	repl        ReplicationConfig
+	anchors     []*armed // anchored faults
 	err         error
 	ran         bool
 }

@@ -73,7 +73,11 @@ func check(tr *trace.Trace, sc protocols.Scenario) *checker.Result {
 
 // checkOptions is what the checker needs to know of a scenario.
 func checkOptions(sc protocols.Scenario) checker.Options {
-	return checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock}
+	opt := checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock}
+	if p, err := protocols.Lookup(sc.Protocol); err == nil {
+		opt.AllSites = p.AllMasters
+	}
+	return opt
 }
 
 // Recheck checks f's recorded trace again, without running anything: the

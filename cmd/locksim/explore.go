@@ -17,7 +17,7 @@ import (
 
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("explore", stdout)
-	var base protocols.Scenario
+	base := protocols.Scenario{Swarm: true} // --swarm=false turns it off
 	explore.RegisterScenarioFlags(fs.FlagSet, &base, "seed")
 	runs := fs.Int("runs", 1000, "number of seeds to run")
 	seedStart := fs.Uint64("seed-start", defaultSeed, "first seed")
@@ -142,6 +142,10 @@ func printSummary(w io.Writer, s *explore.Summary) {
 			parts = append(parts, fmt.Sprintf("%s %d", c.State, c.Runs))
 		}
 		fmt.Fprintf(w, "  dangerous states reached (runs): %s\n", strings.Join(parts, ", "))
+	}
+	if s.Violating > 0 {
+		fmt.Fprintf(w, "  %d runs violated the lock; %d only lost data in the store (a write no lock could keep)\n",
+			s.LockViolated, s.DataLost)
 	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)

@@ -186,3 +186,10 @@ func splitList(s string) []string {
 }
 
 func parse(fs *flagSet, args []string) ([]string, error) { return fs.parse(args) }
+
+// given reports whether the flag name was given.
+func (fs *flagSet) given(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

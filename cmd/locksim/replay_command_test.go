@@ -125,10 +125,11 @@ func TestPrintedReplayCommandsReproduceFoundTraces(t *testing.T) {
 
 	code, stdout, _ = runCLI("matrix", "--json", "--runs", "12", "--protocols", "setnx-del,redlock,local-mutex",
 		"--faults", "gc-pause,clock-jump", "--workload", "stock", "--clients", "2")
-	var mx explore.Matrix
-	if err := json.Unmarshal([]byte(stdout), &mx); err != nil || code != exitViolation {
+	var mxs []explore.Matrix
+	if err := json.Unmarshal([]byte(stdout), &mxs); err != nil || code != exitViolation || len(mxs) != 1 {
 		t.Fatalf("matrix: exit %d %v", code, err)
 	}
+	mx := mxs[0]
 	for _, row := range mx.Rows {
 		for _, c := range row {
 			if c.Verdict != explore.CellUnsafe {
@@ -140,7 +141,21 @@ func TestPrintedReplayCommandsReproduceFoundTraces(t *testing.T) {
 			checked++
 		}
 	}
-	if checked < 6 {
+	code, stdout, _ = runCLI("verify", "--json", "--protocols", "setnx-del,setnx-lua-del", "--faults", "gc-pause,failover")
+	var v explore.Verification
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || code != exitViolation {
+		t.Fatalf("verify: exit %d %v", code, err)
+	}
+	for _, c := range v.Cells {
+		if c.Verdict != explore.CellUnsafe {
+			continue
+		}
+		if got := runPrinted(t, c.Replay); got != c.TraceSHA256 {
+			t.Errorf("verify %s/%s: %q does not reproduce", c.Protocol, c.Fault, c.Replay)
+		}
+		checked++
+	}
+	if checked < 8 {
 		t.Fatalf("only %d replay commands checked", checked)
 	}
 }

@@ -19,7 +19,7 @@ type Event struct {
 	Key    string   `json:"key,omitempty"`
 	Args   []string `json:"args,omitempty"`
 	Reply  string   `json:"reply,omitempty"`
-	Change string   `json:"change,omitempty"` // what happened to Key: created, deleted, expired
+	Change string   `json:"change,omitempty"` // what happened to Key: created, deleted, overwritten, expired, lost
 	Detail string   `json:"detail,omitempty"`
 	DurNs  int64    `json:"dur_ns,omitempty"`
 }
@@ -62,6 +62,9 @@ const (
 	KeyDeleted = "deleted"
 	KeyExpired = "expired"
 	KeyLost    = "lost" // gone without a command or expiry: promotion, restart, demotion
+	// A command changed an existing key's value (GETSET, SET without NX,
+	// HSET or HINCRBY in a script); a TTL change alone is no overwrite.
+	KeyOverwritten = "overwritten"
 )
 
 // Op is one invoke/return pair in a client history. Return is -1 while
