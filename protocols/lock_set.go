@@ -30,7 +30,7 @@ func init() {
 		Summary: "add a unique element to a set stored in Redis by GET/SET under the lock; lost elements are the damage",
 		WorkMs:  0,
 		Setup: func(w *sim.World, sc Scenario) {
-			w.Record(trace.Event{Kind: trace.EvWorkload, Party: DataNode(sc), Key: LockSetKey, Detail: "initial set empty"})
+			w.Record(trace.Workload(DataNode(sc), LockSetKey, "initial set empty"))
 		},
 		Thread: lockSetThread,
 	})

@@ -42,6 +42,7 @@ type Scenario struct {
 	FaultKinds  []string          `json:"fault_kinds,omitempty"`
 	Intensity   float64           `json:"intensity,omitempty"`
 	Faults      []trace.Fault     `json:"faults"`
+	MaxEvents   int64             `json:"max_events,omitempty"` // event budget; 0 = DefaultEventBudget
 	faultsDrawn bool
 }
 
@@ -117,6 +118,9 @@ func (sc Scenario) Normalize() (Scenario, error) {
 		return sc, errors.New("durations must be positive")
 	case sc.Network.LossRate < 0 || sc.Network.LossRate > 1:
 		return sc, errors.New("network loss rate must be between 0 and 1")
+	}
+	if err := sc.validateNumbers(); err != nil {
+		return sc, err
 	}
 	if len(sc.ClientNames) > 0 {
 		if len(sc.ClientNames) != sc.Clients {

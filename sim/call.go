@@ -45,7 +45,7 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 	return t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.w.rec.event(trace.Drop(t.p.Name, "to "+to+" (down): "+what))
 			return
 		}
 		n.exec(t, args, func(r Reply) { reply(r) })
@@ -81,7 +81,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 	r, err := t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.w.rec.event(trace.Drop(t.p.Name, "to "+to+" (down): "+what))
 			return
 		}
 		out := make([]Reply, len(cmds))
@@ -182,7 +182,7 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 			serve(party, func(v any) {
 				w.net.sendTo(party, t, "reply to "+what, func() {
 					if cfg.CancelOnTimeout && n != cur && waiting() {
-						w.rec.event(trace.Event{Kind: trace.EvDrop, Party: from, Client: t.Client(), Detail: "late reply to " + what + " attempt " + strconv.Itoa(n+1) + " (timed out)"})
+						w.rec.event(trace.LateReply(from, t.Client(), "late reply to "+what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
 						return
 					}
 					w.wake(t, tok, v)
@@ -200,7 +200,7 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 				if cfg.CancelOnTimeout {
 					cur = -1
 				}
-				w.rec.event(trace.Event{Kind: trace.EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + route() + ", attempt " + strconv.Itoa(n+2)})
+				w.rec.event(trace.Retry(from, t.Client(), what+" to "+route()+", attempt "+strconv.Itoa(n+2)))
 				w.scheduleWake(w.now+t.RetryDelay(cfg, n), t, func() {
 					if waiting() {
 						cur = n + 1
@@ -209,7 +209,7 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 				})
 				return
 			}
-			w.rec.event(trace.Event{Kind: trace.EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + route()})
+			w.rec.event(trace.Timeout(from, t.Client(), what+" to "+route()))
 			w.wake(t, tok, ErrTimeout)
 		})
 	}

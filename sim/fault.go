@@ -37,7 +37,7 @@ func (w *World) Inject(f trace.Fault) error {
 		return n
 	}
 	record := func(party, detail string) {
-		w.rec.event(trace.Event{Kind: trace.EvFault, Party: party, Detail: f.Kind + ": " + detail, DurNs: int64(dur)})
+		w.rec.event(trace.FaultApplied(party, f.Kind, detail, dur))
 	}
 	switch f.Kind {
 	case trace.FaultGCPause:
@@ -76,7 +76,7 @@ func (w *World) Inject(f trace.Fault) error {
 					w.net.SetDelay(l[0], l[1], time.Duration(f.Value)*time.Millisecond)
 				}
 			}
-			w.rec.event(trace.Event{Kind: trace.EvPartition, Party: f.Target, Detail: f.Kind, DurNs: int64(dur)})
+			w.rec.event(trace.Partition(f.Target, f.Kind, dur))
 		})
 		w.schedule(at+dur, nil, func() {
 			for _, l := range links {
@@ -86,7 +86,7 @@ func (w *World) Inject(f trace.Fault) error {
 					w.net.SetDelay(l[0], l[1], 0)
 				}
 			}
-			w.rec.event(trace.Event{Kind: trace.EvHeal, Party: f.Target, Detail: f.Kind})
+			w.rec.event(trace.Heal(f.Target, f.Kind))
 		})
 	case trace.FaultReplicationLag:
 		n, err := node()
