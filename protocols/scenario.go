@@ -42,6 +42,10 @@ type Scenario struct {
 	FaultKinds  []string          `json:"fault_kinds,omitempty"`
 	Intensity   float64           `json:"intensity,omitempty"`
 	Faults      []trace.Fault     `json:"faults"`
+	// Liveness asks the checker for its liveness checks too (after the
+	// last fault heals: lost wake-ups, keys renewed after release, orphan
+	// keys); off by default.
+	Liveness    bool `json:"liveness,omitempty"`
 	faultsDrawn bool
 }
 

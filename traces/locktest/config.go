@@ -75,6 +75,11 @@ type Config struct {
 	// beyond it, rapid keeps the smallest failing case found so far. 0:
 	// until rapid stops (within -rapid.shrinktime, 30 s by default).
 	ShrinkRuns int
+	// Liveness adds the checker's liveness checks to Property: after the
+	// last fault heals, no client waits through a free lock and no key
+	// outlives its holder (causes lost-wakeup, renewal-after-release,
+	// orphan-key), each by more than two leases.
+	Liveness bool
 	// TraceDir is where Check and Property write failing traces; default
 	// testdata/locksim (relative to the package under test).
 	TraceDir string
