@@ -75,6 +75,8 @@ func counts(inv Invariant, v checker.Violation) bool {
 		return v.Property == checker.PropMutex
 	case NoDamage:
 		return v.Property == checker.PropResource
+	case FenceHeld:
+		return v.Property == checker.PropResource && v.Model == "fenced-register"
 	}
 	return v.Property != checker.PropLiveness
 }
@@ -88,7 +90,7 @@ func (c *config) judge(rep checker.Report, want string) *Failure {
 			vs = append(vs, v)
 		}
 	}
-	if len(vs) == 0 && c.Property != MutualExclusion && harm(rep.Damage) > 0 {
+	if len(vs) == 0 && (c.Property == NoDamage || c.Property == Both) && harm(rep.Damage) > 0 {
 		vs = []checker.Violation{{Property: checker.PropResource, Cause: causeDamage,
 			Explanation: "the protected data was damaged, but no violation explains it."}}
 	}
