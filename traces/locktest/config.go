@@ -23,8 +23,10 @@ const (
 	// resource violation and zero damage to the data (duplicate inserts,
 	// lost updates, oversold units, lost elements). A stale write
 	// accepted does not fail NoDamage by itself: when it did harm, a
-	// resource check reports it as a violation. A fencing lock can break
-	// mutual exclusion and still do no damage.
+	// resource check reports it as a violation. Fencing guards writes,
+	// not the reads that decided them: a fencing lock whose holders
+	// overlap can still damage a check-then-insert or a
+	// read-modify-write (see FenceHeld for what fencing promises).
 	NoDamage Invariant = "resource"
 	// Both: MutualExclusion and NoDamage.
 	Both Invariant = "both"
