@@ -14,7 +14,8 @@ import (
 var localLocks = map[string]bool{"local-mutex": true}
 
 // TestEveryViolationExplained runs every catalog protocol under every
-// fault kind, on each topology it supports, and fails on a violation the
+// fault kind, and under all of them at once, on each topology it
+// supports, and fails on a violation the
 // checker cannot explain (unexplained is a checker defect) and on a lock
 // that uses Redis reported as living only in each process.
 func TestEveryViolationExplained(t *testing.T) {
@@ -25,9 +26,13 @@ func TestEveryViolationExplained(t *testing.T) {
 	runs, violating := 0, 0
 	for _, p := range protocols.Protocols() {
 		for _, topo := range protocols.SupportedTopologies(p) {
+			mixes := [][]string{protocols.FaultKinds}
 			for _, kind := range protocols.FaultKinds {
+				mixes = append(mixes, []string{kind})
+			}
+			for _, kinds := range mixes {
 				for seed := uint64(1); seed <= seeds; seed++ {
-					sc := protocols.Scenario{Seed: seed, Protocol: p.Name, Topology: topo, FaultKinds: []string{kind}}
+					sc := protocols.Scenario{Seed: seed, Protocol: p.Name, Topology: topo, FaultKinds: kinds}
 					o, err := Execute(sc)
 					if err != nil {
 						continue // a fault kind the topology cannot have
