@@ -298,11 +298,11 @@ func (t *truth) pauseCovering(process string, from, to int64) int {
 	return t.covering(process, from, to, func(e trace.Event) bool { return e.Kind == trace.EvPause })
 }
 
-// faultCovering is pauseCovering for an injected fault of kind (EvFault,
-// Detail "kind: ...").
+// faultCovering is pauseCovering for an injected fault of kind (the event
+// the fault table says it records).
 func (t *truth) faultCovering(process, kind string, from, to int64) int {
 	return t.covering(process, from, to, func(e trace.Event) bool {
-		return e.Kind == trace.EvFault && strings.HasPrefix(e.Detail, kind+":")
+		return trace.CitesFault(e, kind)
 	})
 }
 

@@ -116,6 +116,9 @@ type Report struct {
 	Violations []Violation `json:"violations"`
 	Damage     Damage      `json:"damage"`
 	Checked    []Checked   `json:"checked"`
+	// Budget names the run budget that stopped the run early (set by the
+	// runner, which then makes an ok verdict unknown).
+	Budget string `json:"budget,omitempty"`
 }
 
 // Checked says what one porcupine check covered and found.

@@ -14,7 +14,7 @@ const (
 	PersistAlways   = "always"   // AOF fsync on every write: loses nothing
 )
 
-// Crash stops the node: requests to it are dropped (clients time out),
+// Crash stops the node: requests to it are refused at once (ErrRefused),
 // connections, subscriptions, WAITs and undelivered replication close.
 // With downFor >= 0 it restarts that much later with its persistence mode.
 func (n *Node) Crash(downFor time.Duration) {

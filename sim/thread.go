@@ -140,11 +140,20 @@ func (t *Thread) Rand() *rand.Rand { return t.w.streams.Get("proc/" + t.p.Name) 
 
 // Invoke opens an operation in the history and returns its id.
 func (t *Thread) Invoke(kind, key, value string) int {
-	return t.w.rec.invoke(t.Client(), t.p.Name, kind, key, value)
+	id := t.w.rec.invoke(t.Client(), t.p.Name, kind, key, value)
+	if len(t.w.anchors) > 0 {
+		t.w.anchorOp(t.p.Name, kind, trace.PhaseInvoke, "")
+	}
+	return id
 }
 
 // Return closes operation id with result.
-func (t *Thread) Return(id int, result string) { t.w.rec.ret(id, result) }
+func (t *Thread) Return(id int, result string) {
+	t.w.rec.ret(id, result)
+	if len(t.w.anchors) > 0 {
+		t.w.anchorOp(t.p.Name, t.w.rec.trace.Ops[id].Kind, trace.PhaseReturn, result)
+	}
+}
 
 // Note records a protocol-level event on this thread.
 func (t *Thread) Note(key, detail string) {

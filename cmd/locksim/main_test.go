@@ -54,6 +54,12 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"merge", garbage},
 		{"run", "--protocol", "setnx-del", "--topology", "mesh"},
 		{"run", "--protocol", "setnx-del", "--intensity", "0"},
+		{"run", "--protocol", "setnx-del", "--fault", "gc-pause:c1"},
+		{"verify", "--protocols", "nope"},
+		{"verify", "--faults", "meteor"},
+		{"verify", "--clients", "9"},
+		{"verify", "--offsets", "x"},
+		{"verify", "extra"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(args...)

@@ -50,8 +50,8 @@ func shellWords(t *testing.T, cmd string) []string {
 func runPrinted(t *testing.T, cmd string) string {
 	t.Helper()
 	w := shellWords(t, cmd)
-	if len(w) < 2 || w[0] != "locksim" || w[1] != "run" {
-		t.Fatalf("not a locksim run command: %q", cmd)
+	if len(w) < 2 || w[0] != "locksim" || w[1] != "run" && w[1] != "replay" {
+		t.Fatalf("not a locksim run or replay command: %q", cmd)
 	}
 	_, out, stderr := runCLI(append(w[1:], "--json")...)
 	var s struct {
@@ -101,7 +101,7 @@ func TestPrintedReplayCommandsReproduceFoundTraces(t *testing.T) {
 		}
 	}
 
-	code, stdout, _ := runCLI("merge", "--json", outs[0], outs[0])
+	code, stdout, _ := runCLI("merge", "--json", outs[0])
 	var m explore.Summary
 	if err := json.Unmarshal([]byte(stdout), &m); err != nil || code != exitViolation {
 		t.Fatalf("merge: exit %d %v", code, err)
@@ -116,8 +116,10 @@ func TestPrintedReplayCommandsReproduceFoundTraces(t *testing.T) {
 	min := filepath.Join(dir, "min.json")
 	code, stdout, stderr := runCLI("shrink", filepath.Join(outs[0], "mutual-exclusion-premature-expiry.json"), "-o", min, "--budget", "60")
 	_, replay, ok := strings.Cut(stdout, "replay: ")
-	if code != exitViolation || !ok || !strings.HasPrefix(replay, "locksim run ") {
-		t.Fatalf("shrink: exit %d, no run command: %s%s", code, stdout, stderr)
+	// A shrunk schedule of anchored faults has no run flags: the command
+	// replays the file, which verifies its own hash.
+	if code != exitViolation || !ok || !strings.HasPrefix(replay, "locksim run ") && !strings.HasPrefix(replay, "locksim replay ") {
+		t.Fatalf("shrink: exit %d, no replay command: %s%s", code, stdout, stderr)
 	}
 	if got, want := runPrinted(t, strings.TrimSpace(replay)), savedHash(t, min); got != want {
 		t.Errorf("shrink: %q does not reproduce the shrunk trace", replay)
@@ -125,10 +127,11 @@ func TestPrintedReplayCommandsReproduceFoundTraces(t *testing.T) {
 
 	code, stdout, _ = runCLI("matrix", "--json", "--runs", "12", "--protocols", "setnx-del,redlock,local-mutex",
 		"--faults", "gc-pause,clock-jump", "--workload", "stock", "--clients", "2")
-	var mx explore.Matrix
-	if err := json.Unmarshal([]byte(stdout), &mx); err != nil || code != exitViolation {
+	var mxs []explore.Matrix
+	if err := json.Unmarshal([]byte(stdout), &mxs); err != nil || code != exitViolation || len(mxs) != 1 {
 		t.Fatalf("matrix: exit %d %v", code, err)
 	}
+	mx := mxs[0]
 	for _, row := range mx.Rows {
 		for _, c := range row {
 			if c.Verdict != explore.CellUnsafe {
@@ -140,7 +143,21 @@ func TestPrintedReplayCommandsReproduceFoundTraces(t *testing.T) {
 			checked++
 		}
 	}
-	if checked < 6 {
+	code, stdout, _ = runCLI("verify", "--json", "--protocols", "setnx-del,setnx-lua-del", "--faults", "gc-pause,failover")
+	var v explore.Verification
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || code != exitViolation {
+		t.Fatalf("verify: exit %d %v", code, err)
+	}
+	for _, c := range v.Cells {
+		if c.Verdict != explore.CellUnsafe {
+			continue
+		}
+		if got := runPrinted(t, c.Replay); got != c.TraceSHA256 {
+			t.Errorf("verify %s/%s: %q does not reproduce", c.Protocol, c.Fault, c.Replay)
+		}
+		checked++
+	}
+	if checked < 8 {
 		t.Fatalf("only %d replay commands checked", checked)
 	}
 }

@@ -89,6 +89,8 @@ type Stats struct {
 	SimNs         int64 `json:"sim_ns"`
 	Events        int   `json:"events"`
 	RedisCommands int   `json:"redis_commands"`
+	// Budget, when set, says which budget stopped the run early.
+	Budget string `json:"budget,omitempty"`
 }
 
 // Trace is the full output of a run: events in the order they happened
@@ -102,7 +104,14 @@ type Trace struct {
 
 // Hash is the SHA-256 of the trace's canonical JSON encoding.
 func (t *Trace) Hash() string {
-	b, err := json.Marshal(t)
+	c := *t // no events or ops hash as [] however they were built or read
+	if c.Events == nil {
+		c.Events = []Event{}
+	}
+	if c.Ops == nil {
+		c.Ops = []Op{}
+	}
+	b, err := json.Marshal(&c)
 	if err != nil {
 		panic(err) // plain structs of strings and ints always marshal
 	}
