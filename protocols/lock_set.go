@@ -34,7 +34,7 @@ func init() {
 		Ops:     10,
 		ThinkMs: 20,
 		Setup: func(w *sim.World, sc Scenario) {
-			w.Record(trace.Event{Kind: trace.EvWorkload, Party: DataNode(sc), Key: LockSetKey, Detail: "initial set empty"})
+			w.Record(trace.Workload(DataNode(sc), LockSetKey, "initial set empty"))
 		},
 		Thread: lockSetThread,
 	})

@@ -276,7 +276,7 @@ func TestRedissonWaiterWokenByPubSubOnePerProcess(t *testing.T) {
 }
 
 func TestRedissonRenewalReturningZeroStopsTheWatchdog(t *testing.T) {
-	for _, protocol := range []string{"redisson", "redisson-latest"} {
+	for _, protocol := range []string{"redisson-3.16.1", "redisson-latest"} {
 		t.Run(protocol, func(t *testing.T) {
 			b := newBench(t, protocol)
 			b.proc("c1").Go("t1", func(th *sim.Thread) {
@@ -305,10 +305,14 @@ func TestRedissonRenewalReturningZeroStopsTheWatchdog(t *testing.T) {
 }
 
 // retriedUnlock: the reply to c1's unlock is lost (redis -> c1 blocked
-// from 1 s to 4 s); the client times out at 4 s and resends at 5.5 s (or
-// 5 s), after the first attempt already ran.
-func retriedUnlock(t *testing.T, protocol string) (bool, error, *trace.Trace) {
+// from 1 s to 4.1 s); a client with retries times out and resends after
+// the first attempt already ran. With replicas, the master has one
+// replica whose link works.
+func retriedUnlock(t *testing.T, protocol string, replicas bool) (bool, error, *trace.Trace) {
 	b := newBench(t, protocol)
+	if replicas {
+		b.w.AddReplica(b.w.Node(MasterNode), b.w.AddNode("redis-r1"))
+	}
 	var ok bool
 	var err error
 	b.proc("c1").Go("t1", func(th *sim.Thread) {
@@ -323,7 +327,7 @@ func retriedUnlock(t *testing.T, protocol string) (bool, error, *trace.Trace) {
 }
 
 func TestRedissonRetriedUnlockIsIllegalMonitorState(t *testing.T) {
-	ok, err, tr := retriedUnlock(t, "redisson")
+	ok, err, tr := retriedUnlock(t, "redisson", false)
 	if ok || err != nil {
 		t.Fatalf("unlock ok=%v err=%v: 3.16's retried unlock finds no hold and answers nil", ok, err)
 	}
@@ -335,8 +339,23 @@ func TestRedissonRetriedUnlockIsIllegalMonitorState(t *testing.T) {
 	}
 }
 
+// Newer Redisson sends the unlock with syncedEvalNoRetry: on a single
+// server a lost reply is a timeout, not a resend.
+func TestRedissonLatestUnlockIsNotRetriedOnASingleServer(t *testing.T) {
+	ok, err, tr := retriedUnlock(t, "redisson-latest", false)
+	if ok || err != sim.ErrTimeout {
+		t.Fatalf("unlock ok=%v err=%v, want a timeout", ok, err)
+	}
+	if n := count(tr, scriptSHA(tr, redissonUnlockLatest)); n != 1 {
+		t.Fatalf("the unlock script ran %d times, want 1", n)
+	}
+}
+
+// With replicas the script and WAIT are one batch, which the batch
+// executor resends after its 4000 ms timeout with the same request id:
+// the latch answers the resend.
 func TestRedissonLatestRetriedUnlockAnsweredByTheLatch(t *testing.T) {
-	ok, err, tr := retriedUnlock(t, "redisson-latest")
+	ok, err, tr := retriedUnlock(t, "redisson-latest", true)
 	if !ok || err != nil {
 		t.Fatalf("unlock ok=%v err=%v: the retry should read the latch's cached 1", ok, err)
 	}
@@ -345,6 +364,9 @@ func TestRedissonLatestRetriedUnlockAnsweredByTheLatch(t *testing.T) {
 	}
 	if n := count(tr, "DEL", "redisson_unlock_latch:{redisLock}:"); n != 1 {
 		t.Fatalf("%d latch DELs, want 1", n)
+	}
+	if n := count(tr, "INFO", "ALL"); n != 1 {
+		t.Fatalf("%d INFOs, want 1: connected_slaves is read once and cached", n)
 	}
 }
 

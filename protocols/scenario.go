@@ -53,6 +53,7 @@ type Scenario struct {
 	// into the scenario, so the result replays without Swarm.
 	Swarm       bool          `json:"swarm,omitempty"`
 	Faults      []trace.Fault `json:"faults"`
+	MaxEvents   int64         `json:"max_events,omitempty"` // event budget; 0 = DefaultEventBudget
 	faultsDrawn bool
 }
 
@@ -153,6 +154,9 @@ func (sc Scenario) Normalize() (Scenario, error) {
 		return sc, errors.New("anchor_pct must be between 0 and 100 (-1: no anchored faults)")
 	case sc.Arrival != "" && sc.Arrival != ArrivalClosed && sc.Arrival != ArrivalOpen:
 		return sc, fmt.Errorf("arrival must be %s or %s", ArrivalClosed, ArrivalOpen)
+	}
+	if err := sc.validateNumbers(); err != nil {
+		return sc, err
 	}
 	if len(sc.ClientNames) > 0 {
 		if len(sc.ClientNames) != sc.Clients {

@@ -32,8 +32,8 @@ func (w *World) anchorOp(process, kind, phase, result string) {
 		}
 		a.fired = true
 		at := w.now + time.Duration(an.AfterMs)*time.Millisecond
-		w.rec.event(trace.Event{Kind: trace.EvFault, Party: a.f.Target, Detail: "anchor: " + a.f.Kind +
-			" at " + an.String() + " = " + strconv.FormatInt(int64(at/time.Millisecond), 10) + " ms", DurNs: int64(a.f.Dur())})
+		w.rec.event(trace.FaultApplied(a.f.Target, "anchor", a.f.Kind+" at "+an.String()+" = "+
+			strconv.FormatInt(int64(at/time.Millisecond), 10)+" ms", a.f.Dur()))
 		a.apply(at)
 	}
 }

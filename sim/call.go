@@ -59,7 +59,7 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 // refuse answers a request to a down node: the host's refusal travels
 // back like a reply.
 func (n *Node) refuse(t *Thread, what string, reply func(any)) {
-	n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + n.Name + " (down, refused): " + what})
+	n.w.rec.event(trace.Drop(t.p.Name, "to "+n.Name+" (down, refused): "+what))
 	reply(ErrRefused)
 }
 
@@ -138,12 +138,40 @@ func (t *Thread) Request(service string, args ...string) (string, error) {
 
 // ClientConfig is a process's command timeout and retry policy (Redisson:
 // 3000 ms timeout, 3 retries, 1500 ms apart). A retry resends the command:
-// if the first one reached the node, it runs twice. The first reply of any
-// attempt completes the call.
+// if the first one reached the node, it runs twice.
 type ClientConfig struct {
 	Timeout       time.Duration // 0: the world's CommandTimeout
 	Retries       int
 	RetryInterval time.Duration
+	// RetryMax, when set, makes the delay after attempt n (from 0)
+	// Redisson's EqualJitterDelay(RetryInterval, RetryMax): d = min(
+	// RetryInterval << n, RetryMax), then d/2 plus a uniform draw in
+	// [0, d/2] ms.
+	RetryMax time.Duration
+	// CancelOnTimeout abandons an attempt at its timeout: a late reply to
+	// it is dropped and the retry goes out regardless (Redisson cancels
+	// the attempt's promise and resends after the retry delay; go-redis
+	// closes the connection, so the reply is never read). Without it, the
+	// first reply of any attempt completes the call.
+	CancelOnTimeout bool
+}
+
+// RetryDelay is the pause before the retry that follows attempt n (from
+// 0), drawn from the process's retry stream when the delay jitters.
+func (t *Thread) RetryDelay(cfg ClientConfig, n int) time.Duration {
+	if cfg.RetryMax <= 0 {
+		return cfg.RetryInterval
+	}
+	base, maxMs := cfg.RetryInterval.Milliseconds(), cfg.RetryMax.Milliseconds()
+	d := maxMs
+	if n < 63 && base > 0 && base < maxMs && int64(1)<<n <= maxMs/base {
+		d = min(base<<n, maxMs)
+	}
+	half := d / 2
+	if half > 0 {
+		half += t.w.streams.Get("retry/" + t.p.Name).Int64N(half + 1)
+	}
+	return time.Duration(half) * time.Millisecond
 }
 
 // roundTrip sends a request to party, runs serve on arrival, carries its
@@ -157,16 +185,21 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 		timeout = w.cfg.CommandTimeout
 	}
 	waiting := func() bool { return t.waitTok == tok && !t.done }
-	cur := 0 // the attempt in flight: an earlier one's timer is stale
+	live := 0 // the attempt whose timer counts: an earlier one's is stale
+	cur := 0  // CancelOnTimeout: the attempt whose reply completes the call; -1: none
 	var attempt func(n int)
 	retry := func(n int) bool {
 		if n >= cfg.Retries {
 			return false
 		}
-		w.rec.event(trace.Event{Kind: trace.EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + route() + ", attempt " + strconv.Itoa(n+2)})
-		cur = n + 1
-		w.scheduleWake(w.now+cfg.RetryInterval, t, func() {
+		live = n + 1
+		if cfg.CancelOnTimeout {
+			cur = -1
+		}
+		w.rec.event(trace.Retry(from, t.Client(), what+" to "+route()+", attempt "+strconv.Itoa(n+2)))
+		w.scheduleWake(w.now+t.RetryDelay(cfg, n), t, func() {
 			if waiting() {
+				cur = n + 1
 				attempt(n + 1)
 			}
 		})
@@ -177,7 +210,13 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 		w.net.send(from, party, nil, what, func() {
 			serve(party, func(v any) {
 				w.net.sendTo(party, t, "reply to "+what, func() {
-					if v == ErrRefused && waiting() && cur == n && retry(n) {
+					// A refused connection is retried at once, as a
+					// client does when the node is down.
+					if v == ErrRefused && waiting() && live == n && retry(n) {
+						return
+					}
+					if cfg.CancelOnTimeout && n != cur && waiting() {
+						w.rec.event(trace.LateReply(from, t.Client(), "late reply to "+what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
 						return
 					}
 					w.wake(t, tok, v)
@@ -188,10 +227,10 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 			return
 		}
 		w.scheduleWake(w.now+timeout, t, func() {
-			if !waiting() || cur != n || retry(n) {
+			if !waiting() || live != n || retry(n) {
 				return
 			}
-			w.rec.event(trace.Event{Kind: trace.EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + route()})
+			w.rec.event(trace.Timeout(from, t.Client(), what+" to "+route()))
 			w.wake(t, tok, ErrTimeout)
 		})
 	}

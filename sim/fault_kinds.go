@@ -50,7 +50,7 @@ func injectClientCrash(w *World, f trace.Fault) (func(time.Duration), error) {
 // recordFault records an applied fault whose effect has no event of its
 // own; its Detail starts with the kind (trace.KindSpec.CiteDet).
 func (w *World) recordFault(f trace.Fault, party, detail string) {
-	w.rec.event(trace.Event{Kind: trace.EvFault, Party: party, Detail: f.Kind + ": " + detail, DurNs: int64(f.Dur())})
+	w.rec.event(trace.FaultApplied(party, f.Kind, detail, f.Dur()))
 }
 
 // The injectors of the network faults.
@@ -74,11 +74,11 @@ func injectLinks(w *World, f trace.Fault) (func(time.Duration), error) {
 	return func(at time.Duration) {
 		w.schedule(at, nil, func() {
 			set(true)
-			w.rec.event(trace.Event{Kind: trace.EvPartition, Party: f.Target, Detail: f.Kind, DurNs: int64(f.Dur())})
+			w.rec.event(trace.Partition(f.Target, f.Kind, f.Dur()))
 		})
 		w.schedule(at+f.Dur(), nil, func() {
 			set(false)
-			w.rec.event(trace.Event{Kind: trace.EvHeal, Party: f.Target, Detail: f.Kind})
+			w.rec.event(trace.Heal(f.Target, f.Kind))
 		})
 	}, err
 }
@@ -99,13 +99,13 @@ func injectBlackhole(w *World, f trace.Fault) (func(time.Duration), error) {
 			for _, l := range links {
 				w.net.Block(l[0], l[1])
 			}
-			w.rec.event(trace.Event{Kind: trace.EvPartition, Party: name, Detail: f.Kind, DurNs: int64(f.Dur())})
+			w.rec.event(trace.Partition(name, f.Kind, f.Dur()))
 		})
 		w.schedule(at+f.Dur(), nil, func() {
 			for _, l := range links {
 				w.net.Unblock(l[0], l[1])
 			}
-			w.rec.event(trace.Event{Kind: trace.EvHeal, Party: name, Detail: f.Kind})
+			w.rec.event(trace.Heal(name, f.Kind))
 		})
 	}, nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -339,5 +340,26 @@ func TestLongTTLOnDriftingNodeEnds(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("run did not end")
+	}
+}
+
+func TestInfoReplicationCountsConnectedSlaves(t *testing.T) {
+	w, _, r := replicated(t, 13, 10*ms)
+	var before, after, replica Reply
+	w.AddProcess("c1").Go("main", func(th *Thread) {
+		before, _ = th.Call("redis", "INFO", "replication")
+		replica, _ = th.Call("redis-r1", "INFO", "ALL")
+		th.Sleep(2 * time.Second)
+		after, _ = th.Call("redis", "INFO", "replication")
+	})
+	w.At(time.Second, func() { r.Crash(-1) })
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(before.Str, "connected_slaves:1") || !strings.Contains(after.Str, "connected_slaves:0") {
+		t.Fatalf("INFO before %q, after the replica crashed %q", before.Str, after.Str)
+	}
+	if !strings.Contains(replica.Str, "role:slave") {
+		t.Fatalf("replica INFO %q", replica.Str)
 	}
 }

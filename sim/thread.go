@@ -54,7 +54,7 @@ func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bo
 		fn(t)
 	}
 	t.next, t.stop = iter.Pull(seq)
-	w.rec.event(trace.Event{Kind: trace.EvThread, Party: p.Name, Client: t.Client()})
+	w.rec.event(trace.Thread(p.Name, t.Client()))
 	tok := t.waitTok
 	w.scheduleWake(w.now, t, func() { w.wake(t, tok, nil) })
 	return t
@@ -157,5 +157,5 @@ func (t *Thread) Return(id int, result string) {
 
 // Note records a protocol-level event on this thread.
 func (t *Thread) Note(key, detail string) {
-	t.w.rec.event(trace.Event{Kind: trace.EvNote, Party: t.p.Name, Client: t.Client(), Key: key, Detail: detail})
+	t.w.rec.event(trace.Note(t.p.Name, t.Client(), key, detail))
 }

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ type expectedCell struct {
 var expectedMatrix = func() []expectedCell {
 	var out []expectedCell
 	single := []string{"setnx-del", "setnx-lua-del", "setnx-get-del", "setnx-watch-del", "setnx-daemon-renew",
-		"redisson", "redisson-trylock", "redisson-latest", "redislock-go", "spring-registry"}
+		"redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-3.17.0", "redisson-trylock", "redisson-latest", "redislock-go", "spring-registry"}
 	// redlock-setnx-extend behaves as redlock here: its keep-alive runs
 	// in the paused process too, and a late SET NX on one jumped master
 	// cannot form a second majority.
@@ -166,7 +167,7 @@ func TestMatrixPinnedVerdicts(t *testing.T) {
 				if len(ps) == 0 {
 					return
 				}
-				m, err := RunMatrix(MatrixOptions{Protocols: ps, Faults: []string{f}, Runs: runs})
+				m, err := RunMatrix(context.Background(), MatrixOptions{Protocols: ps, Faults: []string{f}, Runs: runs})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -198,12 +199,12 @@ func TestMatrixDoesNotDependOnScheduling(t *testing.T) {
 	opt := MatrixOptions{Protocols: []string{"setnx-del", "setnx-lua-del", "local-mutex"},
 		Faults: []string{"none", "gc-pause"}, Runs: 8}
 	opt.Workers = 1
-	a, err := RunMatrix(opt)
+	a, err := RunMatrix(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt.Workers = 4
-	b, err := RunMatrix(opt)
+	b, err := RunMatrix(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestMatrixDoesNotDependOnScheduling(t *testing.T) {
 }
 
 func TestMatrixMarksFaultsOutsideTheTopology(t *testing.T) {
-	m, err := RunMatrix(MatrixOptions{Protocols: []string{"redlock"}, Faults: []string{"failover"}, Runs: 1})
+	m, err := RunMatrix(context.Background(), MatrixOptions{Protocols: []string{"redlock"}, Faults: []string{"failover"}, Runs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestMatrixRejectsUnknownNames(t *testing.T) {
 		{Faults: []string{"meteor"}},
 		{Workload: "nope"},
 	} {
-		if _, err := RunMatrix(opt); err == nil {
+		if _, err := RunMatrix(context.Background(), opt); err == nil {
 			t.Errorf("%+v: no error", opt)
 		}
 	}
@@ -239,18 +240,18 @@ func TestMatrixRejectsUnknownNames(t *testing.T) {
 
 func TestJudgeIgnoresMutualExclusionOfAFencedLockOnly(t *testing.T) {
 	r := checker.Report{Violations: []checker.Violation{{Property: checker.PropMutex, Cause: checker.CausePrematureExpiry}}}
-	if unsafe, _, _ := Judge(r, false); !unsafe {
+	if !Judge(r, nil, false).Unsafe {
 		t.Fatal("a mutual-exclusion violation of an unfenced lock is unsafe")
 	}
-	if unsafe, _, _ := Judge(r, true); unsafe {
+	if Judge(r, nil, true).Unsafe {
 		t.Fatal("a fenced lock held twice is not unsafe by itself")
 	}
 	r.Damage.DuplicateInserts = 1
-	if unsafe, cause, _ := Judge(r, true); !unsafe || cause != "damage" {
+	if j := Judge(r, nil, true); !j.Unsafe || j.Cause != "damage" {
 		t.Fatal("harm to the data is unsafe even with a fence")
 	}
 	r = checker.Report{Damage: checker.Damage{StaleWritesAccepted: 2, StaleWritesRejected: 1}}
-	if unsafe, _, _ := Judge(r, true); unsafe {
+	if Judge(r, nil, true).Unsafe {
 		t.Fatal("stale writes that harmed nothing are not unsafe by themselves")
 	}
 }
