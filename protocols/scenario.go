@@ -109,6 +109,9 @@ func (sc Scenario) Normalize() (Scenario, error) {
 		sc.drawSwarm(p, wl)
 	}
 	sc.drawSentinel(wl)
+	// The draws are in the scenario now; a draw of 0 (no stagger) must not
+	// be drawn again when the normalized scenario is normalized again.
+	sc.Swarm = false
 	if sc.Clients == 0 {
 		sc.Clients = DefaultClients
 	}
