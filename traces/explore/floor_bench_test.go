@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,20 +115,23 @@ func (n *bareNode) do(at time.Duration, client string, args []string) {
 }
 
 // BenchmarkStages measures the default explore run whole and stage by
-// stage. Each iteration is one run (floorSeeds seeds in turn), so ns/op
-// of the stages add up against "whole":
+// stage. Each iteration is one run (floorSeeds seeds in turn), so the
+// stages compare with "whole":
 //
 //   - whole: run and check (traces.Evaluate), as explore does
 //   - setup: the scenario normalized and its faults drawn
 //   - sim: the run in the simulator (protocols.Run: setup, nodes,
 //     scheduling, network, commands, recording)
 //   - check: the checker on the recorded trace
-//   - node: one node created (miniredis, script engine)
+//   - node: one node created and released (miniredis, script engine)
 //   - floor-node: the run's recorded commands replayed on a fresh sim
 //     node (clock, key-change detection and recording included), node
 //     creation not timed
 //   - floor-bare: the same commands on bare miniredis plus the script
 //     engine, node creation not timed: the work no simulator avoids
+//
+// Besides ns/op each reports cpu-ns/op, the process's CPU time per run,
+// which a loaded machine inflates far less than wall time.
 func BenchmarkStages(b *testing.B) {
 	scs, trs := runs(b)
 	cmds := make([][]recordedCommand, len(trs))
@@ -137,51 +141,27 @@ func BenchmarkStages(b *testing.B) {
 	if bad := replayMismatches(cmds); bad > 0 {
 		b.Fatalf("replay: %d replies differ from the recorded runs", bad)
 	}
-	b.Run("whole", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			if _, err := traces.Evaluate(defaultExplore(uint64(i%floorSeeds) + 1)); err != nil {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
-	b.Run("setup", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			if _, err := defaultExplore(uint64(i%floorSeeds) + 1).Normalize(); err != nil {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
-	b.Run("sim", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			if _, _, err := protocols.Run(defaultExplore(uint64(i%floorSeeds) + 1)); err != nil {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
-	b.Run("check", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			k := i % floorSeeds
-			checker.Check(trs[k], checker.Options{LeaseMs: scs[k].LeaseMs, InitialStock: scs[k].Stock})
-			i++
-		}
-	})
-	b.Run("node", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			sim.NewStandalone(1).Close()
-		}
-	})
+	b.Run("whole", stage(func(i int) error {
+		_, err := traces.Evaluate(defaultExplore(uint64(i%floorSeeds) + 1))
+		return err
+	}))
+	b.Run("setup", stage(func(i int) error {
+		_, err := defaultExplore(uint64(i%floorSeeds) + 1).Normalize()
+		return err
+	}))
+	b.Run("sim", stage(func(i int) error {
+		_, _, err := protocols.Run(defaultExplore(uint64(i%floorSeeds) + 1))
+		return err
+	}))
+	b.Run("check", stage(func(i int) error {
+		k := i % floorSeeds
+		checker.Check(trs[k], checker.Options{LeaseMs: scs[k].LeaseMs, InitialStock: scs[k].Stock})
+		return nil
+	}))
+	b.Run("node", stage(func(int) error {
+		sim.NewStandalone(1).Close()
+		return nil
+	}))
 	b.Run("floor-node", func(b *testing.B) {
 		benchFloor(b, cmds, func() (func(c recordedCommand), func()) {
 			s := sim.NewStandalone(1)
@@ -205,20 +185,38 @@ func BenchmarkStages(b *testing.B) {
 	})
 }
 
+// stage benchmarks fn, called with the iteration number.
+func stage(fn func(i int) error) func(b *testing.B) {
+	return func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime()
+		i := 0
+		for b.Loop() {
+			if err := fn(i); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		reportCPU(b, cpuTime()-start, i)
+	}
+}
+
 // benchFloor replays one run's commands per iteration on a node made by
 // fresh, outside the timer; the node's Lua state goes back to the pool
 // after the run, as in a run of the sim.
 func benchFloor(b *testing.B, runs [][]recordedCommand, fresh func() (func(recordedCommand), func())) {
 	b.ReportAllocs()
-	n := 0
-	i := 0
+	n, i := 0, 0
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		do, done := fresh()
 		b.StartTimer()
+		start := cpuTime()
 		for _, c := range runs[i%len(runs)] {
 			do(c)
 		}
+		cpu += cpuTime() - start
 		b.StopTimer()
 		done()
 		b.StartTimer()
@@ -226,6 +224,7 @@ func benchFloor(b *testing.B, runs [][]recordedCommand, fresh func() (func(recor
 		i++
 	}
 	b.ReportMetric(float64(n)/float64(i), "cmds/op")
+	reportCPU(b, cpu, i)
 }
 
 // replayMismatches replays every run on a fresh sim node and counts the
@@ -250,4 +249,22 @@ func replayMismatches(runs [][]recordedCommand) int {
 		s.Close()
 	}
 	return bad
+}
+
+// cpuTime is the process's user plus system CPU time so far. Unlike
+// ns/op, CPU time does not grow while other work has the cores, so
+// cpu-ns/op compares runs taken on a loaded machine (collector included).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports cpu, spent over n iterations, per iteration.
+func reportCPU(b *testing.B, cpu time.Duration, n int) {
+	if n > 0 {
+		b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/op")
+	}
 }
