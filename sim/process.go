@@ -51,6 +51,11 @@ type Process struct {
 	incarnation int
 	stalled     bool     // background threads are stalled (watchdog-stall)
 	stallHeld   []*event // their wake-ups, held
+	onCrash     []func()
+	// OwnDiscovery marks a process whose client library learns a new
+	// master itself (go-redis asking the sentinel): a failover does not
+	// move its view of the master.
+	OwnDiscovery bool
 	// SlowWork is added to every critical section while a slow-work fault
 	// is on (the workload reads it).
 	SlowWork time.Duration
@@ -151,6 +156,9 @@ func (p *Process) Crash(restartAfter time.Duration) {
 			t.finish()
 		}
 	}
+	for _, fn := range p.onCrash {
+		fn()
+	}
 	if restartAfter < 0 || p.boot == nil {
 		return
 	}
@@ -164,6 +172,7 @@ func (p *Process) Crash(restartAfter time.Duration) {
 		np := w.AddProcess(base + "#" + strconv.Itoa(inc))
 		np.base, np.incarnation = base, inc
 		np.Clock, np.Client, np.boot, np.view = p.Clock, p.Client, p.boot, p.view
+		np.OwnDiscovery = p.OwnDiscovery
 		w.rec.event(Event{Kind: EvRestart, Party: np.Name, Detail: "new instance of " + base})
 		np.boot(np)
 	})

@@ -40,6 +40,9 @@ type World struct {
 	master      string            // the node Master resolves to by default
 	scriptNames map[string]string // script body -> its name in the trace
 	repl        ReplicationConfig
+	ext         External
+	onPromote   []func(old, new string)
+	onEnd       []func()
 	err         error
 	ran         bool
 }
@@ -124,9 +127,21 @@ func (w *World) Run() (tr *Trace, err error) {
 		}
 	}()
 	started := w.live > 0
-	for w.q.Len() > 0 && w.err == nil {
+	for w.err == nil {
 		if started && w.live == 0 {
 			break // every application thread is done: daemons do not keep the run alive
+		}
+		if w.ext != nil {
+			due, alive := w.advanceExternal()
+			if !alive {
+				break
+			}
+			if !due {
+				continue
+			}
+		}
+		if w.q.Len() == 0 {
+			break
 		}
 		e := w.q.pop()
 		if e.at > w.cfg.Horizon {
@@ -180,5 +195,8 @@ func (w *World) stopThreads() {
 			t.stop()
 			t.finish()
 		}
+	}
+	for _, fn := range w.onEnd {
+		fn()
 	}
 }

@@ -1,0 +1,32 @@
+package bridge
+
+import (
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+	"testing/cryptotest"
+	"testing/synctest"
+)
+
+// Run runs fn in a new testing/synctest bubble, with the process-wide
+// randomness that Go code may draw behind the bridge's back seeded from
+// seed: crypto/rand (testing/cryptotest) and math/rand's global source,
+// which go-redis draws its retry backoff from and redsync its retry delay.
+// Since Go 1.24 rand.Seed does nothing unless GODEBUG has
+// randseednop=0: Run sets it for the rest of t (t.Setenv). Like
+// cryptotest and t.Setenv, Run cannot be used in parallel tests.
+func Run(t *testing.T, seed uint64, fn func()) {
+	t.Helper()
+	if g := os.Getenv("GODEBUG"); !strings.Contains(g, "randseednop=0") {
+		if g != "" {
+			g += ","
+		}
+		t.Setenv("GODEBUG", g+"randseednop=0")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		cryptotest.SetGlobalRandom(t, seed)
+		rand.Seed(int64(seed)) //nolint:staticcheck // the global source is what libraries draw from
+		fn()
+	})
+}
