@@ -128,7 +128,7 @@ func (g gen) client() string { return g.sc.Client(g.r.IntN(g.sc.Clients)) }
 
 // node picks a node faults may hit; master prefers the current master.
 func (g gen) node(master bool) string {
-	nodes := lockNodes(g.sc)
+	nodes := LockNodes(g.sc)
 	if g.sc.Topology == TopoReplicated && master {
 		return sim.Master
 	}
@@ -143,7 +143,7 @@ func (g gen) node(master bool) string {
 // clients still reach it (split brain).
 func (g gen) partition() []sim.Fault {
 	dur := g.span(1, 2, 4)
-	nodes := lockNodes(g.sc)
+	nodes := LockNodes(g.sc)
 	if g.sc.Topology == TopoReplicated && g.r.IntN(2) == 0 {
 		at := g.r.Int64N(g.window)
 		var out []sim.Fault

@@ -39,6 +39,11 @@ func Run(sc Scenario) (Scenario, *sim.Trace, error) {
 		})
 		proc.Boot()
 	}
+	if p.Attach != nil {
+		if err := p.Attach(w, sc); err != nil {
+			return sc, nil, err
+		}
+	}
 	for _, f := range sc.Faults {
 		if err := w.Inject(f); err != nil {
 			return sc, nil, err
