@@ -98,3 +98,10 @@ func (n *Node) Serve(from *Process, conn int, client string, args []string, answ
 // OnEnd registers fn to run when the run stops, after the world's threads
 // have unwound.
 func (w *World) OnEnd(fn func()) { w.onEnd = append(w.onEnd, fn) }
+
+// Discard unwinds the threads of a world that will not run (its scenario
+// was refused after they started), so that no goroutine is left behind.
+func (w *World) Discard() {
+	w.ran = true
+	w.stopThreads()
+}

@@ -60,7 +60,7 @@ var errNotOwner = errors.New("lock no longer ours")
 
 // plainGoRedis is plainLock as locktest takes it.
 var plainGoRedis = &GoRedis{Name: "go:plain-setnx", New: newPlainLock, Lease: 10 * time.Second,
-	Refused: func(err error) bool { return errors.Is(err, errNotAcquired) },
+	Refused:  func(err error) bool { return errors.Is(err, errNotAcquired) },
 	NotOwner: func(err error) bool { return errors.Is(err, errNotOwner) }}
 
 // redsyncLock is redsync's Mutex with its defaults, over a pool of
