@@ -52,7 +52,7 @@ type Bridge struct {
 	nextID   int
 	dirty    bool // the world gave outside code something since the last Settle
 	sentinel *sentinel
-	closed   bool
+	done     chan struct{} // closed when the run ends
 
 	mu     sync.Mutex
 	inbox  []input
@@ -78,7 +78,8 @@ func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 		return nil, errors.New("bridge: the world already has outside code attached")
 	}
 	b := &Bridge{w: w, topo: topo, start: time.Now().Add(-w.Now()), party: map[string]string{}, addr: map[string]string{},
-		threads: map[*sim.Thread]*thread{}, byProc: map[*sim.Process]*proc{}, notify: make(chan struct{}, 1)}
+		threads: map[*sim.Thread]*thread{}, byProc: map[*sim.Process]*proc{}, notify: make(chan struct{}, 1),
+		done: make(chan struct{})}
 	for i, n := range topo.Nodes {
 		if w.Node(n) == nil {
 			return nil, fmt.Errorf("bridge: no node %q", n)

@@ -9,11 +9,17 @@ import (
 	"testing"
 	"testing/cryptotest"
 	"testing/synctest"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
 var silence sync.Once
+
+// drain is how long, in virtual time, goroutines get to return once the
+// run is over; one still blocked after it fails the test (synctest's
+// deadlock report lists it).
+const drain = time.Hour
 
 // quiet is a go-redis logger that drops every line.
 type quiet struct{}
@@ -42,5 +48,9 @@ func Run(t *testing.T, seed uint64, fn func()) {
 		cryptotest.SetGlobalRandom(t, seed)
 		rand.Seed(int64(seed)) //nolint:staticcheck // the global source is what libraries draw from
 		fn()
+		// Goroutines still winding down (a go-redis retry backoff, a
+		// dial timing out) need the clock to move: it stops once the
+		// bubble's root returns.
+		time.Sleep(drain)
 	})
 }

@@ -35,6 +35,8 @@ func (b *Bridge) dialer(th *thread) func(ctx context.Context, network, addr stri
 			return c, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-b.done:
+			return nil, &net.OpError{Op: "dial", Net: network, Err: net.ErrClosed}
 		case <-t.C:
 			return nil, &net.OpError{Op: "dial", Net: network, Err: errTimeout{}}
 		}

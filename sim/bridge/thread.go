@@ -114,10 +114,12 @@ func (b *Bridge) hangUp(pr *proc) {
 // close ends the run for outside code: every process hangs up and its
 // clients close, so that the bubble's goroutines can return.
 func (b *Bridge) close() {
-	if b.closed {
+	select {
+	case <-b.done:
 		return
+	default:
 	}
-	b.closed = true
+	close(b.done)
 	for _, pr := range b.procs {
 		b.hangUp(pr)
 		for _, c := range pr.clients {
