@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // bigTrace builds a legal history of n operations from clients clients
 // over keys keys: per key, critical sections one after the other (acquire,
 // insert, release), each with a refused acquire by a waiting client, and
 // the Redis and database events behind them. Keys run concurrently.
-func bigTrace(n, clients, keys int) *sim.Trace {
+func bigTrace(n, clients, keys int) *trace.Trace {
 	b := &tb{}
 	const opsPerSection = 4
 	sections := n / opsPerSection
@@ -27,7 +27,7 @@ func bigTrace(n, clients, keys int) *sim.Trace {
 		b.op(c, acq, key, ok, from, from+0.002).setnx(from+0.001, "redis", c, key, "10")
 		b.op(w, acq, key, model.ResFail, from+0.010, from+0.012).setnxBusy(from+0.011, "redis", w, key, "10")
 		b.op(c, model.OpInsert, name, model.ResInserted, from+0.003, from+0.030)
-		b.add(from+0.020, sim.Event{Kind: sim.EvService, Party: "db", Client: c, Key: name, Args: []string{"INSERT", name}, Reply: "OK"})
+		b.add(from+0.020, trace.Event{Kind: trace.EvService, Party: "db", Client: c, Key: name, Args: []string{"INSERT", name}, Reply: "OK"})
 		b.op(c, rel, key, ok, from+0.040, from+0.042).del(from+0.041, "redis", c, key, true)
 	}
 	return b.trace()

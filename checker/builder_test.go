@@ -4,19 +4,19 @@ import (
 	"sort"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
-// tb builds a sim.Trace by hand: events and operations in any order,
+// tb builds a trace.Trace by hand: events and operations in any order,
 // times in seconds; trace() sorts them as the recorder would.
 type tb struct {
-	events []sim.Event
-	ops    []sim.Op
+	events []trace.Event
+	ops    []trace.Op
 }
 
 func sec(x float64) int64 { return int64(x * 1e9) }
 
-func (b *tb) add(at float64, e sim.Event) *tb {
+func (b *tb) add(at float64, e trace.Event) *tb {
 	e.T = sec(at)
 	b.events = append(b.events, e)
 	return b
@@ -31,11 +31,11 @@ func (b *tb) cmd(at float64, node, client, reply, change string, args ...string)
 	case len(args) > 1:
 		key = args[1]
 	}
-	return b.add(at, sim.Event{Kind: sim.EvCommand, Party: node, Client: client, Key: key, Args: args, Reply: reply, Change: change})
+	return b.add(at, trace.Event{Kind: trace.EvCommand, Party: node, Client: client, Key: key, Args: args, Reply: reply, Change: change})
 }
 
 func (b *tb) setnx(at float64, node, client, key, ttl string) *tb {
-	return b.cmd(at, node, client, "OK", sim.KeyCreated, "SET", key, client, "EX", ttl, "NX")
+	return b.cmd(at, node, client, "OK", trace.KeyCreated, "SET", key, client, "EX", ttl, "NX")
 }
 
 func (b *tb) setnxBusy(at float64, node, client, key, ttl string) *tb {
@@ -44,18 +44,18 @@ func (b *tb) setnxBusy(at float64, node, client, key, ttl string) *tb {
 
 func (b *tb) del(at float64, node, client, key string, deleted bool) *tb {
 	if deleted {
-		return b.cmd(at, node, client, "(integer) 1", sim.KeyDeleted, "DEL", key)
+		return b.cmd(at, node, client, "(integer) 1", trace.KeyDeleted, "DEL", key)
 	}
 	return b.cmd(at, node, client, "(integer) 0", "", "DEL", key)
 }
 
 func (b *tb) expire(at float64, node, key string) *tb {
-	return b.add(at, sim.Event{Kind: sim.EvExpire, Party: node, Key: key, Change: sim.KeyExpired})
+	return b.add(at, trace.Event{Kind: trace.EvExpire, Party: node, Key: key, Change: trace.KeyExpired})
 }
 
 func (b *tb) pause(at float64, process string, dur float64) *tb {
-	b.add(at, sim.Event{Kind: sim.EvPause, Party: process, Detail: sim.FaultGCPause, DurNs: sec(dur)})
-	return b.add(at+dur, sim.Event{Kind: sim.EvResume, Party: process})
+	b.add(at, trace.Event{Kind: trace.EvPause, Party: process, Detail: trace.FaultGCPause, DurNs: sec(dur)})
+	return b.add(at+dur, trace.Event{Kind: trace.EvResume, Party: process})
 }
 
 // op records an operation; ret < 0 leaves it open.
@@ -68,7 +68,7 @@ func (b *tb) opv(client, kind, key, value, result string, call, ret float64) *tb
 	if ret >= 0 {
 		r = sec(ret)
 	}
-	b.ops = append(b.ops, sim.Op{Client: client, Process: model.ProcessOf(client), Kind: kind, Key: key,
+	b.ops = append(b.ops, trace.Op{Client: client, Process: model.ProcessOf(client), Kind: kind, Key: key,
 		Value: value, Result: result, Call: sec(call), Return: r})
 	return b
 }
@@ -82,8 +82,8 @@ func (b *tb) section(client, node, key string, from, to float64) *tb {
 	return b.del(to+0.001, node, client, key, true)
 }
 
-func (b *tb) trace() *sim.Trace {
-	tr := &sim.Trace{Events: append([]sim.Event(nil), b.events...), Ops: append([]sim.Op(nil), b.ops...),
+func (b *tb) trace() *trace.Trace {
+	tr := &trace.Trace{Events: append([]trace.Event(nil), b.events...), Ops: append([]trace.Op(nil), b.ops...),
 		Scripts: map[string]string{}}
 	sort.SliceStable(tr.Events, func(i, j int) bool { return tr.Events[i].T < tr.Events[j].T })
 	sort.SliceStable(tr.Ops, func(i, j int) bool { return tr.Ops[i].Call < tr.Ops[j].Call })

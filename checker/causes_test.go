@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 const (
@@ -18,7 +18,7 @@ const (
 // legal history that looks like it (want == "").
 type causeCase struct {
 	name    string
-	trace   func() *sim.Trace
+	trace   func() *trace.Trace
 	want    string   // the cause; "" for a legal history
 	reason  string   // for premature expiry
 	clients []string // of the classified violation
@@ -75,7 +75,7 @@ func findViolation(vs []Violation, cause string, clients []string) (Violation, b
 
 // checkExplained checks that an explanation names the clients, the key
 // and times, and cites valid events of the kinds given.
-func checkExplained(t *testing.T, tr *sim.Trace, v Violation, kinds []string) {
+func checkExplained(t *testing.T, tr *trace.Trace, v Violation, kinds []string) {
 	t.Helper()
 	for _, c := range v.Clients {
 		if !strings.Contains(v.Explanation, c) {
@@ -133,8 +133,8 @@ var all = map[string]bool{"a": true, "b": true, "c": true, "d": true, "e": true}
 var causeCases = []causeCase{
 	{
 		name: "premature expiry: holder paused", want: CausePrematureExpiry, reason: ReasonPaused,
-		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis"}, cites: []string{sim.EvPause, sim.EvExpire},
-		trace: func() *sim.Trace {
+		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis"}, cites: []string{trace.EvPause, trace.EvExpire},
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
 			b.pause(1, "c1", 20).expire(10.1, "redis", "k")
@@ -146,11 +146,11 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: the paused holder crashed and never acted again",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
-			b.add(1, sim.Event{Kind: sim.EvPause, Party: "c1", Detail: sim.FaultGCPause, DurNs: sec(20)})
-			b.add(5, sim.Event{Kind: sim.EvCrash, Party: "c1"}).expire(10.1, "redis", "k")
+			b.add(1, trace.Event{Kind: trace.EvPause, Party: "c1", Detail: trace.FaultGCPause, DurNs: sec(20)})
+			b.add(5, trace.Event{Kind: trace.EvCrash, Party: "c1"}).expire(10.1, "redis", "k")
 			b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
 			b.op("c2/t1", rel, "k", ok, 15, 15.1).del(15.05, "redis", "c2/t1", "k", true)
 			return b.trace()
@@ -158,7 +158,7 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: the paused holder released before anyone else acquired",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
 			b.pause(1, "c1", 11).expire(10.1, "redis", "k")
@@ -169,8 +169,8 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "premature expiry: work longer than the lease", want: CausePrematureExpiry, reason: ReasonSlowWork,
-		clients: []string{"c1/t1", "c2/t1"}, cites: []string{sim.EvExpire},
-		trace: func() *sim.Trace {
+		clients: []string{"c1/t1", "c2/t1"}, cites: []string{trace.EvExpire},
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10").expire(10.1, "redis", "k")
 			b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
@@ -181,7 +181,7 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: work within the lease",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.section("c1/t1", "redis", "k", 0, 9.5).section("c2/t1", "redis", "k", 10.2, 12)
 			return b.trace()
@@ -189,14 +189,14 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "premature expiry: renewal stalled by a partition", want: CausePrematureExpiry, reason: ReasonRenewalStalled,
-		clients: []string{"c1/t1", "c2/t1"}, cites: []string{sim.EvPartition, sim.EvTimeout, sim.EvExpire},
-		trace: func() *sim.Trace {
+		clients: []string{"c1/t1", "c2/t1"}, cites: []string{trace.EvPartition, trace.EvTimeout, trace.EvExpire},
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
 			b.cmd(3.3, "redis", "c1/watchdog", "(integer) 1", "", "PEXPIRE", "k", "10000")
 			b.cmd(6.6, "redis", "c1/watchdog", "(integer) 1", "", "PEXPIRE", "k", "10000")
-			b.add(7, sim.Event{Kind: sim.EvPartition, Party: "c1", Detail: "redis", DurNs: sec(20)})
-			b.add(12.9, sim.Event{Kind: sim.EvTimeout, Party: "c1", Client: "c1/watchdog", Detail: "PEXPIRE to redis"})
+			b.add(7, trace.Event{Kind: trace.EvPartition, Party: "c1", Detail: "redis", DurNs: sec(20)})
+			b.add(12.9, trace.Event{Kind: trace.EvTimeout, Party: "c1", Client: "c1/watchdog", Detail: "PEXPIRE to redis"})
 			b.expire(16.6, "redis", "k")
 			b.op("c2/t1", acq, "k", ok, 16.7, 16.8).setnx(16.75, "redis", "c2/t1", "k", "10")
 			b.op("c2/t1", rel, "k", ok, 18, 18.1).del(18.05, "redis", "c2/t1", "k", true)
@@ -206,11 +206,11 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "premature expiry: the watchdog thread stalled", want: CausePrematureExpiry, reason: ReasonRenewalStalled,
-		clients: []string{"c1/t1", "c2/t1"}, cites: []string{sim.EvFault, sim.EvExpire},
-		trace: func() *sim.Trace {
+		clients: []string{"c1/t1", "c2/t1"}, cites: []string{trace.EvFault, trace.EvExpire},
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
-			b.add(1, sim.Event{Kind: sim.EvFault, Party: "c1", Detail: sim.FaultWatchdogStall + ": background threads stalled", DurNs: sec(15)})
+			b.add(1, trace.Event{Kind: trace.EvFault, Party: "c1", Detail: trace.FaultWatchdogStall + ": background threads stalled", DurNs: sec(15)})
 			b.expire(10.1, "redis", "k")
 			b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
 			b.op("c1/t1", rel, "k", model.ResNotOwner, 12, 12.1).del(12.05, "redis", "c1/t1", "k", true)
@@ -219,7 +219,7 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: renewals kept the lease alive past the lease time",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
 			for _, at := range []float64{3.3, 6.6, 9.9, 13.2, 16.5, 19.8} {
@@ -234,14 +234,14 @@ var causeCases = []causeCase{
 	{
 		name: "lost after failover", want: CauseLostAfterFailover,
 		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis-2"},
-		cites: []string{sim.EvPromote, sim.EvNodeCrash, sim.EvMasterDown}, lease: true,
-		trace: func() *sim.Trace {
+		cites: []string{trace.EvPromote, trace.EvNodeCrash, trace.EvMasterDown}, lease: true,
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis-1", "c1/t1", "k", "10")
-			b.add(0.5, sim.Event{Kind: sim.EvNodeCrash, Party: "redis-1", DurNs: -1})
-			b.add(1.5, sim.Event{Kind: sim.EvMasterDown, Party: "sentinel", Detail: "redis-1"})
-			b.add(2, sim.Event{Kind: sim.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
-			b.add(2, sim.Event{Kind: sim.EvPromote, Party: "redis-2", Key: "k", Change: sim.KeyLost})
+			b.add(0.5, trace.Event{Kind: trace.EvNodeCrash, Party: "redis-1", DurNs: -1})
+			b.add(1.5, trace.Event{Kind: trace.EvMasterDown, Party: "sentinel", Detail: "redis-1"})
+			b.add(2, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
+			b.add(2, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Key: "k", Change: trace.KeyLost})
 			b.op("c2/t1", acq, "k", ok, 2.4, 2.6).setnx(2.5, "redis-2", "c2/t1", "k", "10")
 			b.op("c2/t1", rel, "k", ok, 4, 4.1).del(4.05, "redis-2", "c2/t1", "k", true)
 			b.op("c1/t1", rel, "k", model.ResNotOwner, 5, 5.1).del(5.05, "redis-2", "c1/t1", "k", false)
@@ -250,12 +250,12 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: a failover that lost nothing",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis-1", "c1/t1", "k", "10")
-			b.add(0.15, sim.Event{Kind: sim.EvReplicate, Party: "redis-2", Key: "k", Change: sim.KeyCreated})
-			b.add(0.5, sim.Event{Kind: sim.EvNodeCrash, Party: "redis-1", DurNs: -1})
-			b.add(2, sim.Event{Kind: sim.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
+			b.add(0.15, trace.Event{Kind: trace.EvReplicate, Party: "redis-2", Key: "k", Change: trace.KeyCreated})
+			b.add(0.5, trace.Event{Kind: trace.EvNodeCrash, Party: "redis-1", DurNs: -1})
+			b.add(2, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
 			b.op("c2/t1", acq, "k", model.ResFail, 2.4, 2.6).setnxBusy(2.5, "redis-2", "c2/t1", "k", "10")
 			b.op("c1/t1", rel, "k", ok, 5, 5.1).del(5.05, "redis-2", "c1/t1", "k", true)
 			b.op("c2/t1", acq, "k", ok, 5.2, 5.4).setnx(5.3, "redis-2", "c2/t1", "k", "10")
@@ -264,11 +264,11 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "clock jump on one Redlock node", want: CauseClockJump,
-		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis-c"}, cites: []string{sim.EvClockJump, sim.EvExpire}, lease: true,
-		trace: func() *sim.Trace {
+		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis-c"}, cites: []string{trace.EvClockJump, trace.EvExpire}, lease: true,
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.3).redlock(0.1, "c1/t1", "k", "a", "b", "c")
-			b.add(3, sim.Event{Kind: sim.EvClockJump, Party: "redis-c", DurNs: sec(8)}).expire(3, "redis-c", "k")
+			b.add(3, trace.Event{Kind: trace.EvClockJump, Party: "redis-c", DurNs: sec(8)}).expire(3, "redis-c", "k")
 			b.op("c2/t1", acq, "k", ok, 3.9, 4.2).redlock(4, "c2/t1", "k", "c", "d", "e")
 			b.setnxBusy(4, "redis-a", "c2/t1", "k", "10").setnxBusy(4, "redis-b", "c2/t1", "k", "10")
 			b.op("c2/t1", rel, "k", ok, 6, 6.1).unlockAll(6.05, "c2/t1", "k", all, "c", "d", "e")
@@ -278,24 +278,24 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: a clock jump after the holder released",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.3).redlock(0.1, "c1/t1", "k", "a", "b", "c")
 			b.op("c1/t1", rel, "k", ok, 2.5, 2.6).unlockAll(2.55, "c1/t1", "k", all, "a", "b", "c")
-			b.add(3, sim.Event{Kind: sim.EvClockJump, Party: "redis-c", DurNs: sec(8)})
+			b.add(3, trace.Event{Kind: trace.EvClockJump, Party: "redis-c", DurNs: sec(8)})
 			b.op("c2/t1", acq, "k", ok, 3.9, 4.2).redlock(4, "c2/t1", "k", "c", "d", "e")
 			return b.trace()
 		},
 	},
 	{
 		name: "restart without persistence", want: CauseRestart,
-		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis-c"}, cites: []string{sim.EvNodeStart, sim.EvNodeCrash}, lease: true,
-		trace: func() *sim.Trace {
+		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis-c"}, cites: []string{trace.EvNodeStart, trace.EvNodeCrash}, lease: true,
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.3).redlock(0.1, "c1/t1", "k", "a", "b", "c")
-			b.add(2, sim.Event{Kind: sim.EvNodeCrash, Party: "redis-c", DurNs: sec(1)})
-			b.add(3, sim.Event{Kind: sim.EvNodeStart, Party: "redis-c", Detail: "persistence none"})
-			b.add(3, sim.Event{Kind: sim.EvNodeStart, Party: "redis-c", Key: "k", Change: sim.KeyLost, Detail: "not persisted (none)"})
+			b.add(2, trace.Event{Kind: trace.EvNodeCrash, Party: "redis-c", DurNs: sec(1)})
+			b.add(3, trace.Event{Kind: trace.EvNodeStart, Party: "redis-c", Detail: "persistence none"})
+			b.add(3, trace.Event{Kind: trace.EvNodeStart, Party: "redis-c", Key: "k", Change: trace.KeyLost, Detail: "not persisted (none)"})
 			b.op("c2/t1", acq, "k", ok, 3.9, 4.2).redlock(4, "c2/t1", "k", "c", "d", "e")
 			b.op("c2/t1", rel, "k", ok, 6, 6.1).unlockAll(6.05, "c2/t1", "k", all, "c", "d", "e")
 			b.op("c1/t1", rel, "k", ok, 7, 7.1)
@@ -304,11 +304,11 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: a restart with persistence",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.3).redlock(0.1, "c1/t1", "k", "a", "b", "c")
-			b.add(2, sim.Event{Kind: sim.EvNodeCrash, Party: "redis-c", DurNs: sec(1)})
-			b.add(3, sim.Event{Kind: sim.EvNodeStart, Party: "redis-c", Detail: "persistence always"})
+			b.add(2, trace.Event{Kind: trace.EvNodeCrash, Party: "redis-c", DurNs: sec(1)})
+			b.add(3, trace.Event{Kind: trace.EvNodeStart, Party: "redis-c", Detail: "persistence always"})
 			b.op("c2/t1", acq, "k", model.ResFail, 3.9, 4.2).redlock(4, "c2/t1", "k", "d", "e")
 			b.setnxBusy(4, "redis-c", "c2/t1", "k", "10")
 			b.unlockAll(4.1, "c2/t1", "k", all, "d", "e")
@@ -318,8 +318,8 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "foreign release: non-atomic GET then DEL", want: CauseForeignRelease,
-		clients: []string{"c2/t1", "c3/t1"}, cites: []string{sim.EvCommand},
-		trace: func() *sim.Trace {
+		clients: []string{"c2/t1", "c3/t1"}, cites: []string{trace.EvCommand},
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "5")
 			b.op("c1/t1", rel, "k", ok, 4, 7)
@@ -333,7 +333,7 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: compare-and-delete found another owner",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "5")
 			b.op("c1/t1", rel, "k", model.ResNotOwner, 4, 7).expire(5.1, "redis", "k")
@@ -346,8 +346,8 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "foreign renewal: a daemon extends the next holder's lock", want: CauseForeignRenewal,
-		clients: []string{"c2/t1", "c1/daemon"}, nodes: []string{"redis"}, cites: []string{sim.EvCommand}, lease: true,
-		trace: func() *sim.Trace {
+		clients: []string{"c2/t1", "c1/daemon"}, nodes: []string{"redis"}, cites: []string{trace.EvCommand}, lease: true,
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "30")
 			b.cmd(0.5, "redis", "c1/daemon", "(integer) 1", "", "EXPIRE", "k", "30")
@@ -361,8 +361,8 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "foreign renewal: a shortened TTL lets a third client in", want: CauseForeignRenewal,
-		clients: []string{"c1/t1", "c3/t1"}, cites: []string{sim.EvCommand, sim.EvExpire}, lease: true,
-		trace: func() *sim.Trace {
+		clients: []string{"c1/t1", "c3/t1"}, cites: []string{trace.EvCommand, trace.EvExpire}, lease: true,
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
 			b.cmd(1, "redis", "c2/daemon", "(integer) 1", "", "PEXPIRE", "k", "100").expire(1.1, "redis", "k")
@@ -374,7 +374,7 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: the daemon renews only its own process's lock",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "30")
 			b.cmd(0.5, "redis", "c1/daemon", "(integer) 1", "", "EXPIRE", "k", "30")
@@ -387,12 +387,12 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "orphan acquire adopted by a retry", want: CauseOrphanAcquire,
-		clients: []string{"c1/t1", "c2/t1"}, cites: []string{sim.EvCommand, sim.EvExpire},
-		trace: func() *sim.Trace {
+		clients: []string{"c1/t1", "c2/t1"}, cites: []string{trace.EvCommand, trace.EvExpire},
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", "error: command timed out", 0, 3).setnx(0.1, "redis", "c1/t1", "k", "10")
-			b.add(0.2, sim.Event{Kind: sim.EvDrop, Party: "redis", Detail: "to c1: reply to SET"})
-			b.add(3, sim.Event{Kind: sim.EvTimeout, Party: "c1", Client: "c1/t1", Detail: "SET to redis"})
+			b.add(0.2, trace.Event{Kind: trace.EvDrop, Party: "redis", Detail: "to c1: reply to SET"})
+			b.add(3, trace.Event{Kind: trace.EvTimeout, Party: "c1", Client: "c1/t1", Detail: "SET to redis"})
 			b.op("c1/t1", acq, "k", ok, 3.5, 3.7).setnxBusy(3.55, "redis", "c1/t1", "k", "10")
 			b.cmd(3.6, "redis", "c1/t1", `"c1/t1"`, "", "GET", "k").expire(10.1, "redis", "k")
 			b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
@@ -403,10 +403,10 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: an acquire whose command never arrived",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", "error: command timed out", 0, 3)
-			b.add(0.05, sim.Event{Kind: sim.EvDrop, Party: "c1", Detail: "to redis: SET"})
+			b.add(0.05, trace.Event{Kind: trace.EvDrop, Party: "c1", Detail: "to redis: SET"})
 			b.op("c1/t1", acq, "k", ok, 3.5, 3.7).setnx(3.6, "redis", "c1/t1", "k", "10")
 			b.op("c1/t1", rel, "k", ok, 12, 12.1).del(12.05, "redis", "c1/t1", "k", true)
 			b.op("c2/t1", acq, "k", ok, 12.2, 12.3).setnx(12.25, "redis", "c2/t1", "k", "10")
@@ -415,14 +415,14 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "retried unlock deletes the next holder's key", want: CauseRetriedCommand,
-		clients: []string{"c2/t1", "c3/t1"}, cites: []string{sim.EvRetry, sim.EvCommand},
-		trace: func() *sim.Trace {
+		clients: []string{"c2/t1", "c3/t1"}, cites: []string{trace.EvRetry, trace.EvCommand},
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "30")
 			b.op("c1/t1", rel, "k", ok, 5, 9.7).del(5.1, "redis", "c1/t1", "k", true)
-			b.add(5.1, sim.Event{Kind: sim.EvDrop, Party: "redis", Detail: "to c1: reply to DEL"})
+			b.add(5.1, trace.Event{Kind: trace.EvDrop, Party: "redis", Detail: "to c1: reply to DEL"})
 			b.op("c2/t1", acq, "k", ok, 5.5, 5.7).setnx(5.6, "redis", "c2/t1", "k", "30")
-			b.add(8.1, sim.Event{Kind: sim.EvRetry, Party: "c1", Client: "c1/t1", Detail: "DEL to redis, attempt 2"})
+			b.add(8.1, trace.Event{Kind: trace.EvRetry, Party: "c1", Client: "c1/t1", Detail: "DEL to redis, attempt 2"})
 			b.del(9.6, "redis", "c1/t1", "k", true)
 			b.op("c3/t1", acq, "k", ok, 9.8, 9.9).setnx(9.85, "redis", "c3/t1", "k", "30")
 			b.op("c2/t1", rel, "k", ok, 12, 12.1).op("c3/t1", rel, "k", ok, 13, 13.1)
@@ -431,11 +431,11 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: a retried unlock that found nothing to delete",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "30")
 			b.op("c1/t1", rel, "k", ok, 5, 9.7).del(5.1, "redis", "c1/t1", "k", true)
-			b.add(8.1, sim.Event{Kind: sim.EvRetry, Party: "c1", Client: "c1/t1", Detail: "DEL to redis, attempt 2"})
+			b.add(8.1, trace.Event{Kind: trace.EvRetry, Party: "c1", Client: "c1/t1", Detail: "DEL to redis, attempt 2"})
 			b.del(9.6, "redis", "c1/t1", "k", false)
 			b.section("c2/t1", "redis", "k", 10, 12)
 			return b.trace()
@@ -443,7 +443,7 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "local lock only", want: CauseLocalLockOnly, clients: []string{"c1/t1", "c2/t1"},
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.1).op("c2/t1", acq, "k", ok, 0.5, 0.6)
 			b.op("c1/t1", rel, "k", ok, 1, 1.1).op("c2/t1", rel, "k", ok, 2, 2.1)
@@ -452,7 +452,7 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: local locks used one at a time",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.1).op("c1/t1", rel, "k", ok, 1, 1.1)
 			b.op("c2/t1", acq, "k", ok, 1.2, 1.3).op("c2/t1", rel, "k", ok, 2, 2.1)
@@ -461,8 +461,8 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "validity not checked: Redlock paused during acquisition", want: CauseValidityNotChecked,
-		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis-a", "redis-b", "redis-c"}, cites: []string{sim.EvPause, sim.EvExpire},
-		trace: func() *sim.Trace {
+		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis-a", "redis-b", "redis-c"}, cites: []string{trace.EvPause, trace.EvExpire},
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 15).redlock(0.1, "c1/t1", "k", "a", "b", "c").pause(0.2, "c1", 14.5)
 			b.expire(10.1, "redis-a", "k").expire(10.1, "redis-b", "k").expire(10.1, "redis-c", "k")
@@ -474,7 +474,7 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: Redlock checked the validity and gave up",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", model.ResFail, 0, 15).redlock(0.1, "c1/t1", "k", "a", "b", "c").pause(0.2, "c1", 14.5)
 			b.expire(10.1, "redis-a", "k").expire(10.1, "redis-b", "k").expire(10.1, "redis-c", "k")
@@ -486,8 +486,8 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "validity not checked: the late acquirer is the second holder", want: CauseValidityNotChecked,
-		clients: []string{"c2/t1", "c1/t1"}, nodes: []string{"redis"}, cites: []string{sim.EvPause, sim.EvExpire},
-		trace: func() *sim.Trace {
+		clients: []string{"c2/t1", "c1/t1"}, nodes: []string{"redis"}, cites: []string{trace.EvPause, trace.EvExpire},
+		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 70).setnx(0.1, "redis", "c1/t1", "k", "60").pause(0.2, "c1", 69.7)
 			b.expire(60.1, "redis", "k")
@@ -498,15 +498,15 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "lost after failover: two masters at once", want: CauseLostAfterFailover,
-		clients: []string{"c2/t1", "c1/t1"}, nodes: []string{"redis-2", "redis-1"}, cites: []string{sim.EvPromote}, lease: true,
-		trace: func() *sim.Trace {
+		clients: []string{"c2/t1", "c1/t1"}, nodes: []string{"redis-2", "redis-1"}, cites: []string{trace.EvPromote}, lease: true,
+		trace: func() *trace.Trace {
 			b := &tb{}
-			b.add(1, sim.Event{Kind: sim.EvMasterDown, Party: "sentinel", Detail: "redis-1"})
-			b.add(1, sim.Event{Kind: sim.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
+			b.add(1, trace.Event{Kind: trace.EvMasterDown, Party: "sentinel", Detail: "redis-1"})
+			b.add(1, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
 			b.op("c2/t1", acq, "k", ok, 1.9, 2.1).setnx(2, "redis-2", "c2/t1", "k", "10")
 			b.op("c1/t1", acq, "k", ok, 2.9, 3.1).setnx(3, "redis-1", "c1/t1", "k", "10")
-			b.add(5, sim.Event{Kind: sim.EvDemote, Party: "redis-1", Detail: "rejoined as replica of redis-2"})
-			b.add(5, sim.Event{Kind: sim.EvDemote, Party: "redis-1", Key: "k", Change: sim.KeyLost})
+			b.add(5, trace.Event{Kind: trace.EvDemote, Party: "redis-1", Detail: "rejoined as replica of redis-2"})
+			b.add(5, trace.Event{Kind: trace.EvDemote, Party: "redis-1", Key: "k", Change: trace.KeyLost})
 			b.op("c2/t1", rel, "k", ok, 6, 6.1).del(6.05, "redis-2", "c2/t1", "k", true)
 			b.op("c1/t1", rel, "k", ok, 7, 7.1).del(7.05, "redis-2", "c1/t1", "k", false)
 			return b.trace()
@@ -514,12 +514,12 @@ var causeCases = []causeCase{
 	},
 	{
 		name: "legal: the deposed master refused the write",
-		trace: func() *sim.Trace {
+		trace: func() *trace.Trace {
 			b := &tb{}
-			b.add(1, sim.Event{Kind: sim.EvMasterDown, Party: "sentinel", Detail: "redis-1"})
-			b.add(1, sim.Event{Kind: sim.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
+			b.add(1, trace.Event{Kind: trace.EvMasterDown, Party: "sentinel", Detail: "redis-1"})
+			b.add(1, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
 			b.op("c2/t1", acq, "k", ok, 1.9, 2.1).setnx(2, "redis-2", "c2/t1", "k", "10")
-			b.add(2.5, sim.Event{Kind: sim.EvDemote, Party: "redis-1", Detail: "rejoined as replica of redis-2"})
+			b.add(2.5, trace.Event{Kind: trace.EvDemote, Party: "redis-1", Detail: "rejoined as replica of redis-2"})
 			b.op("c1/t1", acq, "k", "error: READONLY", 2.9, 3.1).cmd(3, "redis-1", "c1/t1", "(error) READONLY", "", "SET", "k", "c1/t1", "EX", "10", "NX")
 			b.op("c2/t1", rel, "k", ok, 6, 6.1).del(6.05, "redis-2", "c2/t1", "k", true)
 			return b.trace()
@@ -532,7 +532,7 @@ var causeCases = []causeCase{
 func TestSlowWorkCitesADelayedWrite(t *testing.T) {
 	b := &tb{}
 	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
-	b.add(4, sim.Event{Kind: sim.EvPartition, Party: "c1->db", Detail: sim.FaultDelay, DurNs: sec(2)})
+	b.add(4, trace.Event{Kind: trace.EvPartition, Party: "c1->db", Detail: trace.FaultDelay, DurNs: sec(2)})
 	b.expire(10.1, "redis", "k")
 	b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
 	b.op("c1/t1", rel, "k", ok, 25, 25.1)

@@ -6,7 +6,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Options carries what the checker needs to know about the scenario.
@@ -23,14 +23,14 @@ type Result struct {
 	lockModel porcupine.Model
 	lockOps   []porcupine.Operation
 	timeout   time.Duration
-	trace     *sim.Trace
+	trace     *trace.Trace
 }
 
 // Check checks every history in tr and explains what it finds. Violations
 // found from the trace's timing and ground truth are definite; when a
 // porcupine check times out and nothing else was found, the verdict is
 // unknown and the report holds the checks that did finish.
-func Check(tr *sim.Trace, opt Options) *Result {
+func Check(tr *trace.Trace, opt Options) *Result {
 	if opt.Timeout <= 0 {
 		opt.Timeout = 10 * time.Second
 	}

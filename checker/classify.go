@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // ending is how one grant a holder counted on vanished, classified. Its
@@ -59,9 +59,9 @@ func rank(cause string) int { return slices.Index(Causes, cause) }
 // from what happened to the keys both counted on.
 func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 	a, b := ov.First, ov.Second
-	v := Violation{Property: PropMutex, Key: a.Key, Clients: []string{a.Client, b.Client}, AtMs: sim.Ms(b.Start)}
+	v := Violation{Property: PropMutex, Key: a.Key, Clients: []string{a.Client, b.Client}, AtMs: trace.Ms(b.Start)}
 	if a.End != maxTime {
-		v.UntilMs = sim.Ms(a.End)
+		v.UntilMs = trace.Ms(a.End)
 	}
 	held := fmt.Sprintf("%s acquired %s at %s", a.Client, a.Key, fmtMs(a.Start))
 	second := fmt.Sprintf("%s acquired it at %s while %s still believed it held the lock", b.Client, fmtMs(b.Start), a.Client)
@@ -213,19 +213,19 @@ func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 
 // expiryReason says why a holder's key ran out while it still believed it
 // held the lock.
-func (t *truth) expiryReason(x *grant, victim hold, e sim.Event, leaseMs int64) (string, string, []int) {
+func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64) (string, string, []int) {
 	if p := t.pauseCovering(victim.Process, x.T, e.T); p >= 0 {
 		pe := t.tr.Events[p]
 		why := pe.Detail
-		if why == "" || why == sim.FaultGCPause {
+		if why == "" || why == trace.FaultGCPause {
 			why = "GC pause"
 		}
 		return ReasonPaused, fmt.Sprintf("%s paused at %s for %s (%s)", victim.Process, fmtMs(pe.T), fmtDur(pe.DurNs), why), []int{p}
 	}
-	if s := t.faultCovering(victim.Process, sim.FaultWatchdogStall, x.T, e.T); s >= 0 {
+	if s := t.faultCovering(victim.Process, trace.FaultWatchdogStall, x.T, e.T); s >= 0 {
 		se := t.tr.Events[s]
 		return ReasonRenewalStalled, fmt.Sprintf("%s's renewal threads stalled at %s for %s (%s)",
-			victim.Process, fmtMs(se.T), fmtDur(se.DurNs), sim.FaultWatchdogStall), []int{s}
+			victim.Process, fmtMs(se.T), fmtDur(se.DurNs), trace.FaultWatchdogStall), []int{s}
 	}
 	if last, renews := t.renewals(x, victim, e.T); renews {
 		text := fmt.Sprintf("%s's renewals stopped", victim.Process)
@@ -256,7 +256,7 @@ func (t *truth) expiryReason(x *grant, victim hold, e sim.Event, leaseMs int64) 
 	}
 	var slow []int
 	injected := ""
-	if f := t.faultCovering(victim.Process, sim.FaultSlowWork, victim.Start, victim.Start); f >= 0 {
+	if f := t.faultCovering(victim.Process, trace.FaultSlowWork, victim.Start, victim.Start); f >= 0 {
 		slow, injected = []int{f}, fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, fmtMs(t.tr.Events[f].T))
 	} else if d := t.delayFrom(victim.Process, victim.Start, victim.End); d >= 0 {
 		de := t.tr.Events[d]
@@ -276,18 +276,18 @@ func (t *truth) expiryReason(x *grant, victim hold, e sim.Event, leaseMs int64) 
 // pauseCovering returns the pause of process that covers to, or else the
 // longest pause within [from, to] lasting at least half of it; -1 if none.
 func (t *truth) pauseCovering(process string, from, to int64) int {
-	return t.covering(process, from, to, func(e sim.Event) bool { return e.Kind == sim.EvPause })
+	return t.covering(process, from, to, func(e trace.Event) bool { return e.Kind == trace.EvPause })
 }
 
 // faultCovering is pauseCovering for an injected fault of kind (EvFault,
 // Detail "kind: ...").
 func (t *truth) faultCovering(process, kind string, from, to int64) int {
-	return t.covering(process, from, to, func(e sim.Event) bool {
-		return e.Kind == sim.EvFault && strings.HasPrefix(e.Detail, kind+":")
+	return t.covering(process, from, to, func(e trace.Event) bool {
+		return e.Kind == trace.EvFault && strings.HasPrefix(e.Detail, kind+":")
 	})
 }
 
-func (t *truth) covering(process string, from, to int64, match func(sim.Event) bool) int {
+func (t *truth) covering(process string, from, to int64, match func(trace.Event) bool) int {
 	best := -1
 	for _, i := range t.partyEvents(process, 0, to) {
 		p := t.tr.Events[i]
@@ -341,13 +341,13 @@ func (t *truth) stalls(process, node string, from, to int64) []int {
 	var out []int
 	for _, i := range t.partyEvents(process, from, to) {
 		switch t.tr.Events[i].Kind {
-		case sim.EvTimeout, sim.EvRetry, sim.EvDrop, sim.EvPartition:
+		case trace.EvTimeout, trace.EvRetry, trace.EvDrop, trace.EvPartition:
 			out = append(out, i)
 		}
 	}
 	for _, i := range t.partyEvents(node, 0, to) {
 		e := t.tr.Events[i]
-		if e.Kind == sim.EvPartition && e.Detail == process && e.T+e.DurNs >= from {
+		if e.Kind == trace.EvPartition && e.Detail == process && e.T+e.DurNs >= from {
 			out = append(out, i)
 		}
 	}
@@ -359,34 +359,34 @@ func (t *truth) stalls(process, node string, from, to int64) []int {
 }
 
 // lost classifies a key that vanished without a command or an expiry.
-func (t *truth) lost(x *grant, e sim.Event) ending {
+func (t *truth) lost(x *grant, e trace.Event) ending {
 	out := ending{nodes: []string{e.Party}}
 	owner := x.Owner
 	switch e.Kind {
-	case sim.EvNodeStart:
+	case trace.EvNodeStart:
 		out.cause = CauseRestart
 		out.prefix = fmt.Sprintf("%s restarted at %s without persisting %s's key", e.Party, fmtMs(e.T), owner)
-		if c := t.lastOf(e.Party, sim.EvNodeCrash, x.T, e.T); c >= 0 {
+		if c := t.lastOf(e.Party, trace.EvNodeCrash, x.T, e.T); c >= 0 {
 			out.events = append(out.events, c)
 			out.prefix = fmt.Sprintf("%s crashed at %s and restarted at %s without persisting %s's key",
 				e.Party, fmtMs(t.tr.Events[c].T), fmtMs(e.T), owner)
 		}
-	case sim.EvDemote:
+	case trace.EvDemote:
 		out.cause = CauseLostAfterFailover
 		out.prefix = fmt.Sprintf("%s rejoined as a replica at %s and dropped %s's key, written while another node was master", e.Party, fmtMs(e.T), owner)
-	case sim.EvReplicate:
+	case trace.EvReplicate:
 		out.cause = CauseRestart
 		out.prefix = fmt.Sprintf("%s lost %s's key at %s in a full resync (%s)", e.Party, owner, fmtMs(e.T), e.Detail)
 	default:
 		out.cause = CauseLostAfterFailover
 		out.prefix = fmt.Sprintf("%s was promoted to master at %s without %s's key, which had not replicated to it", e.Party, fmtMs(e.T), owner)
 		var after []string
-		for _, kind := range []string{sim.EvNodeCrash, sim.EvMasterDown} {
+		for _, kind := range []string{trace.EvNodeCrash, trace.EvMasterDown} {
 			for _, party := range t.nodeParties() {
 				if c := t.lastOf(party, kind, x.T, e.T); c >= 0 {
 					out.events = append(out.events, c)
 					ce := t.tr.Events[c]
-					if kind == sim.EvNodeCrash {
+					if kind == trace.EvNodeCrash {
 						after = append(after, fmt.Sprintf("%s crashed at %s", ce.Party, fmtMs(ce.T)))
 					} else {
 						after = append(after, fmt.Sprintf("%s declared the master down at %s", ce.Party, fmtMs(ce.T)))
@@ -437,7 +437,7 @@ func (t *truth) nodeParties() []string {
 	var out []string
 	for p, idx := range t.byParty {
 		for _, i := range idx {
-			if k := t.tr.Events[i].Kind; k == sim.EvCommand || k == sim.EvNodeCrash || k == sim.EvMasterDown {
+			if k := t.tr.Events[i].Kind; k == trace.EvCommand || k == trace.EvNodeCrash || k == trace.EvMasterDown {
 				out = append(out, p)
 				break
 			}
@@ -469,22 +469,22 @@ func sortedUnique(xs []int) []int {
 	return slices.Compact(xs)
 }
 
-func outcome(op sim.Op) string {
+func outcome(op trace.Op) string {
 	if op.Open() {
 		return "it never returned"
 	}
 	return "it returned " + op.Result
 }
 
-func describeFault(e sim.Event) string {
+func describeFault(e trace.Event) string {
 	switch e.Kind {
-	case sim.EvTimeout:
+	case trace.EvTimeout:
 		return fmt.Sprintf("a timeout at %s (%s)", fmtMs(e.T), e.Detail)
-	case sim.EvRetry:
+	case trace.EvRetry:
 		return fmt.Sprintf("a retry at %s (%s)", fmtMs(e.T), e.Detail)
-	case sim.EvDrop:
+	case trace.EvDrop:
 		return fmt.Sprintf("a lost message at %s (%s)", fmtMs(e.T), e.Detail)
-	case sim.EvPartition:
+	case trace.EvPartition:
 		return fmt.Sprintf("a partition %s -> %s at %s for %s", e.Party, e.Detail, fmtMs(e.T), fmtDur(e.DurNs))
 	}
 	return fmt.Sprintf("%s at %s", e.Kind, fmtMs(e.T))
@@ -498,7 +498,7 @@ func (t *truth) delayFrom(process string, from, to int64) int {
 		if e.T > to {
 			break
 		}
-		if e.Kind == sim.EvPartition && e.Detail == sim.FaultDelay && e.T >= from &&
+		if e.Kind == trace.EvPartition && e.Detail == trace.FaultDelay && e.T >= from &&
 			strings.HasPrefix(e.Party, process+"->") {
 			return i
 		}

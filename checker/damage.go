@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // damage counts harm to the data from ground truth: rows the database
@@ -15,7 +15,7 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 	tr := t.tr
 	rows := map[string]int{}
 	for _, e := range tr.Events {
-		if e.Kind == sim.EvService && len(e.Args) >= 2 && e.Args[0] == "INSERT" && writeAccepted(e.Reply) {
+		if e.Kind == trace.EvService && len(e.Args) >= 2 && e.Args[0] == "INSERT" && writeAccepted(e.Reply) {
 			rows[e.Args[1]]++
 		}
 	}
@@ -53,7 +53,7 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 }
 
 // accepted reports a protected operation that took effect.
-func accepted(op sim.Op) bool {
+func accepted(op trace.Op) bool {
 	switch op.Kind {
 	case model.OpInsert:
 		return op.Result == model.ResInserted
@@ -69,7 +69,7 @@ func accepted(op sim.Op) bool {
 // staleWrite returns the event of an accepted protected write that reached
 // the resource when its writer no longer held a quorum of live keys on
 // Redis; -1 if op is no such write.
-func staleWrite(t *truth, ix holdIndex, op sim.Op) int {
+func staleWrite(t *truth, ix holdIndex, op trace.Op) int {
 	if !accepted(op) || op.Open() {
 		return -1
 	}
@@ -80,7 +80,7 @@ func staleWrite(t *truth, ix holdIndex, op sim.Op) int {
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, op.Return) {
 		e := t.tr.Events[i]
-		if (e.Kind == sim.EvService || e.Kind == sim.EvCommand) && !t.lockKeys[e.Key] && len(e.Args) > 0 &&
+		if (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && !t.lockKeys[e.Key] && len(e.Args) > 0 &&
 			!isRead(e.Args[0]) && writeAccepted(e.Reply) {
 			w = i
 		}

@@ -4,23 +4,23 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // fencedPause is the reference timeline "pause with fencing": c1's lease
 // runs out during a pause, c2 acquires and writes with token 34, c1
 // resumes and writes with its older token 33. reply is what the storage
 // answers c1.
-func fencedPause(reply string) *sim.Trace {
+func fencedPause(reply string) *trace.Trace {
 	b := &tb{}
 	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
 	b.pause(1, "c1", 20).expire(10.1, "redis", "k")
 	b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
 	b.opv("c2/t1", model.OpWrite, "file", "34", ok, 10.4, 10.6)
-	b.add(10.5, sim.Event{Kind: sim.EvService, Party: "storage", Client: "c2/t1", Key: "file", Args: []string{"WRITE", "file", "34"}, Reply: ok})
+	b.add(10.5, trace.Event{Kind: trace.EvService, Party: "storage", Client: "c2/t1", Key: "file", Args: []string{"WRITE", "file", "34"}, Reply: ok})
 	b.op("c2/t1", rel, "k", ok, 11, 11.1).del(11.05, "redis", "c2/t1", "k", true)
 	b.opv("c1/t1", model.OpWrite, "file", "33", reply, 21, 21.2)
-	b.add(21.1, sim.Event{Kind: sim.EvService, Party: "storage", Client: "c1/t1", Key: "file", Args: []string{"WRITE", "file", "33"}, Reply: reply})
+	b.add(21.1, trace.Event{Kind: trace.EvService, Party: "storage", Client: "c1/t1", Key: "file", Args: []string{"WRITE", "file", "33"}, Reply: reply})
 	b.op("c1/t1", rel, "k", model.ResNotOwner, 21.3, 21.4).del(21.35, "redis", "c1/t1", "k", false)
 	return b.trace()
 }
@@ -59,7 +59,7 @@ func TestLockSetLostElement(t *testing.T) {
 	b.pause(2, "c1", 20).expire(10.1, "redis", "lock")
 	b.op("c2/t1", acq, "lock", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "lock", "10")
 	b.opv("c2/t1", model.OpAdd, "set", "b", ok, 10.4, 10.6).cmd(10.45, "redis", "c2/t1", `""`, "", "GET", "set")
-	b.cmd(10.5, "redis", "c2/t1", "OK", sim.KeyCreated, "SET", "set", "b")
+	b.cmd(10.5, "redis", "c2/t1", "OK", trace.KeyCreated, "SET", "set", "b")
 	b.op("c2/t1", rel, "lock", ok, 11, 11.1).del(11.05, "redis", "c2/t1", "lock", true)
 	b.cmd(22.5, "redis", "c1/t1", "OK", "", "SET", "set", "a")
 	b.op("c1/t1", rel, "lock", model.ResNotOwner, 23, 23.1).del(23.05, "redis", "c1/t1", "lock", false)
@@ -81,9 +81,9 @@ func TestRetriedInsertRunsTwice(t *testing.T) {
 	b := &tb{}
 	b.section("c1/t1", "redis", "lock", 0, 10)
 	b.op("c1/t1", model.OpInsert, "p", model.ResInserted, 1, 5.2)
-	b.add(1.1, sim.Event{Kind: sim.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
-	b.add(4.1, sim.Event{Kind: sim.EvRetry, Party: "c1", Client: "c1/t1", Detail: "INSERT to db, attempt 2"})
-	b.add(5.1, sim.Event{Kind: sim.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
+	b.add(1.1, trace.Event{Kind: trace.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
+	b.add(4.1, trace.Event{Kind: trace.EvRetry, Party: "c1", Client: "c1/t1", Detail: "INSERT to db, attempt 2"})
+	b.add(5.1, trace.Event{Kind: trace.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
 	res := Check(b.trace(), Options{LeaseMs: 10000})
 	if _, found := findViolation(res.Violations, CauseRetriedCommand, []string{"c1/t1"}); !found {
 		t.Fatalf("violations %+v", res.Violations)

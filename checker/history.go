@@ -8,7 +8,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // clientIDs gives each client a porcupine client id, and a fresh one
@@ -35,7 +35,7 @@ func (c *clientIDs) id(client string) int {
 func (c *clientIDs) retire(client string) { delete(c.ids, client) }
 
 // add appends an operation, at infinity when its outcome is unknown.
-func (c *clientIDs) add(out []porcupine.Operation, op sim.Op, in, res any, unknown bool) []porcupine.Operation {
+func (c *clientIDs) add(out []porcupine.Operation, op trace.Op, in, res any, unknown bool) []porcupine.Operation {
 	ret := op.Return
 	if unknown || op.Open() {
 		ret = math.MaxInt64
@@ -109,9 +109,9 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 
 // reached reports whether any command of op's client on op's key reached
 // a node while op was in flight.
-func (t *truth) reached(op sim.Op) bool {
+func (t *truth) reached(op trace.Op) bool {
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
-		if e := t.tr.Events[i]; e.Kind == sim.EvCommand && e.Key == op.Key {
+		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && e.Key == op.Key {
 			return true
 		}
 	}
@@ -123,11 +123,11 @@ func (t *truth) reached(op sim.Op) bool {
 // its window, and whether the resource took it. The write's time becomes
 // the operation's return. reached is false when no write arrived: the
 // operation changed nothing.
-func (t *truth) settle(op sim.Op) (at int64, reached, took bool) {
+func (t *truth) settle(op trace.Op) (at int64, reached, took bool) {
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
 		e := t.tr.Events[i]
-		if (e.Kind == sim.EvService || e.Kind == sim.EvCommand) && e.Key == op.Key && len(e.Args) > 0 && !isRead(e.Args[0]) {
+		if (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && e.Key == op.Key && len(e.Args) > 0 && !isRead(e.Args[0]) {
 			w = i
 		}
 	}
@@ -179,7 +179,7 @@ func parseBuy(result string) (sold bool, read int, ok bool) {
 	return kind == "sold", v, kind == "sold" || kind == "soldout"
 }
 
-func buyHistory(tr *sim.Trace, initial int) []porcupine.Operation {
+func buyHistory(tr *trace.Trace, initial int) []porcupine.Operation {
 	var out []porcupine.Operation
 	ids := newClientIDs()
 	for _, op := range tr.Ops {
@@ -233,7 +233,7 @@ func writeHistory(t *truth) []porcupine.Operation {
 
 // setHistory is the lock-set's history: acknowledged and unknown adds,
 // and reads that returned.
-func setHistory(tr *sim.Trace) []porcupine.Operation {
+func setHistory(tr *trace.Trace) []porcupine.Operation {
 	var out []porcupine.Operation
 	ids := newClientIDs()
 	for _, op := range tr.Ops {
@@ -249,7 +249,7 @@ func setHistory(tr *sim.Trace) []porcupine.Operation {
 	return out
 }
 
-func ret(op sim.Op) int64 {
+func ret(op trace.Op) int64 {
 	if op.Open() {
 		return maxTime
 	}

@@ -4,7 +4,7 @@ import (
 	"sort"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // hold is one interval during which a client believed it held a lock:
@@ -15,7 +15,7 @@ type hold struct {
 	Key     string
 	Client  string
 	Process string
-	Acquire sim.Op // the outermost acquire
+	Acquire trace.Op // the outermost acquire
 	Start   int64
 	End     int64 // maxTime if never released
 	Crash   int   // the crash event that ended it, -1

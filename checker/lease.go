@@ -7,7 +7,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // leaseHistory is the deployment view: every grant a client counted on,
@@ -98,7 +98,7 @@ func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Viola
 			end := t.ending(x, h, 0)
 			out = append(out, Violation{
 				Property: PropMutex, Cause: end.cause, Key: x.Key, Clients: []string{x.Owner, y.Owner},
-				AtMs: sim.Ms(y.T), Nodes: end.nodes,
+				AtMs: trace.Ms(y.T), Nodes: end.nodes,
 				Events: sortedUnique(append(end.events, x.Create, x.End, y.Create)),
 				Explanation: fmt.Sprintf("%s's key %s was created at %s; %s; the deployment granted it to %s at %s while it still owed %s its lease (until %s).",
 					x.Owner, x.Key, fmtMs(x.T), end.text(), y.Owner, fmtMs(y.T), x.Owner, fmtMs(owed)),

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // foreignRenewals reports every client that extended a lock another
@@ -25,7 +25,7 @@ func foreignRenewals(t *truth, ix holdIndex, hs []hold) []Violation {
 		p := pair{e.Client, f.G}
 		if i, ok := seen[p]; ok {
 			v := &out[i]
-			v.UntilMs = sim.Ms(e.T)
+			v.UntilMs = trace.Ms(e.T)
 			v.Events = append(v.Events, f.Event)
 			continue
 		}
@@ -33,7 +33,7 @@ func foreignRenewals(t *truth, ix holdIndex, hs []hold) []Violation {
 		reported[[2]string{e.Client, f.G.Owner}] = true
 		out = append(out, Violation{
 			Property: PropMutex, Cause: CauseForeignRenewal, Key: f.G.Key,
-			Clients: []string{f.G.Owner, e.Client}, AtMs: sim.Ms(e.T), Nodes: []string{e.Party},
+			Clients: []string{f.G.Owner, e.Client}, AtMs: trace.Ms(e.T), Nodes: []string{e.Party},
 			Events: []int{f.G.Create, f.Event},
 			Explanation: fmt.Sprintf("%s created %s on %s at %s; %s, another process, extended it with %s at %s: it renewed a lock it did not hold.",
 				f.G.Owner, f.G.Key, t.tr.Events[f.G.Create].Party, fmtMs(f.G.T), e.Client, strings.Join(e.Args, " "), fmtMs(e.T)),
@@ -69,7 +69,7 @@ func foreignRenewals(t *truth, ix holdIndex, hs []hold) []Violation {
 		}
 		out = append(out, Violation{
 			Property: PropMutex, Cause: CauseForeignRenewal, Key: op.Key,
-			Clients: []string{owner.Client, op.Client}, AtMs: sim.Ms(op.Return), Events: evs,
+			Clients: []string{owner.Client, op.Client}, AtMs: trace.Ms(op.Return), Events: evs,
 			Explanation: fmt.Sprintf("%s held %s since %s; %s renewed it at %s and the renewal returned ok, although its process held no lock on it.",
 				owner.Client, op.Key, fmtMs(owner.Start), op.Client, fmtMs(op.Return)),
 		})
@@ -79,7 +79,7 @@ func foreignRenewals(t *truth, ix holdIndex, hs []hold) []Violation {
 
 // ownHold reports whether a thread of op's process held op.Key while op
 // ran.
-func ownHold(t *truth, ix holdIndex, op sim.Op) bool {
+func ownHold(t *truth, ix holdIndex, op trace.Op) bool {
 	for _, c := range t.processClients(op.Process) {
 		if h, ok := ix.at(c, op.Return); ok && h.Key == op.Key {
 			return true

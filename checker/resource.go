@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // causeFor finds the mutual-exclusion violation between the two clients
@@ -18,13 +18,13 @@ func causeFor(mv []Violation, a, b string, t int64) (string, string) {
 	best := -1
 	for i, v := range mv {
 		if len(v.Clients) == 2 && ((v.Clients[0] == a && v.Clients[1] == b) || (v.Clients[0] == b && v.Clients[1] == a)) &&
-			v.AtMs <= sim.Ms(t) {
+			v.AtMs <= trace.Ms(t) {
 			best = i
 		}
 	}
 	if best < 0 {
 		for i, v := range mv {
-			if v.AtMs <= sim.Ms(t) && (slices.Contains(v.Clients, a) || slices.Contains(v.Clients, b)) {
+			if v.AtMs <= trace.Ms(t) && (slices.Contains(v.Clients, a) || slices.Contains(v.Clients, b)) {
 				best = i
 			}
 		}
@@ -40,7 +40,7 @@ func causeFor(mv []Violation, a, b string, t int64) (string, string) {
 func partnerOf(mv []Violation, client string, t int64) (string, string, string, bool) {
 	for i := len(mv) - 1; i >= 0; i-- {
 		v := mv[i]
-		if len(v.Clients) != 2 || v.AtMs > sim.Ms(t) {
+		if len(v.Clients) != 2 || v.AtMs > trace.Ms(t) {
 			continue
 		}
 		switch client {
@@ -53,8 +53,8 @@ func partnerOf(mv []Violation, client string, t int64) (string, string, string, 
 	return "", CauseUnexplained, "", false
 }
 
-func duplicateInserts(tr *sim.Trace, mv []Violation) []Violation {
-	byName := map[string][]sim.Op{}
+func duplicateInserts(tr *trace.Trace, mv []Violation) []Violation {
+	byName := map[string][]trace.Op{}
 	var names []string
 	for _, op := range tr.Ops {
 		if op.Kind == model.OpInsert && op.Result == model.ResInserted {
@@ -72,7 +72,7 @@ func duplicateInserts(tr *sim.Trace, mv []Violation) []Violation {
 			cause, reason := causeFor(mv, first.Client, second.Client, second.Return)
 			out = append(out, Violation{
 				Property: PropResource, Cause: cause, Reason: reason, Key: name,
-				Clients: []string{first.Client, second.Client}, AtMs: sim.Ms(second.Return),
+				Clients: []string{first.Client, second.Client}, AtMs: trace.Ms(second.Return),
 				Explanation: "both " + first.Client + " (at " + fmtMs(first.Return) + ") and " + second.Client +
 					" (at " + fmtMs(second.Return) + ") found " + first.Key + " absent under the lock and inserted it: a duplicate row.",
 			})
@@ -86,7 +86,7 @@ func duplicateInserts(tr *sim.Trace, mv []Violation) []Violation {
 func retriedWrites(t *truth) []Violation {
 	var out []Violation
 	for i, e := range t.tr.Events {
-		if e.Kind != sim.EvService || len(e.Args) == 0 || isRead(e.Args[0]) || !writeAccepted(e.Reply) {
+		if e.Kind != trace.EvService || len(e.Args) == 0 || isRead(e.Args[0]) || !writeAccepted(e.Reply) {
 			continue
 		}
 		r := t.retryOf(i)
@@ -95,7 +95,7 @@ func retriedWrites(t *truth) []Violation {
 		}
 		out = append(out, Violation{
 			Property: PropResource, Cause: CauseRetriedCommand, Key: e.Key, Clients: []string{e.Client},
-			AtMs: sim.Ms(e.T), Events: []int{r, i},
+			AtMs: trace.Ms(e.T), Events: []int{r, i},
 			Explanation: fmt.Sprintf("%s's %s to %s timed out and was retried at %s; the first attempt had already run, so %s ran twice (again at %s).",
 				e.Client, strings.Join(e.Args, " "), e.Party, fmtMs(t.tr.Events[r].T), e.Args[0], fmtMs(e.T)),
 		})
@@ -122,13 +122,13 @@ func (t *truth) lossIn(key string, from, to int64) int {
 }
 
 // lossCause classifies an event that lost a key.
-func lossCause(e sim.Event) (string, string) {
+func lossCause(e trace.Event) (string, string) {
 	switch e.Kind {
-	case sim.EvNodeStart:
+	case trace.EvNodeStart:
 		return CauseRestart, fmt.Sprintf("%s restarted at %s without persisting %s", e.Party, fmtMs(e.T), e.Key)
-	case sim.EvReplicate:
+	case trace.EvReplicate:
 		return CauseRestart, fmt.Sprintf("%s lost %s at %s in a full resync (%s)", e.Party, e.Key, fmtMs(e.T), e.Detail)
-	case sim.EvDemote:
+	case trace.EvDemote:
 		return CauseLostAfterFailover, fmt.Sprintf("%s rejoined as a replica at %s and dropped %s", e.Party, fmtMs(e.T), e.Key)
 	}
 	return CauseLostAfterFailover, fmt.Sprintf("%s was promoted to master at %s without %s", e.Party, fmtMs(e.T), e.Key)
@@ -158,7 +158,7 @@ func dataLosses(t *truth, kinds ...string) []Violation {
 				continue
 			}
 			cause, what := lossCause(e)
-			out = append(out, Violation{Property: PropResource, Cause: cause, Key: k, Clients: []string{}, AtMs: sim.Ms(e.T),
+			out = append(out, Violation{Property: PropResource, Cause: cause, Key: k, Clients: []string{}, AtMs: trace.Ms(e.T),
 				Nodes: []string{e.Party}, Events: []int{i},
 				Explanation: what + ": the writes it held were undone, and later operations saw the older value."})
 		}
@@ -168,7 +168,7 @@ func dataLosses(t *truth, kinds ...string) []Violation {
 
 func lostUpdates(t *truth, mv []Violation) []Violation {
 	tr := t.tr
-	byRead := map[int][]sim.Op{}
+	byRead := map[int][]trace.Op{}
 	var reads []int
 	for _, op := range tr.Ops {
 		if op.Kind != model.OpBuy {
@@ -197,7 +197,7 @@ func lostUpdates(t *truth, mv []Violation) []Violation {
 			}
 			out = append(out, Violation{
 				Property: PropResource, Cause: cause, Reason: reason, Key: first.Key,
-				Clients: []string{first.Client, second.Client}, AtMs: sim.Ms(second.Return), Events: evs,
+				Clients: []string{first.Client, second.Client}, AtMs: trace.Ms(second.Return), Events: evs,
 				Explanation: first.Client + " and " + second.Client + " both read stock " + strconv.Itoa(r) +
 					" and wrote " + strconv.Itoa(r-1) + why,
 			})
@@ -212,10 +212,10 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 	tr := t.tr
 	type best struct {
 		tok int64
-		op  sim.Op
+		op  trace.Op
 	}
 	hi := map[string]*best{}
-	var writes []sim.Op
+	var writes []trace.Op
 	for _, op := range tr.Ops {
 		if op.Kind == model.OpWrite && op.Result == model.ResOK && !op.Open() {
 			writes = append(writes, op)
@@ -240,7 +240,7 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 			}
 			out = append(out, Violation{
 				Property: PropResource, Cause: cause, Reason: reason, Key: op.Key,
-				Clients: []string{b.op.Client, op.Client}, AtMs: sim.Ms(op.Return), Events: evs,
+				Clients: []string{b.op.Client, op.Client}, AtMs: trace.Ms(op.Return), Events: evs,
 				Explanation: fmt.Sprintf("the storage accepted %s's write with token %d at %s after accepting token %d from %s at %s: %s.",
 					op.Client, tok, fmtMs(op.Return), b.tok, b.op.Client, fmtMs(b.op.Return), why),
 			})
@@ -254,8 +254,8 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 }
 
 // finalReads returns, per set key, the read that returned last.
-func finalReads(tr *sim.Trace) map[string]sim.Op {
-	out := map[string]sim.Op{}
+func finalReads(tr *trace.Trace) map[string]trace.Op {
+	out := map[string]trace.Op{}
 	for _, op := range tr.Ops {
 		if op.Kind != model.OpRead || unknownOutcome(op) {
 			continue
@@ -269,9 +269,9 @@ func finalReads(tr *sim.Trace) map[string]sim.Op {
 
 // lostAdds lists the acknowledged adds, completed before the final read
 // began, that the final read lacks.
-func lostAdds(tr *sim.Trace) []sim.Op {
+func lostAdds(tr *trace.Trace) []trace.Op {
 	reads := finalReads(tr)
-	var out []sim.Op
+	var out []trace.Op
 	for _, op := range tr.Ops {
 		r, ok := reads[op.Key]
 		if op.Kind != model.OpAdd || op.Result != model.ResOK || op.Open() || !ok || op.Return > r.Call {
@@ -296,10 +296,10 @@ func setHas(set, elem string) bool {
 // deposedWrite finds op's last write to key and, when another node had
 // been promoted to master before it landed, returns the write and the
 // promotion; -1, -1 otherwise.
-func (t *truth) deposedWrite(op sim.Op) (int, int) {
+func (t *truth) deposedWrite(op trace.Op) (int, int) {
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
-		if e := t.tr.Events[i]; e.Kind == sim.EvCommand && e.Key == op.Key && len(e.Args) > 0 && !isRead(e.Args[0]) {
+		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && e.Key == op.Key && len(e.Args) > 0 && !isRead(e.Args[0]) {
 			w = i
 		}
 	}
@@ -342,7 +342,7 @@ func lostElements(t *truth, mv []Violation) []Violation {
 			why = fmt.Sprintf("%s held the lock at the same time (%s) and wrote back a set read before the add", other, cause)
 		}
 		out = append(out, Violation{
-			Property: PropResource, Cause: cause, Reason: reason, Key: op.Key, Clients: clients, AtMs: sim.Ms(r.Return), Events: evs,
+			Property: PropResource, Cause: cause, Reason: reason, Key: op.Key, Clients: clients, AtMs: trace.Ms(r.Return), Events: evs,
 			Explanation: fmt.Sprintf("%s's add of %s was acknowledged at %s, but the final read at %s lacks it: %s.",
 				op.Client, op.Value, fmtMs(op.Return), fmtMs(r.Return), why),
 		})

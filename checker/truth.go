@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // How a grant ended.
@@ -51,7 +51,7 @@ type foreignRenewal struct {
 // truth indexes the trace's ground truth: what every node did with every
 // lock key, and the events of each client, process and key.
 type truth struct {
-	tr         *sim.Trace
+	tr         *trace.Trace
 	lease      time.Duration
 	replicated bool
 	lockKeys   map[string]bool
@@ -72,7 +72,7 @@ type truth struct {
 
 type siteKey struct{ site, key string }
 
-func newTruth(tr *sim.Trace, opt Options) *truth {
+func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond,
 		lockKeys: map[string]bool{}, bySite: map[[3]string][]*grant{}, sites: map[string][]string{},
@@ -89,7 +89,7 @@ func newTruth(tr *sim.Trace, opt Options) *truth {
 	}
 	for _, e := range tr.Events {
 		switch e.Kind {
-		case sim.EvReplicate, sim.EvPromote, sim.EvDemote, sim.EvMasterDown:
+		case trace.EvReplicate, trace.EvPromote, trace.EvDemote, trace.EvMasterDown:
 			t.replicated = true
 		}
 	}
@@ -100,17 +100,17 @@ func newTruth(tr *sim.Trace, opt Options) *truth {
 		}
 		t.byParty[e.Party] = append(t.byParty[e.Party], i)
 		switch e.Kind {
-		case sim.EvCrash:
+		case trace.EvCrash:
 			if _, ok := t.crashAt[e.Party]; !ok {
 				t.crashAt[e.Party] = i
 			}
-		case sim.EvClockJump:
+		case trace.EvClockJump:
 			t.lastJump[e.Party] = i
 		}
-		if e.Change == sim.KeyLost {
+		if e.Change == trace.KeyLost {
 			t.lostKeys[e.Key] = append(t.lostKeys[e.Key], i)
 		}
-		if e.Kind == sim.EvPromote && e.Key == "" {
+		if e.Kind == trace.EvPromote && e.Key == "" {
 			t.promotes = append(t.promotes, i)
 		}
 		if g := t.apply(i, e); g != nil {
@@ -137,8 +137,8 @@ func (t *truth) site(node string) string {
 }
 
 // apply updates the grants with event i; it returns a grant it created.
-func (t *truth) apply(i int, e sim.Event) *grant {
-	if e.Kind == sim.EvPromote && e.Change != sim.KeyLost {
+func (t *truth) apply(i int, e trace.Event) *grant {
+	if e.Kind == trace.EvPromote && e.Change != trace.KeyLost {
 		for _, gs := range t.live {
 			for _, g := range gs {
 				g.Node = e.Party
@@ -151,15 +151,15 @@ func (t *truth) apply(i int, e sim.Event) *grant {
 	}
 	sk := siteKey{t.site(e.Party), e.Key}
 	switch {
-	case e.Change == sim.KeyLost:
+	case e.Change == trace.KeyLost:
 		for _, g := range t.live[sk] {
 			// A promoted replica lacked what the old master held; any
 			// other loss (demotion, restart, resync) is of the node's own.
-			if e.Kind == sim.EvPromote || g.Node == e.Party {
+			if e.Kind == trace.EvPromote || g.Node == e.Party {
 				t.end(sk, g, i, endLost)
 			}
 		}
-	case e.Kind == sim.EvExpire:
+	case e.Kind == trace.EvExpire:
 		for _, g := range t.live[sk] {
 			if g.Node != e.Party {
 				continue
@@ -176,9 +176,9 @@ func (t *truth) apply(i int, e sim.Event) *grant {
 			}
 			t.end(sk, g, i, kind)
 		}
-	case e.Kind == sim.EvCommand && e.Client != "":
+	case e.Kind == trace.EvCommand && e.Client != "":
 		switch e.Change {
-		case sim.KeyCreated:
+		case trace.KeyCreated:
 			g := &grant{Key: e.Key, Site: t.site(e.Party), Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 				End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
 			if ttl, ok := commandTTL(e, t.tr.Scripts); ok {
@@ -191,7 +191,7 @@ func (t *truth) apply(i int, e sim.Event) *grant {
 			bk := [3]string{g.Owner, g.Key, g.Site}
 			t.bySite[bk] = append(t.bySite[bk], g)
 			return g
-		case sim.KeyDeleted:
+		case trace.KeyDeleted:
 			for _, g := range t.live[sk] {
 				if g.Node == e.Party {
 					g.EndBy = e.Client
@@ -254,7 +254,7 @@ func (t *truth) partyEvents(party string, from, to int64) []int {
 	return window(t.tr, t.byParty[party], from, to)
 }
 
-func window(tr *sim.Trace, idx []int, from, to int64) []int {
+func window(tr *trace.Trace, idx []int, from, to int64) []int {
 	lo := sort.Search(len(idx), func(i int) bool { return tr.Events[idx[i]].T >= from })
 	hi := sort.Search(len(idx), func(i int) bool { return tr.Events[idx[i]].T > to })
 	if lo >= hi {
@@ -325,11 +325,11 @@ func (t *truth) retryOf(i int) int {
 	for j := k - 1; j >= 0; j-- {
 		p := t.tr.Events[idx[j]]
 		switch p.Kind {
-		case sim.EvRetry:
+		case trace.EvRetry:
 			if retry < 0 {
 				retry = idx[j]
 			}
-		case sim.EvCommand, sim.EvService:
+		case trace.EvCommand, trace.EvService:
 			same := p.Party == e.Party && strings.Join(p.Args, "\x00") == strings.Join(e.Args, "\x00") &&
 				t.opAt(e.Client, e.Key, p.T) == t.opAt(e.Client, e.Key, e.T)
 			if retry >= 0 && same {
@@ -343,6 +343,6 @@ func (t *truth) retryOf(i int) int {
 
 // unknownOutcome reports an operation the client never learned the
 // outcome of.
-func unknownOutcome(op sim.Op) bool {
+func unknownOutcome(op trace.Op) bool {
 	return op.Open() || strings.HasPrefix(op.Result, model.ResError)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // commandTTL reads the TTL a command sets, as a duration, when it sets one
@@ -13,7 +13,7 @@ import (
 // pexpire (or sets PX) takes its last numeric ARGV as milliseconds, one
 // that calls expire (or sets EX) as seconds. A script's reply does not say
 // whether it set the TTL: callers trust scripts of the key's owner only.
-func commandTTL(e sim.Event, scripts map[string]string) (time.Duration, bool) {
+func commandTTL(e trace.Event, scripts map[string]string) (time.Duration, bool) {
 	a := e.Args
 	if len(a) < 2 || strings.HasPrefix(e.Reply, "(error)") || e.Reply == "(nil)" || e.Reply == "(integer) 0" {
 		return 0, false
@@ -69,7 +69,7 @@ func scriptTTL(a []string, scripts map[string]string) (time.Duration, bool) {
 	return 0, false
 }
 
-func isScript(e sim.Event) bool {
+func isScript(e trace.Event) bool {
 	if len(e.Args) == 0 {
 		return false
 	}
@@ -89,7 +89,7 @@ func num(s string, unit time.Duration) (time.Duration, bool) {
 }
 
 // isExpireCommand reports a plain TTL renewal that hit an existing key.
-func isExpireCommand(e sim.Event) bool {
+func isExpireCommand(e trace.Event) bool {
 	if len(e.Args) == 0 || e.Reply != "(integer) 1" {
 		return false
 	}

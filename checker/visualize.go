@@ -6,8 +6,7 @@ import (
 	"io"
 
 	"github.com/anishathalye/porcupine"
-
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // WriteLinearization writes porcupine's self-contained visualization of the
@@ -45,41 +44,41 @@ const (
 
 // faultAnnotations puts every fault and key expiry of the trace on a row
 // named after the party it hit. Every string is HTML-escaped.
-func faultAnnotations(tr *sim.Trace) []porcupine.Annotation {
+func faultAnnotations(tr *trace.Trace) []porcupine.Annotation {
 	var out []porcupine.Annotation
 	for _, e := range tr.Events {
 		tag, desc, col, end := "fault "+e.Party, "", colPause, e.T
 		switch e.Kind {
-		case sim.EvPause:
+		case trace.EvPause:
 			desc, end = "GC pause "+fmtDur(e.DurNs), e.T+e.DurNs
-		case sim.EvPartition:
+		case trace.EvPartition:
 			desc, col, end = "partition to "+e.Detail+" "+fmtDur(e.DurNs), colNet, e.T+e.DurNs
-		case sim.EvHeal:
+		case trace.EvHeal:
 			desc, col = "heal "+e.Detail, colNet
-		case sim.EvPromote, sim.EvDemote, sim.EvMasterDown:
+		case trace.EvPromote, trace.EvDemote, trace.EvMasterDown:
 			tag, desc, col = "redis "+e.Party, e.Kind, colNode
-			if e.Change == sim.KeyLost {
+			if e.Change == trace.KeyLost {
 				desc = e.Kind + ": lost " + e.Key
 			}
-		case sim.EvClockJump:
+		case trace.EvClockJump:
 			desc, col = fmt.Sprintf("clock jump %+.1f s", float64(e.DurNs)/1e9), colClock
-		case sim.EvNodeCrash:
+		case trace.EvNodeCrash:
 			tag, desc, col = "redis "+e.Party, "node crash", colNode
 			if e.DurNs > 0 {
 				end = e.T + e.DurNs
 			}
-		case sim.EvNodeStart:
+		case trace.EvNodeStart:
 			tag, desc, col = "redis "+e.Party, "restart", colNode
-			if e.Change == sim.KeyLost {
+			if e.Change == trace.KeyLost {
 				desc = "restart: lost " + e.Key
 			}
-		case sim.EvCrash:
+		case trace.EvCrash:
 			desc, col = "crash", colClient
-		case sim.EvRestart:
+		case trace.EvRestart:
 			desc, col = "restart ("+e.Detail+")", colClient
-		case sim.EvRetry, sim.EvTimeout:
+		case trace.EvRetry, trace.EvTimeout:
 			desc, col = e.Kind+" "+e.Detail, colClient
-		case sim.EvExpire:
+		case trace.EvExpire:
 			tag, desc, col = "redis "+e.Party, "expired "+e.Key, colExpire
 		default:
 			continue

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // porcupine 1.3.1 sets descriptions, tags and annotation texts with
@@ -17,11 +17,11 @@ func TestLinearizationEscapesOnlyMarkup(t *testing.T) {
 	owner := "c1<x>/t1"
 	b.op(owner, acq, key, ok, 0, 0.2).setnx(0.1, "redis", owner, key, "10")
 	b.pause(1, "c1", 20).expire(10.1, "redis", key)
-	b.add(3, sim.Event{Kind: sim.EvPartition, Party: "c1", Detail: "<b>redis</b>", DurNs: sec(2)})
-	b.add(4, sim.Event{Kind: sim.EvClockJump, Party: "redis", DurNs: sec(1)})
-	b.add(5, sim.Event{Kind: sim.EvPromote, Party: "redis", Key: key, Change: sim.KeyLost})
-	b.add(6, sim.Event{Kind: sim.EvNodeStart, Party: "redis", Detail: "persistence none"})
-	b.add(7, sim.Event{Kind: sim.EvCrash, Party: "c9"})
+	b.add(3, trace.Event{Kind: trace.EvPartition, Party: "c1", Detail: "<b>redis</b>", DurNs: sec(2)})
+	b.add(4, trace.Event{Kind: trace.EvClockJump, Party: "redis", DurNs: sec(1)})
+	b.add(5, trace.Event{Kind: trace.EvPromote, Party: "redis", Key: key, Change: trace.KeyLost})
+	b.add(6, trace.Event{Kind: trace.EvNodeStart, Party: "redis", Detail: "persistence none"})
+	b.add(7, trace.Event{Kind: trace.EvCrash, Party: "c9"})
 	b.op("c2/t1", acq, key, ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", key, "10")
 	b.op(owner, rel, key, ok, 21, 21.1)
 	res := Check(b.trace(), Options{LeaseMs: 10000})
@@ -44,7 +44,7 @@ func TestLinearizationEscapesOnlyMarkup(t *testing.T) {
 }
 
 func TestLinearizationNeedsLockOps(t *testing.T) {
-	if err := Check(&sim.Trace{}, Options{}).WriteLinearization(&bytes.Buffer{}); err == nil {
+	if err := Check(&trace.Trace{}, Options{}).WriteLinearization(&bytes.Buffer{}); err == nil {
 		t.Fatal("no error for a trace without lock operations")
 	}
 }

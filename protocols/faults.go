@@ -7,32 +7,33 @@ import (
 	"sort"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // FaultKinds lists the fault kinds the generator knows, in CLI order.
 var FaultKinds = []string{
-	sim.FaultGCPause, sim.FaultSlowWork, sim.FaultWatchdogStall, sim.FaultPartition,
-	sim.FaultReplicationLag, sim.FaultFailover, sim.FaultClockJump, sim.FaultClockDrift,
-	sim.FaultClientCrash, sim.FaultNodeRestart, sim.FaultReplyLoss,
+	trace.FaultGCPause, trace.FaultSlowWork, trace.FaultWatchdogStall, trace.FaultPartition,
+	trace.FaultReplicationLag, trace.FaultFailover, trace.FaultClockJump, trace.FaultClockDrift,
+	trace.FaultClientCrash, trace.FaultNodeRestart, trace.FaultReplyLoss,
 }
 
 // GenerateFaults draws an explicit, timed fault schedule from the
 // scenario's seed, its fault kinds and intensity. Each kind draws from its
 // own stream, so adding a kind does not move the others. Durations are
 // drawn at the scale of the lease: shorter faults cannot break a lease.
-func GenerateFaults(sc Scenario) ([]sim.Fault, error) {
+func GenerateFaults(sc Scenario) ([]trace.Fault, error) {
 	intensity := sc.Intensity
 	if intensity <= 0 {
 		intensity = 1
 	}
 	g := gen{sc: sc, window: sc.activeWindow().Milliseconds(), lease: sc.LeaseMs}
-	var out []sim.Fault
+	var out []trace.Fault
 	for _, kind := range sc.FaultKinds {
 		g.r = sim.NewStreams(sc.Seed).Get("faults/" + kind)
 		n := func(base int) int { return max(1, int(math.Round(intensity*float64(base)))) }
 		switch kind {
 		case "none":
-		case sim.FaultGCPause:
+		case trace.FaultGCPause:
 			// Half the pauses are ordinary (10 ms to 1 s); half are at the
 			// scale of the lease, the only ones that can outlast it.
 			for c := 0; c < sc.Clients; c++ {
@@ -44,21 +45,21 @@ func GenerateFaults(sc Scenario) ([]sim.Fault, error) {
 					out = append(out, g.fault(kind, g.sc.Client(c), dur, 0))
 				}
 			}
-		case sim.FaultSlowWork:
+		case trace.FaultSlowWork:
 			for range n(1) {
 				out = append(out, g.fault(kind, g.client(), g.window/2, g.span(1, 1, 3)))
 			}
-		case sim.FaultWatchdogStall:
+		case trace.FaultWatchdogStall:
 			for c := 0; c < sc.Clients; c++ {
 				out = append(out, g.fault(kind, g.sc.Client(c), g.span(1, 1, 3), 0))
 			}
-		case sim.FaultPartition:
+		case trace.FaultPartition:
 			for range n(2) {
 				out = append(out, g.partition()...)
 			}
-		case sim.FaultReplicationLag:
+		case trace.FaultReplicationLag:
 			out = append(out, g.fault(kind, sim.Master, g.window, 500+g.r.Int64N(4500)))
-		case sim.FaultFailover:
+		case trace.FaultFailover:
 			// Down long enough for the sentinel to promote a replica, after
 			// a stretch of slow replication, so that the master dies with
 			// writes its replicas have not received (seed 001's failure).
@@ -66,9 +67,9 @@ func GenerateFaults(sc Scenario) ([]sim.Fault, error) {
 			f := g.fault(kind, g.node(true), down*2+g.r.Int64N(down*2), 0)
 			lag := g.span(1, 1, 4)
 			from := max(0, f.AtMs-lag)
-			out = append(out, sim.Fault{Kind: sim.FaultReplicationLag, Target: f.Target, AtMs: from,
+			out = append(out, trace.Fault{Kind: trace.FaultReplicationLag, Target: f.Target, AtMs: from,
 				DurMs: f.AtMs - from + f.DurMs, Value: lag}, f)
-		case sim.FaultClockJump:
+		case trace.FaultClockJump:
 			for range n(1) {
 				jump := g.span(1, 2, 2)
 				if g.r.IntN(4) == 0 {
@@ -80,10 +81,10 @@ func GenerateFaults(sc Scenario) ([]sim.Fault, error) {
 				}
 				out = append(out, g.fault(kind, target, 0, jump))
 			}
-		case sim.FaultClockDrift:
+		case trace.FaultClockDrift:
 			ppm := 5_000 + g.r.Int64N(195_000) // 0.5 % to 20 % fast
 			out = append(out, g.fault(kind, g.node(false), 0, ppm))
-		case sim.FaultClientCrash:
+		case trace.FaultClientCrash:
 			for range n(1) {
 				restart := int64(0)
 				if g.r.IntN(3) > 0 {
@@ -91,9 +92,9 @@ func GenerateFaults(sc Scenario) ([]sim.Fault, error) {
 				}
 				out = append(out, g.fault(kind, g.client(), restart, 0))
 			}
-		case sim.FaultNodeRestart:
+		case trace.FaultNodeRestart:
 			out = append(out, g.fault(kind, g.node(false), 100+g.r.Int64N(4900), 0))
-		case sim.FaultReplyLoss:
+		case trace.FaultReplyLoss:
 			for range n(2) {
 				out = append(out, g.fault(kind, g.node(true), 1000+g.r.Int64N(4000), 200+g.r.Int64N(801)))
 			}
@@ -112,8 +113,8 @@ type gen struct {
 	lease  int64
 }
 
-func (g gen) fault(kind, target string, dur, value int64) sim.Fault {
-	return sim.Fault{Kind: kind, Target: target, AtMs: g.r.Int64N(g.window), DurMs: dur, Value: value}
+func (g gen) fault(kind, target string, dur, value int64) trace.Fault {
+	return trace.Fault{Kind: kind, Target: target, AtMs: g.r.Int64N(g.window), DurMs: dur, Value: value}
 }
 
 // span draws between lease*lo/div and lease*hi/div... in halves of the
@@ -141,17 +142,17 @@ func (g gen) node(master bool) string {
 // partition cuts a client from the lock's node(s), or in a replicated
 // deployment may cut the master from the sentinel and replicas while
 // clients still reach it (split brain).
-func (g gen) partition() []sim.Fault {
+func (g gen) partition() []trace.Fault {
 	dur := g.span(1, 2, 4)
 	nodes := LockNodes(g.sc)
 	if g.sc.Topology == TopoReplicated && g.r.IntN(2) == 0 {
 		at := g.r.Int64N(g.window)
-		var out []sim.Fault
+		var out []trace.Fault
 		for _, other := range append([]string{sim.Sentinel}, nodes[1:]...) {
-			out = append(out, sim.Fault{Kind: sim.FaultPartition, Target: MasterNode + "<->" + other, AtMs: at, DurMs: dur})
+			out = append(out, trace.Fault{Kind: trace.FaultPartition, Target: MasterNode + "<->" + other, AtMs: at, DurMs: dur})
 		}
 		return out
 	}
 	target := g.client() + "<->" + nodes[g.r.IntN(len(nodes))]
-	return []sim.Fault{g.fault(sim.FaultPartition, target, dur, 0)}
+	return []trace.Fault{g.fault(trace.FaultPartition, target, dur, 0)}
 }

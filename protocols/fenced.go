@@ -9,7 +9,8 @@ import (
 // Redisson's RFencedLock (RedissonFencedLock, 3.x master): the newer
 // RLock whose lock script also INCRs redisson_lock_token:{name} and
 // returns the counter with each acquisition, lockAndGetToken() with the
-// watchdog. The workloads hand the token to the protected resource,
+// watchdog. The script goes through syncedEvalNoRetry: no command
+// retries on a single server. The workloads hand the token to the protected resource,
 // which rejects a token lower than the highest it has seen for that
 // resource. The counter has no expiry, but it lives on the lock's Redis
 // master like the lock: a failover that loses the INCR hands the next
@@ -44,7 +45,7 @@ func (l *rlock) tokenName() string { return prefixName("redisson_lock_token", l.
 // tryAcquireFenced runs the fenced lock script: {-1, token} when
 // acquired, {pttl, -1} otherwise.
 func (l *rlock) tryAcquireFenced(t *sim.Thread, lease time.Duration) (acquireResult, error) {
-	r, err := l.synced(t, false, redissonFencedLock, []string{l.name, l.tokenName()}, ms(lease), l.lockName(t))
+	r, err := l.synced(t, true, redissonFencedLock, []string{l.name, l.tokenName()}, ms(lease), l.lockName(t))
 	if err != nil {
 		return acquireResult{}, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // LockSetKey is the Redis key holding lock-set's set, a sorted,
@@ -29,7 +30,7 @@ func init() {
 		Summary: "add a unique element to a set stored in Redis by GET/SET under the lock; lost elements are the damage",
 		WorkMs:  0,
 		Setup: func(w *sim.World, sc Scenario) {
-			w.Record(sim.Event{Kind: sim.EvWorkload, Party: DataNode(sc), Key: LockSetKey, Detail: "initial set empty"})
+			w.Record(trace.Event{Kind: trace.EvWorkload, Party: DataNode(sc), Key: LockSetKey, Detail: "initial set empty"})
 		},
 		Thread: lockSetThread,
 	})

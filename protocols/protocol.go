@@ -4,8 +4,6 @@
 package protocols
 
 import (
-	"fmt"
-	"sort"
 	"time"
 
 	"github.com/locksim/locksim/model"
@@ -60,34 +58,6 @@ type Protocol struct {
 // workloads pass it to the protected resource, which rejects stale ones.
 type Fencer interface {
 	Token() int64
-}
-
-var registry = map[string]Protocol{}
-
-func register(p Protocol) {
-	if _, dup := registry[p.Name]; dup {
-		panic("duplicate protocol " + p.Name)
-	}
-	registry[p.Name] = p
-}
-
-// Lookup returns the protocol called name.
-func Lookup(name string) (Protocol, error) {
-	p, ok := registry[name]
-	if !ok {
-		return Protocol{}, fmt.Errorf("unknown protocol %q (try `locksim list`)", name)
-	}
-	return p, nil
-}
-
-// Protocols lists the catalog in name order.
-func Protocols() []Protocol {
-	out := make([]Protocol, 0, len(registry))
-	for _, p := range registry {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }
 
 // recorded wraps a Lock so that every acquire and release lands in the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Hand-built worlds: fixed 1 ms one-way latency, so timelines can be
@@ -50,7 +51,7 @@ func (b *bench) proc(name string) *sim.Process {
 
 func (b *bench) lock(key string) Lock { return b.p.New(b.env, key) }
 
-func (b *bench) run() *sim.Trace {
+func (b *bench) run() *trace.Trace {
 	b.t.Helper()
 	tr, err := b.w.Run()
 	if err != nil {
@@ -61,10 +62,10 @@ func (b *bench) run() *sim.Trace {
 
 // count counts the commands nodes executed whose arguments contain all of
 // parts (script bodies appear as their sha1, see scriptSHA).
-func count(tr *sim.Trace, parts ...string) int {
+func count(tr *trace.Trace, parts ...string) int {
 	n := 0
 	for _, e := range tr.Events {
-		if e.Kind != sim.EvCommand {
+		if e.Kind != trace.EvCommand {
 			continue
 		}
 		all := strings.Join(e.Args, " ")
@@ -80,7 +81,7 @@ func count(tr *sim.Trace, parts ...string) int {
 }
 
 // scriptSHA is how the trace names a script.
-func scriptSHA(tr *sim.Trace, script string) string {
+func scriptSHA(tr *trace.Trace, script string) string {
 	for sha, body := range tr.Scripts {
 		if body == script {
 			return "sha1:" + sha
@@ -89,10 +90,10 @@ func scriptSHA(tr *sim.Trace, script string) string {
 	return "sha1:never-sent"
 }
 
-func notes(tr *sim.Trace, part string) int {
+func notes(tr *trace.Trace, part string) int {
 	n := 0
 	for _, e := range tr.Events {
-		if e.Kind == sim.EvNote && strings.Contains(e.Detail, part) {
+		if e.Kind == trace.EvNote && strings.Contains(e.Detail, part) {
 			n++
 		}
 	}
@@ -275,7 +276,7 @@ func TestRedissonWaiterWokenByPubSubOnePerProcess(t *testing.T) {
 }
 
 func TestRedissonRenewalReturningZeroStopsTheWatchdog(t *testing.T) {
-	for _, protocol := range []string{"redisson", "redisson-latest"} {
+	for _, protocol := range []string{"redisson-3.16.1", "redisson-latest"} {
 		t.Run(protocol, func(t *testing.T) {
 			b := newBench(t, protocol)
 			b.proc("c1").Go("t1", func(th *sim.Thread) {
@@ -304,10 +305,14 @@ func TestRedissonRenewalReturningZeroStopsTheWatchdog(t *testing.T) {
 }
 
 // retriedUnlock: the reply to c1's unlock is lost (redis -> c1 blocked
-// from 1 s to 4 s); the client times out at 4 s and resends at 5.5 s (or
-// 5 s), after the first attempt already ran.
-func retriedUnlock(t *testing.T, protocol string) (bool, error, *sim.Trace) {
+// from 1 s to 4.1 s); a client with retries times out and resends after
+// the first attempt already ran. With replicas, the master has one
+// replica whose link works.
+func retriedUnlock(t *testing.T, protocol string, replicas bool) (bool, error, *trace.Trace) {
 	b := newBench(t, protocol)
+	if replicas {
+		b.w.AddReplica(b.w.Node(MasterNode), b.w.AddNode("redis-r1"))
+	}
 	var ok bool
 	var err error
 	b.proc("c1").Go("t1", func(th *sim.Thread) {
@@ -322,7 +327,7 @@ func retriedUnlock(t *testing.T, protocol string) (bool, error, *sim.Trace) {
 }
 
 func TestRedissonRetriedUnlockIsIllegalMonitorState(t *testing.T) {
-	ok, err, tr := retriedUnlock(t, "redisson")
+	ok, err, tr := retriedUnlock(t, "redisson", false)
 	if ok || err != nil {
 		t.Fatalf("unlock ok=%v err=%v: 3.16's retried unlock finds no hold and answers nil", ok, err)
 	}
@@ -334,8 +339,23 @@ func TestRedissonRetriedUnlockIsIllegalMonitorState(t *testing.T) {
 	}
 }
 
+// Newer Redisson sends the unlock with syncedEvalNoRetry: on a single
+// server a lost reply is a timeout, not a resend.
+func TestRedissonLatestUnlockIsNotRetriedOnASingleServer(t *testing.T) {
+	ok, err, tr := retriedUnlock(t, "redisson-latest", false)
+	if ok || err != sim.ErrTimeout {
+		t.Fatalf("unlock ok=%v err=%v, want a timeout", ok, err)
+	}
+	if n := count(tr, scriptSHA(tr, redissonUnlockLatest)); n != 1 {
+		t.Fatalf("the unlock script ran %d times, want 1", n)
+	}
+}
+
+// With replicas the script and WAIT are one batch, which the batch
+// executor resends after its 4000 ms timeout with the same request id:
+// the latch answers the resend.
 func TestRedissonLatestRetriedUnlockAnsweredByTheLatch(t *testing.T) {
-	ok, err, tr := retriedUnlock(t, "redisson-latest")
+	ok, err, tr := retriedUnlock(t, "redisson-latest", true)
 	if !ok || err != nil {
 		t.Fatalf("unlock ok=%v err=%v: the retry should read the latch's cached 1", ok, err)
 	}
@@ -344,6 +364,9 @@ func TestRedissonLatestRetriedUnlockAnsweredByTheLatch(t *testing.T) {
 	}
 	if n := count(tr, "DEL", "redisson_unlock_latch:{redisLock}:"); n != 1 {
 		t.Fatalf("%d latch DELs, want 1", n)
+	}
+	if n := count(tr, "INFO", "ALL"); n != 1 {
+		t.Fatalf("%d INFOs, want 1: connected_slaves is read once and cached", n)
 	}
 }
 
@@ -391,7 +414,7 @@ func TestFencedDatabaseRejectsTheStaleHolder(t *testing.T) {
 	// (the watchdog is paused with it); c2 locks with a newer token and
 	// inserts; c1 resumes and its INSERT carries the older token.
 	_, tr, err := Run(Scenario{Seed: 1, Protocol: "fenced", Workload: "unique-name", Clients: 2, Ops: 1, StaggerMs: 500,
-		Faults: []sim.Fault{{Kind: sim.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 70000}}})
+		Faults: []trace.Fault{{Kind: trace.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 70000}}})
 	if err != nil {
 		t.Fatal(err)
 	}

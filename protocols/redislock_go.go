@@ -7,19 +7,28 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// bsm/redislock v0.9 (redislock.go, obtain.lua, release.lua, refresh.lua):
-// Obtain(ctx, key, ttl, nil) makes a random token (16 random bytes,
-// base64url, 22 characters), runs obtain.lua once (the default retry
-// strategy is NoRetry; with a strategy it would retry until ctx's
-// deadline, by default now + ttl), and returns ErrNotObtained when the
-// script answers nil. obtain.lua sets the key with MSETNX and PEXPIRE,
-// and overwrites a key whose value starts with the same token, so a
-// retried obtain whose first attempt ran succeeds instead of locking the
-// caller out. Release and Refresh compare the full value (token plus
-// metadata) in Lua. No watchdog: the caller refreshes if it wants to.
-// The library has no default TTL: locksim uses seed 001's 10 s. The
-// client is go-redis v9 with its defaults (3 s read timeout, 3 retries,
-// 8-512 ms backoff; modelled as a fixed 8 ms).
+// bsm/redislock v0.10.0 (tag v0.10.0, commit a5b7483, 2026-05-18;
+// obtain.lua, release.lua and refresh.lua verbatim at that tag, where
+// they have not changed since cd93b2b, 2023-11-24; v0.9.x kept other
+// scripts inline in redislock.go). Obtain(ctx, key, ttl, nil) makes a
+// random token (16 random bytes, base64url, 22 characters) and runs
+// obtain.lua once under withRetry with the default NoRetry strategy
+// (a script error is terminal; nil is ErrNotObtained). obtain.lua sets
+// the key with MSETNX and PEXPIRE, and overwrites a key whose value
+// starts with the same token, so a retried obtain whose first attempt
+// ran succeeds instead of locking the caller out. Release and Refresh
+// compare the full value (token plus metadata) in Lua. No watchdog: the
+// caller refreshes if it wants to. The library has no default TTL:
+// locksim uses seed 001's 10 s.
+//
+// The client is go-redis v9 (v9.19.0 in the tag's go.mod) with its
+// defaults: 3 s read timeout, MaxRetries 3, a timeout retried on a fresh
+// connection (the timed-out one is closed, so its late reply is never
+// read), backoff 8-512 ms (modelled as a fixed 8 ms). Context deadlines
+// do not reach the socket (ContextTimeoutEnabled is false by default).
+// go-redis's Script.Run sends EVALSHA first and EVAL after NOSCRIPT;
+// locksim sends EVAL: one round trip fewer on a node's first call, the
+// same script run once.
 
 const redislockObtain = `-- obtain.lua: arguments => [value, tokenLen, ttl]
 -- Obtain.lua try to set provided keys's with value and ttl if they do not exists.
@@ -37,7 +46,7 @@ end
 local function canOverrideKeys() 
 	local offset = tonumber(ARGV[2])
 
-	for i, key in ipairs(KEYS) do
+	for _, key in ipairs(KEYS) do
 		if redis.call("getrange", key, 0, offset-1) ~= string.sub(ARGV[1], 1, offset) then
 			return false
 		end
@@ -47,7 +56,7 @@ end
 
 -- Prepare mset arguments.
 local setArgs = {}
-for i, key in ipairs(KEYS) do
+for _, key in ipairs(KEYS) do
 	table.insert(setArgs, key)
 	table.insert(setArgs, ARGV[1])
 end
@@ -74,11 +83,7 @@ for i, _ in ipairs(KEYS) do
 end
 
 -- Delete keys.
-for _, key in ipairs(KEYS) do
-	if redis.call("del", key) ~= 1 then
-		return redis.error_reply("redislock: failed to del " + key)
-	end
-end
+redis.call("del", unpack(KEYS))
 
 return redis.status_reply("OK")`
 
@@ -101,12 +106,12 @@ end
 return redis.status_reply("OK")`
 
 // GoRedisClient is go-redis v9's default client configuration.
-var GoRedisClient = sim.ClientConfig{Timeout: 3 * time.Second, Retries: 3, RetryInterval: 8 * time.Millisecond}
+var GoRedisClient = sim.ClientConfig{Timeout: 3 * time.Second, Retries: 3, RetryInterval: 8 * time.Millisecond, CancelOnTimeout: true}
 
 func init() {
 	register(Protocol{
 		Name:    "redislock-go",
-		Source:  "bsm/redislock v0.9 (Obtain with obtain.lua, Release, Refresh; NoRetry)",
+		Source:  "bsm/redislock v0.10.0 (a5b7483: Obtain with obtain.lua, Release, Refresh; NoRetry) on go-redis v9",
 		Summary: "bsm/redislock: Lua MSETNX+PEXPIRE obtain with a random token, compare-and-delete release, no watchdog",
 		Lease:   10 * time.Second,
 		Client:  GoRedisClient,

@@ -10,9 +10,10 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Redisson 3.16 RLock (seed 000, used by seed 001's buy() and seed 002
-// section 4). The three scripts are verbatim from seed 000. The client
-// steps follow RedissonLock/RedissonBaseLock of the 3.16 line:
+// Redisson RLock (seed 000, used by seed 001's buy() and seed 002
+// section 4), for the releases of redisson_versions.go. The three scripts
+// are verbatim from seed 000. The client steps follow RedissonLock and
+// RedissonBaseLock at those tags:
 //
 //   - lock(): tryAcquire with the lockWatchdogTimeout lease (30 s); on
 //     success scheduleExpirationRenewal; otherwise subscribe to
@@ -22,16 +23,16 @@ import (
 //   - unlock(): the unlock script, then cancelExpirationRenewal; a nil
 //     reply is an IllegalMonitorStateException.
 //   - the watchdog: a timer every lease/3 runs the renew script for the
-//     first thread of the entry; 1 reschedules, 0 cancels, an error ends
-//     it (EXPIRATION_RENEWAL_MAP.remove).
-//   - on a master/replica deployment each script is sent in a batch
-//     followed by WAIT <replicas> 1000 whose result 3.16 does not check.
+//     first thread of the entry; 1 reschedules; 0 and errors depend on
+//     the release (redisson_versions.go).
+//   - from 3.16 on a master/replica deployment, each script is sent in a
+//     batch followed by WAIT <available slaves> 1000 (the configured
+//     replicas), with a 4000 ms batch timeout.
 //
 // One RedissonClient per process (its UUID is the id in every lock name
 // <id>:<thread>); one pub/sub entry per process and lock name, whose
 // semaphore gets one permit per unlock message, so one waiter per process
-// wakes. Client defaults: timeout 3000 ms, retryAttempts 3,
-// retryInterval 1500 ms.
+// wakes.
 
 const redissonLock316 = "if (redis.call('exists', KEYS[1]) == 0) then " +
 	"   redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
@@ -42,6 +43,20 @@ const redissonLock316 = "if (redis.call('exists', KEYS[1]) == 0) then " +
 	"   redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
 	"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
 	"   return nil; " +
+	"end; " +
+	"return redis.call('pttl', KEYS[1]);"
+
+// redissonLock312 is 3.12.0's lock script (HSET for a new hold), as
+// RedissonLock.tryLockInnerAsync writes it at that tag.
+const redissonLock312 = "if (redis.call('exists', KEYS[1]) == 0) then " +
+	"redis.call('hset', KEYS[1], ARGV[2], 1); " +
+	"redis.call('pexpire', KEYS[1], ARGV[1]); " +
+	"return nil; " +
+	"end; " +
+	"if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
+	"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
+	"redis.call('pexpire', KEYS[1], ARGV[1]); " +
+	"return nil; " +
 	"end; " +
 	"return redis.call('pttl', KEYS[1]);"
 
@@ -71,44 +86,18 @@ const redissonUnlockMessage = "0"
 // redissonSlavesSyncTimeout is the WAIT timeout of a synced batch.
 const redissonSlavesSyncTimeout = "1000"
 
-// RedissonClient316 is Redisson 3.16's default client configuration.
-var RedissonClient316 = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 3, RetryInterval: 1500 * time.Millisecond}
+// redissonBatchTimeout is a synced batch's response timeout: the
+// client's timeout plus the WAIT's (RedisCommonBatchExecutor).
+const redissonBatchTimeout = 1000 * time.Millisecond
 
-func init() {
-	register(Protocol{
-		Name:    "redisson",
-		Source:  "seed 000 scripts + Redisson 3.16 RedissonLock.lock() (seed 001 buy())",
-		Summary: "Redisson 3.16 RLock.lock(): reentrant hash, pub/sub wait, watchdog renewal every 10 s",
-		Lease:   30 * time.Second, // lockWatchdogTimeout
-		Client:  RedissonClient316,
-		New: func(env Env, key string) Lock {
-			return newRLock(env, env.Master, key, redisson316, -1, -1)
-		},
-	})
-	register(Protocol{
-		Name:    "redisson-trylock",
-		Source:  "seed 000 scripts + Redisson 3.16 RedissonLock.tryLock(5, 30, SECONDS) (seed 002 section 4.2)",
-		Summary: "Redisson 3.16 RLock.tryLock(5 s wait, 30 s lease): no watchdog",
-		Lease:   30 * time.Second,
-		Client:  RedissonClient316,
-		New: func(env Env, key string) Lock {
-			return newRLock(env, env.Master, key, redisson316, 5*time.Second, env.Lease)
-		},
-	})
-}
-
-// redissonVersion selects the scripts and client behaviour.
+// redissonVersion selects the scripts and client behaviour of one
+// release (redisson_versions.go).
 type redissonVersion int
-
-const (
-	redisson316    redissonVersion = iota
-	redissonLatest                 // see redisson_latest.go
-)
 
 // ErrIllegalMonitorState is Redisson's IllegalMonitorStateException.
 var ErrIllegalMonitorState = errors.New("IllegalMonitorStateException: attempt to unlock lock, not locked by current thread")
 
-// ErrNoSyncedSlaves is newer Redisson's "None of slaves were synced".
+// ErrNoSyncedSlaves is newer Redisson's NoSyncedSlavesException.
 var ErrNoSyncedSlaves = errors.New("None of slaves were synced")
 
 // rclient is one RedissonClient in one process: its id, its pub/sub
@@ -120,12 +109,15 @@ type rclient struct {
 	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by entry name
 	task  *rrenewTask           // newer Redisson's LockTask
 	gen   int                   // numbers fresh semaphores
+
+	probed bool // newer Redisson: the WAIT/WAITAOF probe was sent
+	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
 }
 
 func redissonClient(t *sim.Thread, env Env, node string, v redissonVersion) *rclient {
 	key := "redisson/" + strconv.Itoa(int(v)) + "/" + node
 	return env.local(t.Process(), key, func() any {
-		return &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}}
+		return &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}, slaves: -1}
 	}).(*rclient)
 }
 
@@ -194,7 +186,11 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 		acquired, ttl, err = l.tryAcquireLatest(t, lease)
 	default:
 		var r sim.Reply
-		r, err = l.eval316(t, redissonLock316, []string{l.name}, ms(lease), l.lockName(t))
+		script := redissonLock316
+		if l.ver == redisson3120 {
+			script = redissonLock312
+		}
+		r, err = l.evalWrite(t, script, []string{l.name}, ms(lease), l.lockName(t))
 		if err != nil {
 			return false, 0, err
 		}
@@ -211,32 +207,42 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 	return true, 0, nil
 }
 
-// eval316 sends a 3.16 script; with replicas it is a batch followed by
-// WAIT <replicas> 1000, whose count 3.16 ignores.
-func (l *rlock) eval316(t *sim.Thread, script string, keys []string, args ...string) (sim.Reply, error) {
+// evalWrite is RedissonBaseLock.evalWriteAsync: the script alone
+// (3.12.0, or no replicas), or from 3.16 a batch of the script and WAIT
+// <replicas> 1000, retried as a whole, with the batch's longer timeout.
+// 3.16 ignores the WAIT count; 3.17.0 fails the call when fewer replicas
+// than it knows acknowledged.
+func (l *rlock) evalWrite(t *sim.Thread, script string, keys []string, args ...string) (sim.Reply, error) {
 	cmd := append(append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...), args...)
-	var r sim.Reply
-	if n := replicas(t); n > 0 {
-		// One batch, retried as a whole: the batch fails when either
-		// command does; the WAIT count itself is not checked.
-		rs, err := t.Pipeline(l.node, cmd, []string{"WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout})
-		if err != nil {
-			return sim.Reply{}, err
+	n := replicas(t)
+	if !l.ver.batched() || n == 0 {
+		r, err := t.Call(l.node, cmd...)
+		if err == nil && r.IsErr() {
+			err = errorReply(r)
 		}
-		if rs[1].IsErr() {
-			return rs[0], errorReply(rs[1])
-		}
-		r = rs[0]
-	} else {
-		var err error
-		if r, err = t.Call(l.node, cmd...); err != nil {
-			return r, err
-		}
+		return r, err
 	}
-	if r.IsErr() {
+	cfg := t.Process().Client
+	cfg.Timeout += redissonBatchTimeout
+	rs, err := t.PipelineWith(cfg, l.node, cmd, []string{"WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout})
+	if err != nil {
+		return sim.Reply{}, err
+	}
+	r, w := rs[0], rs[1]
+	switch {
+	case r.IsErr():
 		return r, errorReply(r)
+	case w.IsErr():
+		return r, errorReply(w)
+	case l.ver.checksSyncedSlaves() && w.Int < int64(n):
+		return r, unsyncedSlaves(w.Int, n)
 	}
 	return r, nil
+}
+
+// unsyncedSlaves is 3.17.0's IllegalStateException.
+func unsyncedSlaves(synced int64, available int) error {
+	return replyError("Only " + strconv.FormatInt(synced, 10) + " of " + strconv.Itoa(available) + " slaves were synced")
 }
 
 // lock is RedissonLock.lock(): wait without a bound.
@@ -316,9 +322,11 @@ func (l *rlock) unlock(t *sim.Thread) (bool, error) {
 	if l.ver == redissonLatest {
 		return l.unlockLatest(t)
 	}
-	r, err := l.eval316(t, redissonUnlock316, []string{l.name, l.channel()},
+	r, err := l.evalWrite(t, redissonUnlock316, []string{l.name, l.channel()},
 		redissonUnlockMessage, ms(l.internalLease), l.lockName(t))
-	l.cancelExpirationRenewal(t, t.Name)
+	if !(l.ver.unlockNilKeepsEntry() && err == nil && r.IsNil()) {
+		l.cancelExpirationRenewal(t, t.Name)
+	}
 	return l.unlocked(t, r, err)
 }
 
@@ -405,6 +413,7 @@ type rrenewal struct {
 	threads []string
 	counts  map[string]int
 	timer   *rtimer
+	stale   bool // its renewal stopped but the entry stayed in the map
 }
 
 // rtimer is a Netty Timeout: cancel() stops it if it has not fired.
@@ -444,6 +453,9 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 	c := l.client(t)
 	name := l.entryName(c)
 	if old := c.renew[name]; old != nil {
+		if old.stale {
+			t.Note(l.name, "watchdog not started: a stopped renewal entry of an earlier hold is still in EXPIRATION_RENEWAL_MAP")
+		}
 		old.add(t.Name)
 		return
 	}
@@ -474,19 +486,24 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 		}
 		th := ent.threads[0]
 		op := w.Invoke(model.OpRenew, l.name, c.id+":"+th)
-		r, err := l.eval316(w, redissonRenew316, []string{l.name}, ms(lease), c.id+":"+th)
+		r, err := l.evalWrite(w, redissonRenew316, []string{l.name}, ms(lease), c.id+":"+th)
 		w.Return(op, result(err == nil && r.Int == 1, err, model.ResNotOwner))
-		if err != nil {
+		switch {
+		case err != nil && l.ver.renewErrorKeepsEntry():
+			w.Note(l.name, "watchdog: can't update lock expiration: "+err.Error()+"; not rescheduled, the renewal entry stays")
+			ent.stale = true
+		case err != nil:
 			w.Note(l.name, "watchdog: can't update lock expiration: "+err.Error())
 			delete(c.renew, name)
-			return
-		}
-		if r.Int == 1 {
+		case r.Int == 1:
 			l.renewExpiration(w, c, name)
-			return
+		case l.ver.renewZeroKeepsEntry():
+			w.Note(l.name, "watchdog: renewal returned 0, not rescheduled; the renewal entry stays")
+			ent.stale = true
+		default:
+			w.Note(l.name, "watchdog: renewal returned 0, renewal cancelled")
+			l.cancelExpirationRenewal(w, "")
 		}
-		w.Note(l.name, "watchdog: renewal returned 0, renewal cancelled")
-		l.cancelExpirationRenewal(w, "")
 	})
 }
 

@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -20,21 +21,30 @@ import (
 //     unlock whose first attempt ran is answered with the cached result
 //     instead of an IllegalMonitorStateException; the client deletes the
 //     latch once it has the answer;
-//   - the acquire script is sent without command retries (NoRetry), so a
-//     lost reply is not retried into a second reentrant hold;
+//   - the acquire and the unlock scripts go through syncedEvalNoRetry: on
+//     a single server they are sent without command retries (a lost
+//     reply is not retried into a second hold); on master/replica
+//     deployments the script and WAIT <connected_slaves> 1000 are one
+//     batch, which the batch executor retries like any command after its
+//     4000 ms timeout (3000 ms plus the WAIT's 1000 ms);
+//   - unlock() draws one request id, kept across ServiceManager.execute's
+//     retries (the latch answers a retry whose first attempt ran);
 //   - the watchdog is one renewal task per client: every
-//     lockWatchdogTimeout/3 it renews every held lock in one script,
-//     drops the locks the script found gone, and keeps rescheduling after
-//     errors;
-//   - on master/replica deployments every script is followed by
-//     WAIT <replicas> <slavesSyncTimeout=1000>; when no replica
-//     acknowledged, the acquire is undone (unlock) and fails with "None
-//     of slaves were synced", and ServiceManager.execute retries the whole
-//     acquire up to retryAttempts times.
+//     lockWatchdogTimeout/3 it renews every held lock in one script
+//     (syncedEval, with retries), drops the locks the script found gone,
+//     and keeps rescheduling after errors;
+//   - the replica count is connected_slaves from INFO, read once per
+//     client and again after a WAIT answered another count
+//     (MasterSlaveEntry.availableSlaves starts at -1), after a one-time
+//     probe batch WAIT 0 0 + WAITAOF 0 0 0 that learns which of the two
+//     the server knows (the sim's Redis has no WAITAOF);
+//   - when no replica acknowledged, the acquire is undone (unlock) and
+//     fails with "None of slaves were synced", and ServiceManager.execute
+//     retries the whole acquire (and unlock) up to retryAttempts times.
 //
-// Client defaults of the newer line: timeout 3000 ms, retryAttempts 4,
-// retryDelay EqualJitterDelay(1000 ms, 2 s) (modelled as a fixed 1000 ms:
-// the sim has one retry interval).
+// Client defaults of the newer line (config.BaseConfig): timeout
+// 3000 ms, retryAttempts 4, retryDelay EqualJitterDelay(1000 ms, 2 s);
+// a timed-out attempt is cancelled and resent (RedisExecutor).
 
 const redissonLockLatest = "if ((redis.call('exists', KEYS[1]) == 0) " +
 	"or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then " +
@@ -76,7 +86,8 @@ const redissonRenewLatest = "local result = {} " +
 	"return result;"
 
 // RedissonClientLatest is the newer default client configuration.
-var RedissonClientLatest = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 4, RetryInterval: 1000 * time.Millisecond}
+var RedissonClientLatest = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 4,
+	RetryInterval: 1000 * time.Millisecond, RetryMax: 2 * time.Second, CancelOnTimeout: true}
 
 // redissonRenewChunk is the renewal task's chunk size.
 const redissonRenewChunk = 100
@@ -94,31 +105,39 @@ func init() {
 	})
 }
 
-// latchTimeout is (timeout + retryInterval) * retryAttempts in ms.
+// latchTimeout is (timeout + retryDelay.calcDelay(retryAttempts)) *
+// retryAttempts in ms.
 func latchTimeout(t *sim.Thread) string {
 	c := t.Process().Client
-	d := (c.Timeout + c.RetryInterval) * time.Duration(max(c.Retries, 1))
+	d := (c.Timeout + t.RetryDelay(c, c.Retries)) * time.Duration(c.Retries)
 	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
 }
 
-// synced is syncedEval: the script, then on a replicated deployment
-// WAIT <replicas> 1000; no replica acknowledging is ErrNoSyncedSlaves.
+// synced is CommandAsyncService.syncedEval: on a single server the
+// script alone (without command retries when noRetry); with replicas a
+// batch of the script and WAIT <connected_slaves> 1000, retried as a
+// whole whatever noRetry says; no replica acknowledging is
+// ErrNoSyncedSlaves.
 func (l *rlock) synced(t *sim.Thread, noRetry bool, script string, keys []string, args ...string) (sim.Reply, error) {
 	cmd := append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...)
 	cmd = append(cmd, args...)
 	cfg := t.Process().Client
-	if noRetry {
-		cfg.Retries = 0
-	}
-	n := replicas(t)
-	if n == 0 {
+	if replicas(t) == 0 {
+		if noRetry {
+			cfg.Retries = 0
+		}
 		r, err := t.CallWith(cfg, l.node, cmd...)
 		if err == nil && r.IsErr() {
 			err = errorReply(r)
 		}
 		return r, err
 	}
-	// The script and the WAIT go as one batch, retried as a whole.
+	c := l.client(t)
+	n, err := c.availableSlaves(t)
+	if err != nil {
+		return sim.Reply{}, err
+	}
+	cfg.Timeout += redissonBatchTimeout
 	rs, err := t.PipelineWith(cfg, l.node, cmd, []string{"WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout})
 	if err != nil {
 		return sim.Reply{}, err
@@ -130,10 +149,39 @@ func (l *rlock) synced(t *sim.Thread, noRetry bool, script string, keys []string
 	if w.IsErr() {
 		return r, errorReply(w)
 	}
-	if w.Kind == ':' && w.Int == 0 {
+	if w.Int != int64(n) {
+		c.slaves = -1 // read connected_slaves again next time
+	}
+	if w.Int == 0 && n > 0 {
 		return r, ErrNoSyncedSlaves
 	}
 	return r, nil
+}
+
+// availableSlaves is MasterSlaveEntry.getAvailableSlaves, filled from
+// INFO's connected_slaves when unknown, after the client's one-time WAIT
+// support probe.
+func (c *rclient) availableSlaves(t *sim.Thread) (int, error) {
+	if !c.probed {
+		if _, err := t.Pipeline(c.node, []string{"WAIT", "0", "0"}, []string{"WAITAOF", "0", "0", "0"}); err != nil {
+			return 0, err
+		}
+		c.probed = true
+	}
+	if c.slaves >= 0 {
+		return c.slaves, nil
+	}
+	r, err := t.Call(c.node, "INFO", "ALL")
+	if err != nil {
+		return 0, err
+	}
+	c.slaves = 0
+	for _, line := range strings.Split(r.Str, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "connected_slaves:"); ok {
+			c.slaves, _ = strconv.Atoi(v)
+		}
+	}
+	return c.slaves, nil
 }
 
 type replyError string
@@ -151,7 +199,7 @@ func execute[T any](t *sim.Thread, op func() (T, error)) (T, error) {
 		if err != ErrNoSyncedSlaves || attempt >= cfg.Retries {
 			return v, err
 		}
-		t.Sleep(cfg.RetryInterval)
+		t.Sleep(t.RetryDelay(cfg, attempt+1))
 	}
 }
 
@@ -166,15 +214,15 @@ type acquireResult struct {
 // retries.
 func (l *rlock) tryAcquireLatest(t *sim.Thread, lease time.Duration) (bool, int64, error) {
 	if l.fence {
-		// RFencedLock.tryAcquireAsync: syncedEval with command retries,
-		// neither handleNoSync nor ServiceManager.execute.
+		// RFencedLock.tryLockInnerAsync: syncedEvalNoRetry, neither
+		// handleNoSync nor ServiceManager.execute.
 		res, err := l.tryAcquireFenced(t, lease)
 		return res.ok, res.ttl, err
 	}
 	res, err := execute(t, func() (acquireResult, error) {
 		r, err := l.synced(t, true, redissonLockLatest, []string{l.name}, ms(lease), l.lockName(t))
 		if err == ErrNoSyncedSlaves {
-			l.unlockInner(t) // handleNoSync: undo whatever the script did
+			l.unlockInner(t, randomHex(t, 16)) // handleNoSync: undo whatever the script did
 		}
 		if err != nil {
 			return acquireResult{}, err
@@ -184,24 +232,24 @@ func (l *rlock) tryAcquireLatest(t *sim.Thread, lease time.Duration) (bool, int6
 	return res.ok, res.ttl, err
 }
 
-// unlockLatest is RedissonBaseLock.unlockAsync: ServiceManager.execute
-// around unlockAsync0.
+// unlockLatest is RedissonBaseLock.unlockAsync: one request id, then
+// ServiceManager.execute around unlockAsync0.
 func (l *rlock) unlockLatest(t *sim.Thread) (bool, error) {
+	id := randomHex(t, 16)
 	r, err := execute(t, func() (sim.Reply, error) {
-		r, err := l.unlockInner(t)
+		r, err := l.unlockInner(t, id)
 		l.cancelRenewalLatest(t, t.Name)
 		return r, err
 	})
 	return l.unlocked(t, r, err)
 }
 
-// unlockInner is unlockInnerAsync(threadId): a fresh request id, the
-// latch script (command retries resend the same id), then DEL of the
-// latch sent without waiting for it.
-func (l *rlock) unlockInner(t *sim.Thread) (sim.Reply, error) {
-	id := randomHex(t, 16)
+// unlockInner is unlockInnerAsync(threadId, requestId): the latch
+// script (syncedEvalNoRetry), then DEL of the latch sent without waiting
+// for it.
+func (l *rlock) unlockInner(t *sim.Thread, id string) (sim.Reply, error) {
 	latch := prefixName("redisson_unlock_latch", l.name) + ":" + id
-	r, err := l.synced(t, false, redissonUnlockLatest, []string{l.name, l.channel(), latch},
+	r, err := l.synced(t, true, redissonUnlockLatest, []string{l.name, l.channel(), latch},
 		redissonUnlockMessage, ms(l.internalLease), l.lockName(t), "PUBLISH", latchTimeout(t))
 	if err == nil {
 		node := l.node

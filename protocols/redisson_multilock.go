@@ -9,7 +9,7 @@ import (
 // Seed 002 section 4.3: new RedissonMultiLock(trava1, trava2, trava3), one
 // RLock per RedissonClient, each client on its own Redis server, and
 // travaMultipla.tryLock(10, 60, SECONDS) / unlock(). RedissonMultiLock
-// (3.16-3.17, the seed's redisson-spring-boot-starter 3.17) acquires the
+// (3.17.0, the seed's redisson-spring-boot-starter) acquires the
 // locks one after the other, allows no failure (failedLocksLimit 0): on a
 // failure it unlocks what it holds and starts over from the first lock
 // while wait time remains. With a lease and a wait, each lock is taken
@@ -20,7 +20,7 @@ import (
 func init() {
 	register(Protocol{
 		Name:       "redisson-multilock",
-		Source:     "seed 002 section 4.3 (RedissonMultiLock over 3 RedissonClients, tryLock(10, 60, SECONDS))",
+		Source:     "seed 002 section 4.3: Redisson 3.17.0 RedissonMultiLock over 3 RedissonClients, tryLock(10, 60, SECONDS)",
 		Summary:    "RedissonMultiLock over 3 independent masters: all must lock, sequentially; 60 s lease",
 		Lease:      60 * time.Second,
 		Client:     RedissonClient316,
@@ -29,7 +29,7 @@ func init() {
 		New: func(env Env, key string) Lock {
 			m := &multiLock{env: env, wait: 10 * time.Second, lease: env.Lease}
 			for _, node := range env.Nodes {
-				m.locks = append(m.locks, newRLock(env, node, key, redisson316, -1, -1))
+				m.locks = append(m.locks, newRLock(env, node, key, redisson3170, -1, -1))
 			}
 			return m
 		},

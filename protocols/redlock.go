@@ -24,6 +24,18 @@ import (
 // from Go's monotonic clock. redsync leaves out the 2 ms that the Redlock
 // description adds to the drift. Defaults: expiry 8 s, 5 masters here.
 //
+// The per-try deadline is a context deadline handed to the driver. With
+// go-redis v9's default ContextTimeoutEnabled=false it does not reach
+// the socket: each SET waits up to the 3 s read timeout and redsync
+// waits for every pool's answer, so an OK that arrives after the
+// deadline still counts (and then faces the validity check). locksim
+// stops waiting at the deadline, as a driver that honours the context
+// would: it can only count fewer late OKs than the real client, so
+// redlock gives the lock up where redsync might hold it (still inside
+// its validity), and redlock-unchecked may miss an unsafe hold built on
+// OKs that arrived after the deadline. Known deviation, kept because the
+// deadline is the documented Redlock step; see DESIGN.md.
+//
 // redlock-unchecked is the same client without the "now is before until"
 // check: a client paused between sending its SETs and reading the
 // replies believes it holds a lock whose keys may already have expired.

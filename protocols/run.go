@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Run normalizes sc, builds its world and runs it.
-func Run(sc Scenario) (Scenario, *sim.Trace, error) {
+func Run(sc Scenario) (Scenario, *trace.Trace, error) {
 	sc, err := sc.Normalize()
 	if err != nil {
 		return sc, nil, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // ScenarioVersion is bumped whenever a field's meaning changes.
@@ -40,7 +41,7 @@ type Scenario struct {
 	DiscoveryMs int64             `json:"discovery_ms,omitempty"`  // clients learn a new master within
 	FaultKinds  []string          `json:"fault_kinds,omitempty"`
 	Intensity   float64           `json:"intensity,omitempty"`
-	Faults      []sim.Fault       `json:"faults"`
+	Faults      []trace.Fault     `json:"faults"`
 	faultsDrawn bool
 }
 
@@ -137,7 +138,7 @@ func (sc Scenario) Normalize() (Scenario, error) {
 		sc.Faults = faults
 	}
 	if sc.Faults == nil {
-		sc.Faults = []sim.Fault{}
+		sc.Faults = []trace.Fault{}
 	}
 	return sc, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // StockKey is the protected counter of seed 001.
@@ -22,7 +23,7 @@ func init() {
 		Setup: func(w *sim.World, sc Scenario) {
 			n := w.Node(DataNode(sc))
 			n.Miniredis().Set(StockKey, strconv.Itoa(sc.Stock))
-			w.Record(sim.Event{Kind: sim.EvWorkload, Party: n.Name, Key: StockKey,
+			w.Record(trace.Event{Kind: trace.EvWorkload, Party: n.Name, Key: StockKey,
 				Detail: "initial stock " + strconv.Itoa(sc.Stock)})
 		},
 		Thread: stockThread,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Topologies.
@@ -173,7 +174,7 @@ func startFsync(w *sim.World, sc Scenario) {
 		return
 	}
 	for _, f := range sc.Faults {
-		if f.Kind == sim.FaultNodeRestart || f.Kind == sim.FaultFailover {
+		if f.Kind == trace.FaultNodeRestart || f.Kind == trace.FaultFailover {
 			for _, name := range LockNodes(sc) {
 				w.Node(name).StartFsync()
 			}

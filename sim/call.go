@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Master is the node name that resolves, per process, to the node the
@@ -43,7 +45,7 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 	return t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(Event{Kind: EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
 			return
 		}
 		n.exec(t, args, func(r Reply) { reply(r) })
@@ -79,7 +81,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 	r, err := t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(Event{Kind: EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
 			return
 		}
 		out := make([]Reply, len(cmds))
@@ -125,12 +127,40 @@ func (t *Thread) Request(service string, args ...string) (string, error) {
 
 // ClientConfig is a process's command timeout and retry policy (Redisson:
 // 3000 ms timeout, 3 retries, 1500 ms apart). A retry resends the command:
-// if the first one reached the node, it runs twice. The first reply of any
-// attempt completes the call.
+// if the first one reached the node, it runs twice.
 type ClientConfig struct {
 	Timeout       time.Duration // 0: the world's CommandTimeout
 	Retries       int
 	RetryInterval time.Duration
+	// RetryMax, when set, makes the delay after attempt n (from 0)
+	// Redisson's EqualJitterDelay(RetryInterval, RetryMax): d = min(
+	// RetryInterval << n, RetryMax), then d/2 plus a uniform draw in
+	// [0, d/2] ms.
+	RetryMax time.Duration
+	// CancelOnTimeout abandons an attempt at its timeout: a late reply to
+	// it is dropped and the retry goes out regardless (Redisson cancels
+	// the attempt's promise and resends after the retry delay; go-redis
+	// closes the connection, so the reply is never read). Without it, the
+	// first reply of any attempt completes the call.
+	CancelOnTimeout bool
+}
+
+// RetryDelay is the pause before the retry that follows attempt n (from
+// 0), drawn from the process's retry stream when the delay jitters.
+func (t *Thread) RetryDelay(cfg ClientConfig, n int) time.Duration {
+	if cfg.RetryMax <= 0 {
+		return cfg.RetryInterval
+	}
+	base, maxMs := cfg.RetryInterval.Milliseconds(), cfg.RetryMax.Milliseconds()
+	d := maxMs
+	if n < 63 && base > 0 && base < maxMs && int64(1)<<n <= maxMs/base {
+		d = min(base<<n, maxMs)
+	}
+	half := d / 2
+	if half > 0 {
+		half += t.w.streams.Get("retry/" + t.p.Name).Int64N(half + 1)
+	}
+	return time.Duration(half) * time.Millisecond
 }
 
 // roundTrip sends a request to party, runs serve on arrival, carries its
@@ -144,31 +174,42 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 		timeout = w.cfg.CommandTimeout
 	}
 	waiting := func() bool { return t.waitTok == tok && !t.done }
+	cur := 0 // the attempt whose reply completes the call; -1: none
 	var attempt func(n int)
 	attempt = func(n int) {
 		party := route()
 		w.net.send(from, party, nil, what, func() {
 			serve(party, func(v any) {
-				w.net.sendTo(party, t, "reply to "+what, func() { w.wake(t, tok, v) })
+				w.net.sendTo(party, t, "reply to "+what, func() {
+					if cfg.CancelOnTimeout && n != cur && waiting() {
+						w.rec.event(trace.Event{Kind: trace.EvDrop, Party: from, Client: t.Client(), Detail: "late reply to " + what + " attempt " + strconv.Itoa(n+1) + " (timed out)"})
+						return
+					}
+					w.wake(t, tok, v)
+				})
 			})
 		})
 		if timeout <= 0 {
 			return
 		}
 		w.scheduleWake(w.now+timeout, t, func() {
-			if !waiting() {
+			if !waiting() || (cfg.CancelOnTimeout && n != cur) {
 				return
 			}
 			if n < cfg.Retries {
-				w.rec.event(Event{Kind: EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + route() + ", attempt " + strconv.Itoa(n+2)})
-				w.scheduleWake(w.now+cfg.RetryInterval, t, func() {
+				if cfg.CancelOnTimeout {
+					cur = -1
+				}
+				w.rec.event(trace.Event{Kind: trace.EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + route() + ", attempt " + strconv.Itoa(n+2)})
+				w.scheduleWake(w.now+t.RetryDelay(cfg, n), t, func() {
 					if waiting() {
+						cur = n + 1
 						attempt(n + 1)
 					}
 				})
 				return
 			}
-			w.rec.event(Event{Kind: EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + route()})
+			w.rec.event(trace.Event{Kind: trace.EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + route()})
 			w.wake(t, tok, ErrTimeout)
 		})
 	}

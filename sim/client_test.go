@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 func TestPublishReachesSubscriberThroughNetwork(t *testing.T) {
@@ -81,9 +84,9 @@ func TestLostReplyIsRetriedAndRunsTwice(t *testing.T) {
 	var retries, drops int
 	for _, e := range tr.Events {
 		switch e.Kind {
-		case EvRetry:
+		case trace.EvRetry:
 			retries++
-		case EvDrop:
+		case trace.EvDrop:
 			drops++
 		}
 	}
@@ -155,7 +158,7 @@ func TestCallWithOverridesRetries(t *testing.T) {
 	if runErr != nil || err != ErrTimeout {
 		t.Fatal(runErr, err)
 	}
-	if find(tr, EvRetry, "") != nil {
+	if find(tr, trace.EvRetry, "") != nil {
 		t.Fatal("CallWith without retries retried")
 	}
 }
@@ -169,11 +172,72 @@ func TestMonotonicIgnoresJumps(t *testing.T) {
 		th.Sleep(time.Second)
 		wall, mono = th.Now()-w0, th.Monotonic()-m0
 	})
-	w.Inject(Fault{Kind: FaultClockJump, Target: "c1", AtMs: 500, Value: 60_000})
+	w.Inject(trace.Fault{Kind: trace.FaultClockJump, Target: "c1", AtMs: 500, Value: 60_000})
 	if _, err := w.Run(); err != nil {
 		t.Fatal(err)
 	}
 	if wall != 61*time.Second || mono != time.Second {
 		t.Fatalf("wall %v mono %v", wall, mono)
+	}
+}
+
+// lateReplyRun sends one INCR whose reply is held 3.5 s on the way back:
+// it arrives after the 3 s timeout and before the 1.5 s retry delay ends.
+func lateReplyRun(t *testing.T, cancel bool) (Reply, *trace.Trace) {
+	w := New(Config{Seed: 11, Network: DefaultNetwork})
+	w.AddNode("redis")
+	p := w.AddProcess("c1")
+	p.Client = ClientConfig{Timeout: 3 * time.Second, Retries: 3, RetryInterval: 1500 * time.Millisecond, CancelOnTimeout: cancel}
+	w.At(0, func() { w.Net().SetDelay("redis", "c1", 3500*time.Millisecond) })
+	w.At(time.Second, func() { w.Net().SetDelay("redis", "c1", 0) })
+	var r Reply
+	var err error
+	p.Go("main", func(th *Thread) { r, err = th.Call("redis", "INCR", "n") })
+	tr, runErr := w.Run()
+	if runErr != nil || err != nil {
+		t.Fatal(runErr, err)
+	}
+	return r, tr
+}
+
+func TestLateReplyDoesNotCancelRedissonResend(t *testing.T) {
+	r, tr := lateReplyRun(t, true)
+	if r.Int != 2 {
+		t.Fatalf("reply %v, want the resend's 2: the late reply must not complete the call", r)
+	}
+	dropped := false
+	for _, e := range tr.Events {
+		dropped = dropped || e.Kind == trace.EvDrop && strings.HasPrefix(e.Detail, "late reply")
+	}
+	if find(tr, trace.EvRetry, "") == nil || !dropped {
+		t.Fatal("no retry, or the late reply was not dropped")
+	}
+}
+
+func TestLateReplyCompletesCallWithoutCancelOnTimeout(t *testing.T) {
+	r, _ := lateReplyRun(t, false)
+	if r.Int != 1 {
+		t.Fatalf("reply %v, want the late first reply 1 (no resend)", r)
+	}
+}
+
+func TestEqualJitterRetryDelay(t *testing.T) {
+	w := New(Config{Seed: 12})
+	p := w.AddProcess("c1")
+	cfg := ClientConfig{RetryInterval: time.Second, RetryMax: 2 * time.Second}
+	p.Go("main", func(th *Thread) {
+		for n, want := range [][2]time.Duration{{500 * time.Millisecond, time.Second}, {time.Second, 2 * time.Second}, {time.Second, 2 * time.Second}} {
+			for i := 0; i < 50; i++ {
+				if d := th.RetryDelay(cfg, n); d < want[0] || d > want[1] {
+					t.Errorf("attempt %d: delay %v outside [%v, %v]", n, d, want[0], want[1])
+				}
+			}
+		}
+		if d := th.RetryDelay(ClientConfig{RetryInterval: 8 * time.Millisecond}, 5); d != 8*time.Millisecond {
+			t.Errorf("fixed delay %v", d)
+		}
+	})
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
 	}
 }

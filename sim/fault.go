@@ -5,45 +5,12 @@ import (
 	"sort"
 	"strings"
 	"time"
-)
 
-// Fault is one timed fault in a scenario's schedule. Target names a
-// process, a node, or a link ("a->b" one way, "a<->b" both ways; a lone
-// party in a partition is cut off from everyone). Value carries the
-// kind's amount: a clock jump in ms (signed), a drift in ppm, extra
-// replication lag or work in ms, a loss rate in permille.
-type Fault struct {
-	Kind   string `json:"kind"`
-	Target string `json:"target"`
-	AtMs   int64  `json:"at_ms"`
-	DurMs  int64  `json:"dur_ms"`
-	Value  int64  `json:"value,omitempty"`
-}
-
-// At is the fault's start in virtual time.
-func (f Fault) At() time.Duration { return time.Duration(f.AtMs) * time.Millisecond }
-
-// Dur is the fault's duration.
-func (f Fault) Dur() time.Duration { return time.Duration(f.DurMs) * time.Millisecond }
-
-// Fault kinds the sim applies.
-const (
-	FaultGCPause        = "gc-pause"        // process stops for Dur
-	FaultSlowWork       = "slow-work"       // critical sections take Value ms longer during Dur
-	FaultWatchdogStall  = "watchdog-stall"  // background threads stall for Dur
-	FaultPartition      = "partition"       // messages on Target are dropped for Dur
-	FaultReplicationLag = "replication-lag" // replication from Target is Value ms slower for Dur
-	FaultFailover       = "failover"        // the master (Target) crashes for Dur; the sentinel promotes
-	FaultClockJump      = "clock-jump"      // Target's clock jumps by Value ms
-	FaultClockDrift     = "clock-drift"     // Target's clock runs Value ppm fast (negative: slow)
-	FaultClientCrash    = "client-crash"    // process crashes; restarts as a new instance after Dur (0: never)
-	FaultNodeRestart    = "node-restart"    // node crashes and restarts after Dur with its persistence
-	FaultReplyLoss      = "reply-loss"      // Value permille of Target's messages are lost during Dur
-	FaultDelay          = "delay"           // messages on link Target take Value ms longer during Dur
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Inject schedules f; the target must exist when f is injected.
-func (w *World) Inject(f Fault) error {
+func (w *World) Inject(f trace.Fault) error {
 	if f.AtMs < 0 || f.DurMs < 0 {
 		return fmt.Errorf("fault %s: negative time", f.Kind)
 	}
@@ -70,16 +37,16 @@ func (w *World) Inject(f Fault) error {
 		return n
 	}
 	record := func(party, detail string) {
-		w.rec.event(Event{Kind: EvFault, Party: party, Detail: f.Kind + ": " + detail, DurNs: int64(dur)})
+		w.rec.event(trace.Event{Kind: trace.EvFault, Party: party, Detail: f.Kind + ": " + detail, DurNs: int64(dur)})
 	}
 	switch f.Kind {
-	case FaultGCPause:
+	case trace.FaultGCPause:
 		p, err := proc()
 		if err != nil {
 			return err
 		}
 		w.schedule(at, nil, func() { p.Pause(dur, f.Kind) })
-	case FaultSlowWork:
+	case trace.FaultSlowWork:
 		p, err := proc()
 		if err != nil {
 			return err
@@ -90,38 +57,38 @@ func (w *World) Inject(f Fault) error {
 			record(p.Name, fmt.Sprintf("critical sections %d ms slower", f.Value))
 		})
 		w.schedule(at+dur, nil, func() { p.SlowWork -= extra })
-	case FaultWatchdogStall:
+	case trace.FaultWatchdogStall:
 		p, err := proc()
 		if err != nil {
 			return err
 		}
 		w.schedule(at, nil, func() { p.Stall(dur) })
-	case FaultPartition, FaultDelay:
+	case trace.FaultPartition, trace.FaultDelay:
 		links, err := w.links(f.Target)
 		if err != nil {
 			return fmt.Errorf("fault %s: %v", f.Kind, err)
 		}
 		w.schedule(at, nil, func() {
 			for _, l := range links {
-				if f.Kind == FaultPartition {
+				if f.Kind == trace.FaultPartition {
 					w.net.Block(l[0], l[1])
 				} else {
 					w.net.SetDelay(l[0], l[1], time.Duration(f.Value)*time.Millisecond)
 				}
 			}
-			w.rec.event(Event{Kind: EvPartition, Party: f.Target, Detail: f.Kind, DurNs: int64(dur)})
+			w.rec.event(trace.Event{Kind: trace.EvPartition, Party: f.Target, Detail: f.Kind, DurNs: int64(dur)})
 		})
 		w.schedule(at+dur, nil, func() {
 			for _, l := range links {
-				if f.Kind == FaultPartition {
+				if f.Kind == trace.FaultPartition {
 					w.net.Unblock(l[0], l[1])
 				} else {
 					w.net.SetDelay(l[0], l[1], 0)
 				}
 			}
-			w.rec.event(Event{Kind: EvHeal, Party: f.Target, Detail: f.Kind})
+			w.rec.event(trace.Event{Kind: trace.EvHeal, Party: f.Target, Detail: f.Kind})
 		})
-	case FaultReplicationLag:
+	case trace.FaultReplicationLag:
 		n, err := node()
 		if err != nil {
 			return err
@@ -141,17 +108,17 @@ func (w *World) Inject(f Fault) error {
 				l.extraLag -= extra
 			}
 		})
-	case FaultFailover, FaultNodeRestart:
+	case trace.FaultFailover, trace.FaultNodeRestart:
 		n, err := node()
 		if err != nil {
 			return err
 		}
 		w.schedule(at, nil, func() { resolve(n).Crash(dur) })
-	case FaultClockJump, FaultClockDrift:
+	case trace.FaultClockJump, trace.FaultClockDrift:
 		if n := w.nodes[f.Target]; n != nil || f.Target == Master {
 			w.schedule(at, nil, func() {
 				m := resolve(n)
-				if f.Kind == FaultClockJump {
+				if f.Kind == trace.FaultClockJump {
 					m.JumpClock(time.Duration(f.Value) * time.Millisecond)
 				} else {
 					m.SetDrift(f.Value)
@@ -164,13 +131,13 @@ func (w *World) Inject(f Fault) error {
 			return fmt.Errorf("fault %s: no node or process %q", f.Kind, f.Target)
 		}
 		w.schedule(at, nil, func() {
-			if f.Kind == FaultClockJump {
+			if f.Kind == trace.FaultClockJump {
 				p.JumpClock(time.Duration(f.Value) * time.Millisecond)
 			} else {
 				p.SetDrift(f.Value)
 			}
 		})
-	case FaultClientCrash:
+	case trace.FaultClientCrash:
 		p, err := proc()
 		if err != nil {
 			return err
@@ -180,7 +147,7 @@ func (w *World) Inject(f Fault) error {
 			restart = -1
 		}
 		w.schedule(at, nil, func() { p.Crash(restart) })
-	case FaultReplyLoss:
+	case trace.FaultReplyLoss:
 		if w.nodes[f.Target] == nil && w.services[f.Target] == nil && f.Target != Master {
 			return fmt.Errorf("fault %s: no node or service %q", f.Kind, f.Target)
 		}

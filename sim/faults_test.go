@@ -1,14 +1,17 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 const ms = time.Millisecond
 
 // find returns the first event of kind (and key, when given).
-func find(tr *Trace, kind, key string) *Event {
+func find(tr *trace.Trace, kind, key string) *trace.Event {
 	for i := range tr.Events {
 		e := &tr.Events[i]
 		if e.Kind == kind && (key == "" || e.Key == key) {
@@ -43,14 +46,14 @@ func TestFailoverLosesUnreplicatedKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost := find(tr, EvPromote, "lock")
-	if lost == nil || lost.Change != KeyLost || lost.Party != "redis-r1" {
+	lost := find(tr, trace.EvPromote, "lock")
+	if lost == nil || lost.Change != trace.KeyLost || lost.Party != "redis-r1" {
 		t.Fatalf("no lost key on promotion: %+v", lost)
 	}
 	if !after.IsNil() {
 		t.Fatalf("GET on the new master = %v, want nil", after)
 	}
-	if find(tr, EvDiscover, "") == nil {
+	if find(tr, trace.EvDiscover, "") == nil {
 		t.Fatal("client never learned the new master")
 	}
 }
@@ -68,7 +71,7 @@ func TestFailoverWithReplicatedKeyLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if find(tr, EvPromote, "") == nil || find(tr, EvPromote, "lock") != nil {
+	if find(tr, trace.EvPromote, "") == nil || find(tr, trace.EvPromote, "lock") != nil {
 		t.Fatal("want a promotion that lost nothing")
 	}
 	if after.Str != "c1" {
@@ -80,7 +83,7 @@ func TestSplitBrainOldMasterLosesWritesOnRejoin(t *testing.T) {
 	w, _, _ := replicated(t, 3, ms)
 	// The master is cut from the sentinel and its replica; c1 still reaches it.
 	for _, other := range []string{Sentinel, "redis-r1"} {
-		w.Inject(Fault{Kind: FaultPartition, Target: "redis<->" + other, AtMs: 100, DurMs: 3000})
+		w.Inject(trace.Fault{Kind: trace.FaultPartition, Target: "redis<->" + other, AtMs: 100, DurMs: 3000})
 	}
 	w.AddProcess("c1").Go("main", func(th *Thread) {
 		th.Sleep(time.Second)
@@ -91,11 +94,11 @@ func TestSplitBrainOldMasterLosesWritesOnRejoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if find(tr, EvPromote, "") == nil {
+	if find(tr, trace.EvPromote, "") == nil {
 		t.Fatal("no promotion")
 	}
-	lost := find(tr, EvDemote, "written-to-old-master")
-	if lost == nil || lost.Change != KeyLost {
+	lost := find(tr, trace.EvDemote, "written-to-old-master")
+	if lost == nil || lost.Change != trace.KeyLost {
 		t.Fatal("the old master's write should be discarded when it rejoins")
 	}
 }
@@ -107,12 +110,12 @@ func TestClockJumpExpiresKeyEarly(t *testing.T) {
 		th.Call("redis", "SET", "lock", "c1", "PX", "10000")
 		th.Sleep(2 * time.Second)
 	})
-	w.Inject(Fault{Kind: FaultClockJump, Target: "redis", AtMs: 1000, Value: 9500})
+	w.Inject(trace.Fault{Kind: trace.FaultClockJump, Target: "redis", AtMs: 1000, Value: 9500})
 	tr, err := w.Run()
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp := find(tr, EvExpire, "lock")
+	exp := find(tr, trace.EvExpire, "lock")
 	if exp == nil || exp.T != int64(time.Second) {
 		t.Fatalf("want expiry at the jump (1 s), got %+v", exp)
 	}
@@ -128,12 +131,12 @@ func TestClockDriftShortensTTL(t *testing.T) {
 		th.Call("redis", "SET", "lock", "c1", "PX", "10000")
 		th.Sleep(20 * time.Second)
 	})
-	w.Inject(Fault{Kind: FaultClockDrift, Target: "redis", AtMs: 0, Value: 1_000_000}) // twice as fast
+	w.Inject(trace.Fault{Kind: trace.FaultClockDrift, Target: "redis", AtMs: 0, Value: 1_000_000}) // twice as fast
 	tr, err := w.Run()
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp := find(tr, EvExpire, "lock")
+	exp := find(tr, trace.EvExpire, "lock")
 	if exp == nil || time.Duration(exp.T) > 5100*ms || time.Duration(exp.T) < 4900*ms {
 		t.Fatalf("want expiry near 5 s of true time, got %+v", exp)
 	}
@@ -148,7 +151,7 @@ func TestPartitionDropsMessages(t *testing.T) {
 		th.Sleep(time.Second)
 		_, err2 = th.Call("redis", "PING")
 	})
-	w.Inject(Fault{Kind: FaultPartition, Target: "c1->redis", AtMs: 0, DurMs: 500})
+	w.Inject(trace.Fault{Kind: trace.FaultPartition, Target: "c1->redis", AtMs: 0, DurMs: 500})
 	tr, err := w.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +159,7 @@ func TestPartitionDropsMessages(t *testing.T) {
 	if err1 != ErrTimeout || err2 != nil {
 		t.Fatalf("errs %v %v", err1, err2)
 	}
-	if find(tr, EvDrop, "") == nil || find(tr, EvPartition, "") == nil || find(tr, EvHeal, "") == nil {
+	if find(tr, trace.EvDrop, "") == nil || find(tr, trace.EvPartition, "") == nil || find(tr, trace.EvHeal, "") == nil {
 		t.Fatal("partition not in the trace")
 	}
 }
@@ -186,7 +189,7 @@ func TestNodeRestartPersistence(t *testing.T) {
 			a, _ = th.Call("redis", "GET", "a")
 			b, _ = th.Call("redis", "GET", "b")
 		})
-		w.Inject(Fault{Kind: FaultNodeRestart, Target: "redis", AtMs: 1700, DurMs: 500})
+		w.Inject(trace.Fault{Kind: trace.FaultNodeRestart, Target: "redis", AtMs: 1700, DurMs: 500})
 		tr, err := w.Run()
 		if err != nil {
 			t.Fatal(err)
@@ -194,7 +197,7 @@ func TestNodeRestartPersistence(t *testing.T) {
 		if (a.Str == "1") != c.keepA || (b.Str == "2") != c.keepB {
 			t.Errorf("%s: a=%v b=%v", c.mode, a, b)
 		}
-		if lostB := find(tr, EvNodeStart, "b"); (lostB != nil) == c.keepB {
+		if lostB := find(tr, trace.EvNodeStart, "b"); (lostB != nil) == c.keepB {
 			t.Errorf("%s: lost-b event %+v", c.mode, lostB)
 		}
 	}
@@ -246,7 +249,7 @@ func TestWatchdogStallHoldsOnlyBackgroundThreads(t *testing.T) {
 		mainDone = th.World().Now()
 		th.Sleep(5 * time.Second)
 	})
-	w.Inject(Fault{Kind: FaultWatchdogStall, Target: "c1", AtMs: 1500, DurMs: 3000})
+	w.Inject(trace.Fault{Kind: trace.FaultWatchdogStall, Target: "c1", AtMs: 1500, DurMs: 3000})
 	if _, err := w.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +276,7 @@ func TestReplyLossTimesOut(t *testing.T) {
 			t.Errorf("the lost reply's INCR still ran: want 2, got %v", r)
 		}
 	})
-	w.Inject(Fault{Kind: FaultReplyLoss, Target: "redis", AtMs: 0, DurMs: 500, Value: 1000})
+	w.Inject(trace.Fault{Kind: trace.FaultReplyLoss, Target: "redis", AtMs: 0, DurMs: 500, Value: 1000})
 	if _, err := w.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +295,7 @@ func TestSlowWorkRaisesProcessSlowness(t *testing.T) {
 		th.Sleep(2 * time.Second)
 		after = th.Process().SlowWork
 	})
-	w.Inject(Fault{Kind: FaultSlowWork, Target: "c1", AtMs: 500, DurMs: 1000, Value: 20000})
+	w.Inject(trace.Fault{Kind: trace.FaultSlowWork, Target: "c1", AtMs: 500, DurMs: 1000, Value: 20000})
 	if _, err := w.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -305,12 +308,12 @@ func TestBadFaultsAreErrors(t *testing.T) {
 	w := New(Config{Seed: 13})
 	w.AddNode("redis")
 	w.AddProcess("c1")
-	for _, f := range []Fault{
+	for _, f := range []trace.Fault{
 		{Kind: "meteor", Target: "c1"},
-		{Kind: FaultGCPause, Target: "nobody"},
-		{Kind: FaultPartition, Target: "c1->nobody"},
-		{Kind: FaultNodeRestart, Target: "c1"},
-		{Kind: FaultGCPause, Target: "c1", AtMs: -1},
+		{Kind: trace.FaultGCPause, Target: "nobody"},
+		{Kind: trace.FaultPartition, Target: "c1->nobody"},
+		{Kind: trace.FaultNodeRestart, Target: "c1"},
+		{Kind: trace.FaultGCPause, Target: "c1", AtMs: -1},
 	} {
 		if err := w.Inject(f); err == nil {
 			t.Errorf("%+v accepted", f)
@@ -323,7 +326,7 @@ func TestBadFaultsAreErrors(t *testing.T) {
 func TestLongTTLOnDriftingNodeEnds(t *testing.T) {
 	w := New(Config{Seed: 14, Network: DefaultNetwork, Horizon: 4 * time.Hour})
 	w.AddNode("redis")
-	w.Inject(Fault{Kind: FaultClockDrift, Target: "redis", AtMs: 0, Value: 1000})
+	w.Inject(trace.Fault{Kind: trace.FaultClockDrift, Target: "redis", AtMs: 0, Value: 1000})
 	w.AddProcess("c1").Go("main", func(th *Thread) {
 		th.Call("redis", "SET", "k", "v", "EX", "10800")
 		th.Sleep(4 * time.Hour)
@@ -337,5 +340,26 @@ func TestLongTTLOnDriftingNodeEnds(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("run did not end")
+	}
+}
+
+func TestInfoReplicationCountsConnectedSlaves(t *testing.T) {
+	w, _, r := replicated(t, 13, 10*ms)
+	var before, after, replica Reply
+	w.AddProcess("c1").Go("main", func(th *Thread) {
+		before, _ = th.Call("redis", "INFO", "replication")
+		replica, _ = th.Call("redis-r1", "INFO", "ALL")
+		th.Sleep(2 * time.Second)
+		after, _ = th.Call("redis", "INFO", "replication")
+	})
+	w.At(time.Second, func() { r.Crash(-1) })
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(before.Str, "connected_slaves:1") || !strings.Contains(after.Str, "connected_slaves:0") {
+		t.Fatalf("INFO before %q, after the replica crashed %q", before.Str, after.Str)
+	}
+	if !strings.Contains(replica.Str, "role:slave") {
+		t.Fatalf("replica INFO %q", replica.Str)
 	}
 }

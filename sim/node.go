@@ -13,6 +13,7 @@ import (
 	"github.com/alicebob/miniredis/v2/server"
 
 	"github.com/locksim/locksim/sim/luafast"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // epoch is the wall-clock reading of every node clock at virtual time 0.
@@ -141,6 +142,8 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 		r = Reply{Kind: '-', Str: "READONLY You can't write against a read only replica."}
 	case cmd == "WAIT" && !n.inMulti[p]:
 		r, wait = n.wait(args, reply)
+	case cmd == "INFO" && !n.inMulti[p] && infoReplication(args):
+		r = n.infoReplication()
 	default:
 		r = n.dispatch(p, cmd, args)
 	}
@@ -157,16 +160,16 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 		c := ""
 		switch {
 		case exists && !existed[i]:
-			c = KeyCreated
+			c = trace.KeyCreated
 		case !exists && existed[i]:
-			c = KeyDeleted
+			c = trace.KeyDeleted
 		}
 		if c != "" {
 			key, change = k, c
 			break
 		}
 	}
-	e := Event{Kind: EvCommand, Party: n.Name, Client: client, Key: key,
+	e := trace.Event{Kind: trace.EvCommand, Party: n.Name, Client: client, Key: key,
 		Args: n.w.traceArgs(args), Reply: r.String(), Change: change}
 	if wait {
 		e.Reply = "(waiting for replicas)"
@@ -308,7 +311,7 @@ func (n *Node) advance() {
 		if !n.m.Exists(k) {
 			// Recorded even while the node is down: the key's lease ended
 			// then, whatever the restart brings back.
-			n.w.rec.event(Event{Kind: EvExpire, Party: n.Name, Key: k, Change: KeyExpired})
+			n.w.rec.event(trace.Event{Kind: trace.EvExpire, Party: n.Name, Key: k, Change: trace.KeyExpired})
 			if n.role == roleMaster && len(n.links) > 0 {
 				n.ship(keyState{Key: k, Gone: true})
 			}

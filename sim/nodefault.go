@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2/server"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Persistence modes of a node's restart.
@@ -22,7 +23,7 @@ func (n *Node) Crash(downFor time.Duration) {
 	}
 	n.advance()
 	n.down = true
-	n.w.rec.event(Event{Kind: EvNodeCrash, Party: n.Name, DurNs: int64(downFor)})
+	n.w.rec.event(trace.Event{Kind: trace.EvNodeCrash, Party: n.Name, DurNs: int64(downFor)})
 	n.peers = map[int]*server.Peer{}
 	n.inMulti = map[*server.Peer]bool{}
 	n.queued = map[*server.Peer][]string{}
@@ -67,9 +68,9 @@ func (n *Node) restart() {
 	if mode == "" {
 		mode = PersistNone
 	}
-	n.w.rec.event(Event{Kind: EvNodeStart, Party: n.Name, Detail: "persistence " + mode})
+	n.w.rec.event(trace.Event{Kind: trace.EvNodeStart, Party: n.Name, Detail: "persistence " + mode})
 	for _, k := range lost {
-		n.w.rec.event(Event{Kind: EvNodeStart, Party: n.Name, Key: k, Change: KeyLost, Detail: "not persisted (" + mode + ")"})
+		n.w.rec.event(trace.Event{Kind: trace.EvNodeStart, Party: n.Name, Key: k, Change: trace.KeyLost, Detail: "not persisted (" + mode + ")"})
 	}
 	// A master that restarts keeps its replicas: they resynchronise from
 	// it and lose what it lost.
@@ -88,7 +89,7 @@ func (n *Node) resync(l *replLink) {
 	l.to.offset = n.offset
 	l.acked = n.offset
 	for _, k := range lost {
-		n.w.rec.event(Event{Kind: EvReplicate, Party: l.to.Name, Key: k, Change: KeyLost, Detail: "full resync from " + n.Name})
+		n.w.rec.event(trace.Event{Kind: trace.EvReplicate, Party: l.to.Name, Key: k, Change: trace.KeyLost, Detail: "full resync from " + n.Name})
 	}
 	l.to.scheduleTick()
 }
@@ -111,7 +112,7 @@ func (n *Node) JumpClock(d time.Duration) {
 	n.advance()
 	n.Clock.Offset += d
 	n.Clock.Jumped += d
-	n.w.rec.event(Event{Kind: EvClockJump, Party: n.Name, DurNs: int64(d)})
+	n.w.rec.event(trace.Event{Kind: trace.EvClockJump, Party: n.Name, DurNs: int64(d)})
 	n.advance()
 	n.scheduleTick()
 }
@@ -120,6 +121,6 @@ func (n *Node) JumpClock(d time.Duration) {
 func (n *Node) SetDrift(ppm int64) {
 	n.advance()
 	n.Clock = n.Clock.withDrift(n.w.now, ppm)
-	n.w.rec.event(Event{Kind: EvFault, Party: n.Name, Detail: "clock drift " + itoa64(ppm) + " ppm"})
+	n.w.rec.event(trace.Event{Kind: trace.EvFault, Party: n.Name, Detail: "clock drift " + itoa64(ppm) + " ppm"})
 	n.scheduleTick()
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/alicebob/miniredis/v2/server"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Subscription is one process's subscription to a channel on a node. Its
@@ -36,7 +37,7 @@ func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Sub
 		}
 		s.active = true
 		n.subs[channel] = append(n.subs[channel], s)
-		n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Client: t.Client(), Key: channel,
+		n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Client: t.Client(), Key: channel,
 			Args: []string{"SUBSCRIBE", channel}, Reply: "subscribed"})
 		reply(Reply{Kind: '+', Str: "OK"})
 	})
@@ -66,14 +67,14 @@ func (s *Subscription) Unsubscribe() {
 // many there were, as PUBLISH does.
 func (n *Node) publish(channel, msg string) int {
 	subs := n.subs[channel]
-	n.w.rec.event(Event{Kind: EvPublish, Party: n.Name, Key: channel, Detail: msg + " to " + strconv.Itoa(len(subs)) + " subscribers"})
+	n.w.rec.event(trace.Event{Kind: trace.EvPublish, Party: n.Name, Key: channel, Detail: msg + " to " + strconv.Itoa(len(subs)) + " subscribers"})
 	for _, s := range subs {
 		s := s
 		n.w.net.send(n.Name, s.p.Name, s.p, "message on "+channel, func() {
 			if !s.active {
 				return
 			}
-			n.w.rec.event(Event{Kind: EvDeliver, Party: s.p.Name, Key: channel, Detail: msg})
+			n.w.rec.event(trace.Event{Kind: trace.EvDeliver, Party: s.p.Name, Key: channel, Detail: msg})
 			s.handler(msg)
 		})
 	}

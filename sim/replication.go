@@ -2,7 +2,10 @@ package sim
 
 import (
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // ReplicationConfig is the lag model of asynchronous replication.
@@ -104,11 +107,11 @@ func (n *Node) applyReplicated(e effect) {
 	change := ""
 	switch exists := n.m.Exists(e.st.Key); {
 	case exists && !existed:
-		change = KeyCreated
+		change = trace.KeyCreated
 	case !exists && existed:
-		change = KeyDeleted
+		change = trace.KeyDeleted
 	}
-	n.w.rec.event(Event{Kind: EvReplicate, Party: n.Name, Key: e.st.Key, Change: change,
+	n.w.rec.event(trace.Event{Kind: trace.EvReplicate, Party: n.Name, Key: e.st.Key, Change: change,
 		Detail: "offset " + strconv.FormatInt(e.offset, 10) + " from " + e.st.Key})
 	n.noteTTLs([]string{e.st.Key})
 }
@@ -146,7 +149,7 @@ func (n *Node) wait(args []string, reply func(Reply)) (Reply, bool) {
 			if !wt.done && !n.down {
 				wt.done = true
 				c := n.acked(wt.target)
-				n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Args: []string{"WAIT", "(timeout)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
+				n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Args: []string{"WAIT", "(timeout)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
 				reply(Reply{Kind: ':', Int: int64(c)})
 			}
 		})
@@ -172,11 +175,41 @@ func (n *Node) checkWaiters() {
 		}
 		if c := n.acked(wt.target); c >= wt.num {
 			wt.done = true
-			n.w.rec.event(Event{Kind: EvCommand, Party: n.Name, Args: []string{"WAIT", "(acknowledged)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
+			n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Args: []string{"WAIT", "(acknowledged)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
 			wt.reply(Reply{Kind: ':', Int: int64(c)})
 			continue
 		}
 		kept = append(kept, wt)
 	}
 	n.waiters = kept
+}
+
+// infoReplication reports whether INFO args asks for the replication
+// section (INFO, INFO replication, INFO all, INFO everything).
+func infoReplication(args []string) bool {
+	if len(args) == 1 {
+		return true
+	}
+	switch strings.ToLower(args[1]) {
+	case "replication", "all", "everything", "default":
+		return true
+	}
+	return false
+}
+
+// infoReplication answers INFO's replication section: the role and, on
+// a master, connected_slaves. A replica counts while it is up and
+// replicating from this node: Redis notices a partitioned one only after
+// repl-timeout (60 s), a crashed one at once.
+func (n *Node) infoReplication() Reply {
+	if n.role == roleReplica {
+		return Reply{Kind: '$', Str: "# Replication\r\nrole:slave\r\n"}
+	}
+	c := 0
+	for _, l := range n.links {
+		if !l.to.down && l.to.role == roleReplica {
+			c++
+		}
+	}
+	return Reply{Kind: '$', Str: "# Replication\r\nrole:master\r\nconnected_slaves:" + strconv.Itoa(c) + "\r\n"}
 }

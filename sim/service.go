@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/locksim/locksim/sim/trace"
+
 // Service is a non-Redis party reached over the network: the application's
 // database, a fenced storage. Its handler runs on arrival of each request.
 type Service struct {
@@ -21,6 +23,6 @@ func (s *Service) handle(t *Thread, args []string) Reply {
 	if len(args) > 1 {
 		key = args[1]
 	}
-	s.w.rec.event(Event{Kind: EvService, Party: s.Name, Client: t.Client(), Key: key, Args: args, Reply: res})
+	s.w.rec.event(trace.Event{Kind: trace.EvService, Party: s.Name, Client: t.Client(), Key: key, Args: args, Reply: res})
 	return Reply{Kind: '$', Str: res}
 }

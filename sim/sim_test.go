@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 func TestSleepCallAndExpiry(t *testing.T) {
@@ -31,9 +33,9 @@ func TestSleepCallAndExpiry(t *testing.T) {
 	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	var exp *Event
+	var exp *trace.Event
 	for i := range tr.Events {
-		if tr.Events[i].Kind == EvExpire {
+		if tr.Events[i].Kind == trace.EvExpire {
 			exp = &tr.Events[i]
 		}
 	}
@@ -42,7 +44,7 @@ func TestSleepCallAndExpiry(t *testing.T) {
 	}
 	// SET arrived after one network hop; the key lives exactly 1000 ms.
 	set := tr.Events[1]
-	if set.Kind != EvCommand || time.Duration(exp.T-set.T) != time.Second {
+	if set.Kind != trace.EvCommand || time.Duration(exp.T-set.T) != time.Second {
 		t.Fatalf("expiry at %d, set at %d", exp.T, set.T)
 	}
 }
@@ -56,7 +58,7 @@ func TestPauseHoldsTimersAndReplies(t *testing.T) {
 		th.Sleep(100 * time.Millisecond)
 		wokeAt = th.World().Now()
 	})
-	if err := w.Inject(Fault{Kind: FaultGCPause, Target: "c1", AtMs: 50, DurMs: 1000}); err != nil {
+	if err := w.Inject(trace.Fault{Kind: trace.FaultGCPause, Target: "c1", AtMs: 50, DurMs: 1000}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Run(); err != nil {

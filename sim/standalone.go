@@ -3,6 +3,8 @@ package sim
 import (
 	"strconv"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Standalone is one Redis node outside any run, for conformance tests and
@@ -39,4 +41,4 @@ func (s *Standalone) Do(conn int, args ...string) Reply {
 func (s *Standalone) Node() *Node { return s.n }
 
 // Events returns the events recorded so far.
-func (s *Standalone) Events() []Event { return s.w.rec.events() }
+func (s *Standalone) Events() []trace.Event { return s.w.rec.events() }

@@ -5,6 +5,8 @@ import (
 	"iter"
 	"math/rand/v2"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // errKilled unwinds a thread whose process crashed or whose run ended.
@@ -52,7 +54,7 @@ func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bo
 		fn(t)
 	}
 	t.next, t.stop = iter.Pull(seq)
-	w.rec.event(Event{Kind: EvThread, Party: p.Name, Client: t.Client()})
+	w.rec.event(trace.Event{Kind: trace.EvThread, Party: p.Name, Client: t.Client()})
 	tok := t.waitTok
 	w.scheduleWake(w.now, t, func() { w.wake(t, tok, nil) })
 	return t
@@ -146,5 +148,5 @@ func (t *Thread) Return(id int, result string) { t.w.rec.ret(id, result) }
 
 // Note records a protocol-level event on this thread.
 func (t *Thread) Note(key, detail string) {
-	t.w.rec.event(Event{Kind: EvNote, Party: t.p.Name, Client: t.Client(), Key: key, Detail: detail})
+	t.w.rec.event(trace.Event{Kind: trace.EvNote, Party: t.p.Name, Client: t.Client(), Key: key, Detail: detail})
 }

@@ -1,137 +1,35 @@
 package sim
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"time"
-)
-
-// Event is one thing that happened in the world, at a virtual time (ns).
-type Event struct {
-	T      int64    `json:"t"`
-	Kind   string   `json:"kind"`
-	Party  string   `json:"party"`
-	Client string   `json:"client,omitempty"`
-	Key    string   `json:"key,omitempty"`
-	Args   []string `json:"args,omitempty"`
-	Reply  string   `json:"reply,omitempty"`
-	Change string   `json:"change,omitempty"` // what happened to Key: created, deleted, expired
-	Detail string   `json:"detail,omitempty"`
-	DurNs  int64    `json:"dur_ns,omitempty"`
-}
-
-// Event kinds written by the sim.
-const (
-	EvCommand  = "cmd"     // a node executed a command
-	EvExpire   = "expire"  // a key expired on a node (ground truth)
-	EvDrop     = "drop"    // a message was lost
-	EvPause    = "pause"   // a process stopped (GC pause)
-	EvResume   = "resume"  // a paused process resumed
-	EvService  = "service" // a service (database, storage) handled a request
-	EvTimeout  = "timeout" // a client command timed out
-	EvThread   = "thread"  // a thread started
-	EvFault    = "fault"   // a fault was applied
-	EvNote     = "note"    // a protocol-level note
-	EvCrash    = "crash"   // a process crashed
-	EvWorkload = "workload"
-
-	// Deployment and fault events (topologies beyond single).
-	EvReplicate  = "replicate"   // a replica applied a write shipped from its master
-	EvPromote    = "promote"     // a replica became master; keys it lacked carry Change=lost
-	EvDemote     = "demote"      // an old master rejoined as a replica; its own writes carry Change=lost
-	EvMasterDown = "master-down" // the failover controller declared the master down
-	EvDiscover   = "discover"    // a client learned the new master
-	EvClockJump  = "clock-jump"  // a node's or process's clock jumped by DurNs (signed)
-	EvNodeCrash  = "node-crash"  // a Redis node stopped
-	EvNodeStart  = "node-start"  // a Redis node restarted; keys it lost carry Change=lost
-	EvPartition  = "partition"   // messages Party -> Detail are dropped for DurNs
-	EvHeal       = "heal"        // a partition ended
-	EvRetry      = "retry"       // a client retried a command after a timeout
-	EvPublish    = "publish"     // a node published a message on channel Key
-	EvDeliver    = "deliver"     // a pub/sub message reached a subscriber
-	EvRestart    = "restart"     // a crashed process restarted as a new instance
-)
-
-// Key changes recorded on node events.
-const (
-	KeyCreated = "created"
-	KeyDeleted = "deleted"
-	KeyExpired = "expired"
-	KeyLost    = "lost" // gone without a command or expiry: promotion, restart, demotion
-)
-
-// Op is one invoke/return pair in a client history. Return is -1 while
-// the operation has not returned (crash, lost reply, end of run).
-type Op struct {
-	ID      int    `json:"id"`
-	Client  string `json:"client"`
-	Process string `json:"process"`
-	Kind    string `json:"kind"`
-	Key     string `json:"key"`
-	Value   string `json:"value,omitempty"`
-	Result  string `json:"result,omitempty"`
-	Call    int64  `json:"call"`
-	Return  int64  `json:"return"`
-}
-
-// Open reports whether the operation never returned.
-func (o Op) Open() bool { return o.Return < 0 }
-
-// Stats summarises a run.
-type Stats struct {
-	SimNs         int64 `json:"sim_ns"`
-	Events        int   `json:"events"`
-	RedisCommands int   `json:"redis_commands"`
-}
-
-// Trace is the full output of a run: events in the order they happened
-// and the client histories in invocation order.
-type Trace struct {
-	Events  []Event           `json:"events"`
-	Ops     []Op              `json:"ops"`
-	Scripts map[string]string `json:"scripts,omitempty"`
-	Stats   Stats             `json:"stats"`
-}
-
-// Hash is the SHA-256 of the trace's canonical JSON encoding.
-func (t *Trace) Hash() string {
-	b, err := json.Marshal(t)
-	if err != nil {
-		panic(err) // plain structs of strings and ints always marshal
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
+import "github.com/locksim/locksim/sim/trace"
 
 // recorder accumulates the trace of one world.
 type recorder struct {
 	w     *World
-	trace Trace
-	last  int64     // time of the last recorded event or operation
-	done  [][]Event // full blocks of events, in order
-	cur   []Event   // the block being filled
+	trace trace.Trace
+	last  int64           // time of the last recorded event or operation
+	done  [][]trace.Event // full blocks of events, in order
+	cur   []trace.Event   // the block being filled
 }
 
 // eventBlock is how many events a block holds: blocks are never copied
 // as they fill, unlike one growing slice of large structs.
 const eventBlock = 256
 
-func (r *recorder) event(e Event) {
+func (r *recorder) event(e trace.Event) {
 	e.T = int64(r.w.now)
 	r.last = e.T
 	if len(r.cur) == cap(r.cur) {
 		if r.cur != nil {
 			r.done = append(r.done, r.cur)
 		}
-		r.cur = make([]Event, 0, eventBlock)
+		r.cur = make([]trace.Event, 0, eventBlock)
 	}
 	r.cur = append(r.cur, e)
 }
 
 // events returns every event recorded so far in one slice.
-func (r *recorder) events() []Event {
-	out := make([]Event, 0, len(r.done)*eventBlock+len(r.cur))
+func (r *recorder) events() []trace.Event {
+	out := make([]trace.Event, 0, len(r.done)*eventBlock+len(r.cur))
 	for _, b := range r.done {
 		out = append(out, b...)
 	}
@@ -141,7 +39,7 @@ func (r *recorder) events() []Event {
 func (r *recorder) invoke(client, process, kind, key, value string) int {
 	id := len(r.trace.Ops)
 	r.last = int64(r.w.now)
-	r.trace.Ops = append(r.trace.Ops, Op{
+	r.trace.Ops = append(r.trace.Ops, trace.Op{
 		ID: id, Client: client, Process: process, Kind: kind, Key: key, Value: value,
 		Call: int64(r.w.now), Return: -1,
 	})
@@ -154,6 +52,3 @@ func (r *recorder) ret(id int, result string) {
 	op.Return = int64(r.w.now)
 	r.last = op.Return
 }
-
-// Ms converts a virtual time in ns to milliseconds.
-func Ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }

@@ -11,6 +11,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Config holds what the world itself depends on.
@@ -79,7 +81,7 @@ func (w *World) Rand(name string) *rand.Rand { return w.streams.Get(name) }
 func (w *World) Net() *Network { return w.net }
 
 // Record appends a free-form event to the trace.
-func (w *World) Record(e Event) { w.rec.event(e) }
+func (w *World) Record(e trace.Event) { w.rec.event(e) }
 
 // At schedules fn at virtual time at (not tied to any process).
 func (w *World) At(at time.Duration, fn func()) { w.schedule(at, nil, fn) }
@@ -114,7 +116,7 @@ var ErrPanic = errors.New("simulated code panicked")
 
 // Run runs the world until no event is left or the horizon is reached, and
 // returns the trace. A World runs once.
-func (w *World) Run() (tr *Trace, err error) {
+func (w *World) Run() (tr *trace.Trace, err error) {
 	if w.ran {
 		return nil, errors.New("sim: world already ran")
 	}

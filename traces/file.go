@@ -13,7 +13,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // FormatVersion is the trace file format version this locksim writes and
@@ -27,7 +27,7 @@ type File struct {
 	Scenario    protocols.Scenario `json:"scenario"`
 	Report      checker.Report     `json:"report"`
 	TraceSHA256 string             `json:"trace_sha256"`
-	Trace       *sim.Trace         `json:"trace"`
+	Trace       *trace.Trace       `json:"trace"`
 }
 
 // Write writes f to path atomically: a temporary file in the same

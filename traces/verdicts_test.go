@@ -6,7 +6,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // TestSetnxDelUnsafeUnderGCPause explores seeds until the checker reports
@@ -143,7 +143,7 @@ func TestSetnxLuaDelLosesTheLockOnFailover(t *testing.T) {
 // section; its renewals are in the history, and the run is safe.
 func TestRedissonWatchdogRenewalsAreRecorded(t *testing.T) {
 	o, err := Execute(protocols.Scenario{Seed: 1, Protocol: "redisson", Workload: "unique-name", Clients: 2, Ops: 1, StaggerMs: 500,
-		Faults: []sim.Fault{{Kind: sim.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 1000, Value: 40_000}}})
+		Faults: []trace.Fault{{Kind: trace.FaultSlowWork, Target: "c1", AtMs: 0, DurMs: 1000, Value: 40_000}}})
 	if err != nil {
 		t.Fatal(err)
 	}

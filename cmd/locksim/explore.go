@@ -15,6 +15,7 @@ import (
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
 )
 
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
@@ -58,7 +59,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if len(kinds) == 1 && kinds[0] == "none" {
 		kinds = nil
 	}
-	cfg := traces.ExploreConfig{
+	cfg := explore.ExploreConfig{
 		Base: protocols.Scenario{Protocol: *protocol, Workload: *workload, Clients: *clients,
 			FaultKinds: kinds, Topology: *topology, Intensity: *intensity},
 		Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
@@ -67,7 +68,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s, err := traces.Explore(ctx, cfg, progressBar(stderr, *runs))
+	s, err := explore.Explore(ctx, cfg, progressBar(stderr, *runs))
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}
@@ -109,7 +110,7 @@ func parseShard(s string) (int, int, error) {
 }
 
 // progressBar draws on stderr when it is a terminal.
-func progressBar(w io.Writer, total int) func(int, *traces.Summary) {
+func progressBar(w io.Writer, total int) func(int, *explore.Summary) {
 	f, ok := w.(*os.File)
 	if !ok {
 		return nil
@@ -118,7 +119,7 @@ func progressBar(w io.Writer, total int) func(int, *traces.Summary) {
 		return nil
 	}
 	var last time.Time
-	return func(done int, s *traces.Summary) {
+	return func(done int, s *explore.Summary) {
 		if done != total && time.Since(last) < 100*time.Millisecond {
 			return
 		}
@@ -133,7 +134,7 @@ func progressBar(w io.Writer, total int) func(int, *traces.Summary) {
 	}
 }
 
-func printSummary(w io.Writer, s *traces.Summary, cfg traces.ExploreConfig) {
+func printSummary(w io.Writer, s *explore.Summary, cfg explore.ExploreConfig) {
 	faults := "none"
 	if len(s.Faults) > 0 {
 		faults = strings.Join(s.Faults, ",")
@@ -182,19 +183,19 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return usageErr(stderr, "merge", errors.New("want one or more explore --out DIRs (or summary.json files)"))
 	}
-	var parts []*traces.Summary
+	var parts []*explore.Summary
 	for _, p := range pos {
 		path := p
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			path = p + "/summary.json"
 		}
-		s, err := traces.ReadSummary(path)
+		s, err := explore.ReadSummary(path)
 		if err != nil {
 			return usageErr(stderr, "merge", err)
 		}
 		parts = append(parts, s)
 	}
-	m, err := traces.Merge(parts)
+	m, err := explore.Merge(parts)
 	if err != nil {
 		return usageErr(stderr, "merge", err)
 	}
@@ -202,7 +203,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		b, _ := json.MarshalIndent(m, "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printSummary(stdout, m, traces.ExploreConfig{Base: protocols.Scenario{Clients: 3}})
+		printSummary(stdout, m, explore.ExploreConfig{Base: protocols.Scenario{Clients: 3}})
 	}
 	if m.Violating > 0 {
 		return exitViolation
@@ -229,7 +230,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "shrink", err)
 	}
-	r, err := traces.Shrink(f, *budget)
+	r, err := explore.Shrink(f, *budget)
 	if err != nil {
 		return usageErr(stderr, "shrink", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
 )
 
 // cmdMatrix runs the safety matrix: protocols as rows, fault kinds as
@@ -36,7 +36,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "matrix", errors.New("--workers must not be negative"))
 	}
 	tuneGC()
-	m, err := traces.RunMatrix(traces.MatrixOptions{
+	m, err := explore.RunMatrix(explore.MatrixOptions{
 		Protocols: splitList(*protos), Faults: splitList(*faults), Workload: *workload,
 		Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: *workers,
 	})
@@ -55,16 +55,16 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 // matrixExit follows the run command's codes: 1 when a cell is unsafe, 3
 // when none is but a check was inconclusive, 2 when a cell's runs could
 // not be built.
-func matrixExit(m *traces.Matrix) int {
+func matrixExit(m *explore.Matrix) int {
 	code := exitOK
 	for _, row := range m.Rows {
 		for _, c := range row {
 			switch c.Verdict {
-			case traces.CellError:
+			case explore.CellError:
 				return exitUsage
-			case traces.CellUnsafe:
+			case explore.CellUnsafe:
 				code = exitViolation
-			case traces.CellUnknown:
+			case explore.CellUnknown:
 				if code == exitOK {
 					code = exitUnknown
 				}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
 )
 
 func TestMatrixPrintsTableAndFirstFailures(t *testing.T) {
@@ -30,12 +30,12 @@ func TestMatrixJSON(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	var m traces.Matrix
+	var m explore.Matrix
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatal(err)
 	}
 	c, ok := m.Cell("setnx-lua-del", "none")
-	if !ok || c.Verdict != traces.CellSafe || m.Runs != 2 || m.Workload != "unique-name" {
+	if !ok || c.Verdict != explore.CellSafe || m.Runs != 2 || m.Workload != "unique-name" {
 		t.Fatalf("matrix %+v", m)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/view"
 )
 
 type outputFlags struct {
@@ -115,7 +116,7 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 	if out.html != "" {
 		// The timeline, with porcupine's linearization as its second tab.
 		var buf bytes.Buffer
-		if err := traces.WriteOutcomeView(&buf, o); err != nil {
+		if err := view.WriteOutcomeView(&buf, o); err != nil {
 			return usageErr(stderr, "run", fmt.Errorf("--html: %v", err))
 		}
 		if err := traces.WriteAtomic(out.html, buf.Bytes()); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/view"
 )
 
 // cmdView writes the HTML timeline of a trace file. It re-runs the file's
@@ -29,7 +30,7 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "view", err)
 	}
-	page, err := traces.ViewFile(f)
+	page, err := view.ViewFile(f)
 	if err != nil {
 		return usageErr(stderr, "view", err)
 	}

@@ -87,12 +87,13 @@ func TestViewBadInputExitsTwoWithOneLine(t *testing.T) {
 	os.WriteFile(garbage, []byte("{not json"), 0o644)
 	future := filepath.Join(dir, "future.json")
 	os.WriteFile(future, []byte(`{"format": 99}`), 0o644)
-	// Another seed, same recorded hash: the replay no longer matches.
+	// A report the trace does not check to (view draws the recorded trace
+	// without running it; replay is what re-runs the scenario).
 	f, err := traces.Read(good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Scenario.Seed++
+	f.Report.Verdict = "violation"
 	tampered := filepath.Join(dir, "tampered.json")
 	if err := traces.Write(tampered, f); err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestViewBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"view", unreadable, "-o", out}, "read trace"},
 		{[]string{"view", garbage, "-o", out}, "not a locksim trace"},
 		{[]string{"view", future, "-o", out}, "newer than this locksim"},
-		{[]string{"view", tampered, "-o", out}, "hash mismatch"},
+		{[]string{"view", tampered, "-o", out}, "report mismatch"},
 		{[]string{"view", good, "-o", filepath.Join(dir, "no", "such", "dir", "t.html")}, "write"},
 		{[]string{"view", good, "-o", dir}, "write"},
 	}

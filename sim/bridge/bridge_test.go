@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/bridge"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // unlockScript deletes the key only if it still holds our token.
@@ -18,8 +19,8 @@ var unlockScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] the
 
 // runSingle runs clients that each take a plain go-redis lock twice on one
 // node and returns the trace.
-func runSingle(t *testing.T, seed uint64, clients int, faults ...sim.Fault) *sim.Trace {
-	var tr *sim.Trace
+func runSingle(t *testing.T, seed uint64, clients int, faults ...trace.Fault) *trace.Trace {
+	var tr *trace.Trace
 	var err error
 	bridge.Run(t, seed, func() {
 		w := sim.New(sim.Config{Seed: seed, Network: sim.DefaultNetwork})
@@ -85,7 +86,7 @@ func result(err error) string {
 func TestSingleRuns(t *testing.T) {
 	tr := runSingle(t, 1, 3)
 	for _, e := range tr.Events {
-		t.Logf("%9.3f ms %-8s %-6s %-6s %v %s %s %s", sim.Ms(e.T), e.Kind, e.Party, e.Client, e.Args, e.Reply, e.Change, e.Detail)
+		t.Logf("%9.3f ms %-8s %-6s %-6s %v %s %s %s", trace.Ms(e.T), e.Kind, e.Party, e.Client, e.Args, e.Reply, e.Change, e.Detail)
 	}
 	for _, o := range tr.Ops {
 		t.Logf("%v", o)

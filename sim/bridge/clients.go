@@ -5,8 +5,14 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
-// poolSize fixes go-redis's pool size, whose default follows GOMAXPROCS.
-const poolSize = 10
+// poolSize is go-redis's pool size for bridged clients: fixed (the
+// default follows GOMAXPROCS) and larger than a run can use. go-redis
+// waits for a free connection with timers from a process-wide sync.Pool;
+// a timer made in one synctest bubble and reused in another is a fatal
+// error, so the wait must never happen: a client never runs out of
+// connections in the sim, where with the default it could wait up to its
+// PoolTimeout and fail with "connection pool timeout".
+const poolSize = 1000
 
 // newClients builds th's go-redis clients for the topology. They speak
 // RESP2 (the sim's nodes answer in RESP2), send no CLIENT SETINFO and no

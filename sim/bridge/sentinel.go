@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // MasterName is the name the simulated sentinel monitors the master by,
@@ -35,7 +36,7 @@ func (s *sentinel) serve(l *link, batch [][]string) []byte {
 	for _, args := range batch {
 		for _, r := range s.answer(l, args) {
 			out = appendReply(out, r)
-			s.b.w.Record(sim.Event{Kind: sim.EvCommand, Party: sim.Sentinel, Client: l.th.client,
+			s.b.w.Record(trace.Event{Kind: trace.EvCommand, Party: sim.Sentinel, Client: l.th.client,
 				Args: args, Reply: r.String()})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Each TestDeviation* pins one row of DEVIATIONS.md: the sim's reply is
@@ -110,7 +111,7 @@ func TestDeviationD1ExpiryBoundarySim(t *testing.T) {
 	// The trace records the expiry at exactly 100 ms.
 	var at int64 = -1
 	for _, e := range s.Events() {
-		if e.Kind == sim.EvExpire && e.Key == "lock" {
+		if e.Kind == trace.EvExpire && e.Key == "lock" {
 			at = e.T
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/fidelity/redisproc"
+	"github.com/locksim/locksim/sim/redisproc"
 )
 
 // realRedis is the real redis-server the whole package compares against,

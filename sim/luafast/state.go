@@ -110,6 +110,26 @@ debug = nil
 
 func newVM() *vm {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	openLibs(L)
+	v := &vm{L: L, g: L.G.Global}
+	v.keys = argTable{name: "KEYS", t: L.CreateTable(4, 0)}
+	v.argv = argTable{name: "ARGV", t: L.CreateTable(4, 0)}
+	L.SetGlobal("KEYS", v.keys.t)
+	L.SetGlobal("ARGV", v.argv.t)
+	v.openRedis()
+
+	// Deterministic math.random (see rand48.go).
+	math := L.GetGlobal("math").(*lua.LTable)
+	math.RawSetString("random", L.NewFunction(v.rng.luaRandom))
+	math.RawSetString("randomseed", L.NewFunction(v.rng.luaRandomseed))
+
+	v.protectGlobals()
+	v.snapshot()
+	return v
+}
+
+// openLibs opens the libraries miniredis's scripts see, cjson included.
+func openLibs(L *lua.LState) {
 	for _, lib := range []struct {
 		n string
 		f lua.LGFunction
@@ -132,14 +152,19 @@ func newVM() *vm {
 	}
 	L.SetGlobal("cjson", L.Get(-1))
 	L.Pop(1)
+	L.RegisterModule("os", map[string]lua.LGFunction{
+		// miniredis's whole "os" library.
+		"clock": func(l *lua.LState) int {
+			l.Push(lua.LNumber(42))
+			return 1
+		},
+	})
+}
 
-	v := &vm{L: L, g: L.G.Global}
-	v.e = nil
-	v.keys = argTable{name: "KEYS", t: L.CreateTable(4, 0)}
-	v.argv = argTable{name: "ARGV", t: L.CreateTable(4, 0)}
-	L.SetGlobal("KEYS", v.keys.t)
-	L.SetGlobal("ARGV", v.argv.t)
-
+// openRedis installs the redis (and server) module, its functions in name
+// order.
+func (v *vm) openRedis() {
+	L := v.L
 	funcs := v.redisFuncs()
 	names := make([]string, 0, len(funcs))
 	for n := range funcs {
@@ -155,33 +180,28 @@ func newVM() *vm {
 	}
 	L.SetGlobal("redis", redisMod)
 	L.SetGlobal("server", redisMod)
+}
 
-	L.RegisterModule("os", map[string]lua.LGFunction{
-		// miniredis's whole "os" library.
-		"clock": func(l *lua.LState) int {
-			l.Push(lua.LNumber(42))
-			return 1
-		},
-	})
-
-	// Deterministic math.random (see rand48.go).
-	math := L.GetGlobal("math").(*lua.LTable)
-	math.RawSetString("random", L.NewFunction(v.rng.luaRandom))
-	math.RawSetString("randomseed", L.NewFunction(v.rng.luaRandomseed))
-
-	// Compiled like a script (same chunk names), so tracebacks through
-	// these metamethods read as in miniredis.
+// protectGlobals runs the metatable that refuses global writes and reads
+// of unknown globals, compiled like a script (same chunk names), so
+// tracebacks through these metamethods read as in miniredis.
+func (v *vm) protectGlobals() {
 	prot := newScript(protectGlobals)
 	if err := prot.compile(); err != nil {
 		panic(fmt.Sprintf("luafast: protectGlobals: %v", err))
 	}
 	prot.fn.Env = v.g
-	L.Push(prot.fn)
-	if err := L.PCall(0, lua.MultRet, nil); err != nil {
+	v.L.Push(prot.fn)
+	if err := v.L.PCall(0, lua.MultRet, nil); err != nil {
 		panic(fmt.Sprintf("luafast: protectGlobals: %v", err))
 	}
-	L.SetTop(0)
+	v.L.SetTop(0)
 	v.gmt = v.g.Metatable.(*lua.LTable)
+}
+
+// snapshot records the globals and libraries as built, to tell later
+// whether a script changed them.
+func (v *vm) snapshot() {
 	v.gSnap = tableSnapshot(v.g)
 	v.gmtSnap = tableSnapshot(v.gmt)
 	v.libSnap = map[*lua.LTable]map[lua.LValue]lua.LValue{}
@@ -190,7 +210,6 @@ func newVM() *vm {
 			v.libSnap[t] = tableSnapshot(t)
 		}
 	})
-	return v
 }
 
 func tableSnapshot(t *lua.LTable) map[lua.LValue]lua.LValue {

@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // MaxWorkers bounds the real trials run side by side: each uses its own
@@ -53,7 +53,7 @@ func Scaled(protocol, workload string) protocols.Scenario {
 		WorkMs:     100,
 		ThinkMs:    50,
 		RetryMs:    50,
-		FaultKinds: []string{sim.FaultGCPause},
+		FaultKinds: []string{trace.FaultGCPause},
 	}
 }
 

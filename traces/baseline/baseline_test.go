@@ -13,27 +13,27 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
 func TestPausesOf(t *testing.T) {
 	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
-	pause := func(target string, at, dur int64) sim.Fault {
-		return sim.Fault{Kind: sim.FaultGCPause, Target: target, AtMs: at, DurMs: dur}
+	pause := func(target string, at, dur int64) trace.Fault {
+		return trace.Fault{Kind: trace.FaultGCPause, Target: target, AtMs: at, DurMs: dur}
 	}
 	tests := []struct {
 		name   string
-		faults []sim.Fault
+		faults []trace.Fault
 		want   pauses
 	}{
 		{"none", nil, nil},
-		{"other client and kinds", []sim.Fault{pause("c2", 0, 10), {Kind: sim.FaultSlowWork, Target: "c1", DurMs: 5}}, nil},
-		{"sorted", []sim.Fault{pause("c1", 500, 100), pause("c1", 100, 50)},
+		{"other client and kinds", []trace.Fault{pause("c2", 0, 10), {Kind: trace.FaultSlowWork, Target: "c1", DurMs: 5}}, nil},
+		{"sorted", []trace.Fault{pause("c1", 500, 100), pause("c1", 100, 50)},
 			pauses{{ms(100), ms(150)}, {ms(500), ms(600)}}},
-		{"a pause during a pause is ignored", []sim.Fault{pause("c1", 100, 1000), pause("c1", 500, 2000)},
+		{"a pause during a pause is ignored", []trace.Fault{pause("c1", 100, 1000), pause("c1", 500, 2000)},
 			pauses{{ms(100), ms(1100)}}},
-		{"back to back", []sim.Fault{pause("c1", 100, 100), pause("c1", 200, 100)},
+		{"back to back", []trace.Fault{pause("c1", 100, 100), pause("c1", 200, 100)},
 			pauses{{ms(100), ms(200)}, {ms(200), ms(300)}}},
 	}
 	for _, tc := range tests {
@@ -72,7 +72,7 @@ func TestCheckRefusesWhatTheRealSideCannotRun(t *testing.T) {
 		{"scaled setnx-del", func(*protocols.Scenario) {}, ""},
 		{"scaled setnx-lua-del stock", func(sc *protocols.Scenario) { sc.Protocol, sc.Workload = "setnx-lua-del", "stock" }, ""},
 		{"protocol", func(sc *protocols.Scenario) { sc.Protocol = "redlock" }, "has no real-redis version"},
-		{"fault", func(sc *protocols.Scenario) { sc.FaultKinds = []string{sim.FaultClockJump} }, "gc-pause only"},
+		{"fault", func(sc *protocols.Scenario) { sc.FaultKinds = []string{trace.FaultClockJump} }, "gc-pause only"},
 		{"topology", func(sc *protocols.Scenario) { sc.Topology = protocols.TopoReplicated }, "topology"},
 	}
 	for _, tc := range tests {
@@ -107,7 +107,7 @@ func TestRatio(t *testing.T) {
 // timeline is one fixed experiment: the scaled setting with 2 clients, one
 // operation each, 300 ms of work, c2 starting 50 ms after c1, at most 1 ms
 // of think time (0 would mean the default), and explicit pauses.
-func timeline(protocol, workload string, faults ...sim.Fault) protocols.Scenario {
+func timeline(protocol, workload string, faults ...trace.Fault) protocols.Scenario {
 	sc := Scaled(protocol, workload)
 	sc.Clients, sc.Ops, sc.WorkMs, sc.ThinkMs, sc.StaggerMs = 2, 1, 300, 1, 50
 	sc.FaultKinds, sc.Faults = nil, faults
@@ -123,8 +123,8 @@ func timeline(protocol, workload string, faults ...sim.Fault) protocols.Scenario
 // decide the outcome.
 func TestSameVerdictAsSim(t *testing.T) {
 	srv := needRedis(t)
-	long := sim.Fault{Kind: sim.FaultGCPause, Target: "c1", AtMs: 150, DurMs: 1500}
-	short := sim.Fault{Kind: sim.FaultGCPause, Target: "c1", AtMs: 150, DurMs: 300}
+	long := trace.Fault{Kind: trace.FaultGCPause, Target: "c1", AtMs: 150, DurMs: 1500}
+	short := trace.Fault{Kind: trace.FaultGCPause, Target: "c1", AtMs: 150, DurMs: 300}
 	tests := []struct {
 		name string
 		sc   protocols.Scenario

@@ -12,7 +12,7 @@ import (
 // how long each side takes to show the first violation of the scaled
 // gc-pause experiment (Scaled): real-redis runs real-time trials against
 // redis-server, seed after seed from 0, GOMAXPROCS of them side by side;
-// sim runs traces.Explore with UntilFirst over the same seeds on
+// sim runs explore.Explore with UntilFirst over the same seeds on
 // GOMAXPROCS workers. ns/op is the wall time of one search; runs/op is
 // how many seeds were started; run-s/op is the experiment time those runs
 // covered (real or simulated). The sim side then logs both sides and the

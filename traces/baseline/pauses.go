@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // window is one GC pause of a client process, in time since the trial
@@ -20,9 +20,9 @@ type pauses []window
 // is ignored (sim.Process.Pause returns early), so the windows never
 // overlap.
 func pausesOf(sc protocols.Scenario, client string) pauses {
-	var fs []sim.Fault
+	var fs []trace.Fault
 	for _, f := range sc.Faults {
-		if f.Kind == sim.FaultGCPause && f.Target == client && f.DurMs > 0 {
+		if f.Kind == trace.FaultGCPause && f.Target == client && f.DurMs > 0 {
 			fs = append(fs, f)
 		}
 	}

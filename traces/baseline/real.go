@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -67,7 +68,7 @@ func Check(sc protocols.Scenario) error {
 		return fmt.Errorf("baseline: topology %q: the real side runs one redis-server", sc.Topology)
 	}
 	for _, f := range sc.Faults {
-		if f.Kind != sim.FaultGCPause {
+		if f.Kind != trace.FaultGCPause {
 			return fmt.Errorf("baseline: fault %q: the real side injects gc-pause only", f.Kind)
 		}
 	}
@@ -118,12 +119,25 @@ func RunTrial(ctx context.Context, addr string, db int, sc protocols.Scenario) (
 	defer cancel()
 	tr := &trial{sc: sc, cancel: cancel, holders: map[string]map[string]bool{},
 		rows: map[string]string{}, sold: map[int]string{}}
-	var clients []*redis.Client
+	threads, clients, err := tr.dial(ctx, addr, db)
 	defer func() {
 		for _, c := range clients {
 			c.Close()
 		}
 	}()
+	switch {
+	case ctx.Err() != nil:
+		return &Trial{Seed: sc.Seed}, nil
+	case err != nil:
+		return nil, err
+	}
+	return tr.run(threads)
+}
+
+// dial connects one client per simulated process and builds its threads.
+func (tr *trial) dial(ctx context.Context, addr string, db int) ([]*thread, []*redis.Client, error) {
+	sc := tr.sc
+	var clients []*redis.Client
 	var threads []*thread
 	for c := 0; c < sc.Clients; c++ {
 		opts := clientOptions(addr, db)
@@ -134,10 +148,7 @@ func RunTrial(ctx context.Context, addr string, db int, sc protocols.Scenario) (
 		// Dial before the clock starts, so that no client's first
 		// command pays for a TCP handshake the sim does not have.
 		if err := rdb.Ping(ctx).Err(); err != nil {
-			if ctx.Err() != nil {
-				return &Trial{Seed: sc.Seed}, nil
-			}
-			return nil, fmt.Errorf("baseline: PING %s: %v", addr, err)
+			return nil, clients, fmt.Errorf("baseline: PING %s: %v", addr, err)
 		}
 		name := sc.Client(c)
 		ps := pausesOf(sc, name)
@@ -155,7 +166,13 @@ func RunTrial(ctx context.Context, addr string, db int, sc protocols.Scenario) (
 			})
 		}
 	}
+	return threads, clients, nil
+}
 
+// run starts every thread at once and waits for them (or the first
+// violation).
+func (tr *trial) run(threads []*thread) (*Trial, error) {
+	sc := tr.sc
 	errs := make(chan error, len(threads))
 	tr.start = time.Now()
 	var wg sync.WaitGroup

@@ -1,7 +1,7 @@
 package baseline
 
 import (
-	"github.com/locksim/locksim/sim/fidelity/redisproc"
+	"github.com/locksim/locksim/sim/redisproc"
 )
 
 // ErrNoRedisServer is returned by StartServer when redis-server is not on

@@ -9,9 +9,10 @@ import (
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
 )
 
-// SimConfig is the sim's search for the first violation: traces.Explore
+// SimConfig is the sim's search for the first violation: explore.Explore
 // with UntilFirst over seeds SeedStart, ...
 type SimConfig struct {
 	Base      protocols.Scenario // everything but the seed
@@ -30,7 +31,7 @@ func FirstViolationSim(ctx context.Context, cfg SimConfig) (*Result, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	start := time.Now()
-	s, err := traces.Explore(ctx, traces.ExploreConfig{
+	s, err := explore.Explore(ctx, explore.ExploreConfig{
 		Base: cfg.Base, Runs: cfg.Runs, SeedStart: cfg.SeedStart, Workers: workers, UntilFirst: true,
 	}, nil)
 	wall := time.Since(start)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Invariant is what must hold in every scenario.
@@ -33,7 +33,7 @@ const (
 
 // FaultDelay is the sim's message-delay fault, which the scenario
 // generator can draw although GenerateFaults does not.
-const FaultDelay = sim.FaultDelay
+const FaultDelay = trace.FaultDelay
 
 // Config says which scenarios to draw and what must hold in them.
 type Config struct {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // probeDeterminism runs two fixed scenarios of a bridged lock twice each
@@ -51,9 +51,9 @@ func (c *config) rerun(res *Result) string {
 }
 
 // firstDifference describes where two traces of one scenario part.
-func firstDifference(a, b *sim.Trace) string {
-	line := func(e sim.Event) string {
-		return strings.TrimSpace(fmt.Sprintf("t=%.3f ms %s %s %s %s %s %s", sim.Ms(e.T), e.Kind, e.Party, e.Client,
+func firstDifference(a, b *trace.Trace) string {
+	line := func(e trace.Event) string {
+		return strings.TrimSpace(fmt.Sprintf("t=%.3f ms %s %s %s %s %s %s", trace.Ms(e.T), e.Kind, e.Party, e.Client,
 			strings.Join(e.Args, " "), e.Reply, e.Detail))
 	}
 	for i := range min(len(a.Events), len(b.Events)) {

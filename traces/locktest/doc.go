@@ -4,7 +4,7 @@
 //
 // A scenario is drawn with rapid (pgregory.net/rapid): clients, threads,
 // operations, lease and wait settings, topology, and the fault schedule
-// as explicit timed sim.Fault events of the chosen kinds, aimed at the
+// as explicit timed trace.Fault events of the chosen kinds, aimed at the
 // scenario's real parties (clients c1..cN; the nodes of the topology:
 // "redis", replicas "redis-r1".., independent masters "redis-1"..; the
 // sim.Master alias; the sentinel). The scenario runs in locksim's

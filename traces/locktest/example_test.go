@@ -8,7 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 	"github.com/locksim/locksim/traces/locktest"
 )
@@ -46,7 +46,7 @@ func ExampleCheck() {
 	defer os.RemoveAll(dir)
 	locktest.Check(&printTB{}, locktest.Config{
 		Protocol:   "setnx-del",
-		Faults:     []string{sim.FaultGCPause},
+		Faults:     []string{trace.FaultGCPause},
 		Checks:     1000, // Check stops at the first failure
 		ShrinkRuns: 300,
 		TraceDir:   dir,
@@ -71,7 +71,7 @@ func ExampleProperty() {
 func ExampleScenarios() {
 	g := locktest.Scenarios(locktest.Config{
 		Protocol:   "setnx-lua-del",
-		Faults:     []string{sim.FaultGCPause, sim.FaultFailover},
+		Faults:     []string{trace.FaultGCPause, trace.FaultFailover},
 		Topologies: []string{protocols.TopoReplicated},
 		MaxFaults:  2,
 	})
@@ -88,7 +88,7 @@ func ExampleScenarios() {
 // Decode turns fuzz bytes into a scenario: the empty input is the
 // simplest one; more bytes choose more.
 func ExampleDecode() {
-	cfg := locktest.Config{Protocol: "setnx-del", Faults: []string{sim.FaultGCPause}}
+	cfg := locktest.Config{Protocol: "setnx-del", Faults: []string{trace.FaultGCPause}}
 	sc, _ := locktest.Decode(cfg, nil)
 	fmt.Println("clients:", sc.Clients, "ops:", sc.Ops, "faults:", len(sc.Faults))
 	// Two bytes per choice, in draw order: clients 1+1, ops 1+0,
@@ -125,7 +125,7 @@ func ExampleEvaluate() {
 func ExampleEvaluate_customLock() {
 	res, err := locktest.Evaluate(locktest.Config{Protocol: "my-lock"}, protocols.Scenario{
 		Protocol: "my-lock", Clients: 2, Ops: 1, StaggerMs: 500,
-		Faults: []sim.Fault{{Kind: sim.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 15000}},
+		Faults: []trace.Fault{{Kind: trace.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 15000}},
 	})
 	if err != nil {
 		panic(err)

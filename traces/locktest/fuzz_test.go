@@ -3,7 +3,7 @@ package locktest_test
 import (
 	"testing"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces/locktest"
 )
 
@@ -14,7 +14,7 @@ import (
 // trace under testdata/locksim and prints the command that replays it.
 var fuzzConfig = locktest.Config{
 	Protocol: "setnx-lua-del",
-	Faults:   []string{sim.FaultPartition, sim.FaultReplyLoss, sim.FaultClientCrash},
+	Faults:   []string{trace.FaultPartition, trace.FaultReplyLoss, trace.FaultClientCrash},
 }
 
 // handcrafted is the seed in testdata/fuzz/FuzzScenario/reply-loss-then-partition.
@@ -48,9 +48,9 @@ func TestFuzzSeedsDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []sim.Fault{
-		{Kind: sim.FaultReplyLoss, Target: "redis", AtMs: 300, DurMs: 3750, Value: 1000},
-		{Kind: sim.FaultPartition, Target: "c2<->redis", AtMs: 1000, DurMs: 5000},
+	want := []trace.Fault{
+		{Kind: trace.FaultReplyLoss, Target: "redis", AtMs: 300, DurMs: 3750, Value: 1000},
+		{Kind: trace.FaultPartition, Target: "c2<->redis", AtMs: 1000, DurMs: 5000},
 	}
 	if sc.Clients != 2 || sc.Ops != 2 || sc.Seed != 7 || len(sc.Faults) != 2 || sc.Faults[0] != want[0] || sc.Faults[1] != want[1] {
 		t.Fatalf("decoded %d clients, %d ops, seed %d, faults %+v", sc.Clients, sc.Ops, sc.Seed, sc.Faults)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // The scenario generator. Every choice is drawn as an integer in a range
@@ -39,7 +40,7 @@ type source interface {
 	// u64 draws the noise seed.
 	u64(label string, max uint64) uint64
 	// events draws up to max fault events, each drawn by one.
-	events(label string, max int, one func(source) []sim.Fault) [][]sim.Fault
+	events(label string, max int, one func(source) []trace.Fault) [][]trace.Fault
 }
 
 type rapidSource struct{ t *rapid.T }
@@ -55,8 +56,8 @@ func (s rapidSource) u64(label string, max uint64) uint64 {
 	return rapid.Uint64Range(0, max).Draw(s.t, label)
 }
 
-func (s rapidSource) events(label string, max int, one func(source) []sim.Fault) [][]sim.Fault {
-	ev := rapid.Custom(func(t *rapid.T) []sim.Fault { return one(rapidSource{t}) })
+func (s rapidSource) events(label string, max int, one func(source) []trace.Fault) [][]trace.Fault {
+	ev := rapid.Custom(func(t *rapid.T) []trace.Fault { return one(rapidSource{t}) })
 	return rapid.SliceOfN(ev, 0, max).Draw(s.t, label)
 }
 
@@ -92,9 +93,9 @@ func (s *byteSource) u64(_ string, max uint64) uint64 {
 	return v
 }
 
-func (s *byteSource) events(label string, max int, one func(source) []sim.Fault) [][]sim.Fault {
+func (s *byteSource) events(label string, max int, one func(source) []trace.Fault) [][]trace.Fault {
 	n := s.intn(label, 0, max)
-	out := make([][]sim.Fault, 0, n)
+	out := make([][]trace.Fault, 0, n)
 	for range n {
 		out = append(out, one(s))
 	}
@@ -103,7 +104,7 @@ func (s *byteSource) events(label string, max int, one func(source) []sim.Fault)
 
 // Scenarios returns a generator of the scenarios cfg describes, for
 // users who write their own rapid.Check. The scenarios are normalized:
-// every field explicit, the fault schedule as timed sim.Fault events.
+// every field explicit, the fault schedule as timed trace.Fault events.
 // It panics if cfg is not valid.
 func Scenarios(cfg Config) *rapid.Generator[protocols.Scenario] {
 	c := cfg.mustPrepare()
@@ -176,7 +177,7 @@ func (c *config) draw(src source) protocols.Scenario {
 		sort.SliceStable(sc.Faults, func(i, j int) bool { return sc.Faults[i].AtMs < sc.Faults[j].AtMs })
 	}
 	if sc.Faults == nil {
-		sc.Faults = []sim.Fault{}
+		sc.Faults = []trace.Fault{}
 	}
 	sc.Seed = src.u64("seed", seeds)
 	n, err := sc.Normalize()
@@ -278,7 +279,7 @@ func (c *config) parties(sc protocols.Scenario) *parties {
 // event draws one fault event of a configured kind: a failover is one
 // event of two sim faults (the slow replication that precedes the crash,
 // as protocols.GenerateFaults draws it, then the crash).
-func (p *parties) event(src source) []sim.Fault {
+func (p *parties) event(src source) []trace.Fault {
 	kind := p.c.Faults[src.intn("kind", 0, len(p.c.Faults)-1)]
 	pick := func(from []string) string { return from[src.intn("target", 0, len(from)-1)] }
 	at := func() int64 { return 100 * int64(src.intn("at_100ms", 0, int(p.windowMs/100))) }
@@ -289,40 +290,40 @@ func (p *parties) event(src source) []sim.Fault {
 		}
 		return v
 	}
-	f := sim.Fault{Kind: kind}
+	f := trace.Fault{Kind: kind}
 	switch kind {
-	case sim.FaultGCPause, sim.FaultWatchdogStall:
+	case trace.FaultGCPause, trace.FaultWatchdogStall:
 		f.Target, f.AtMs, f.DurMs = pick(p.clients), at(), span(1)
-	case sim.FaultSlowWork:
+	case trace.FaultSlowWork:
 		f.Target, f.AtMs, f.DurMs, f.Value = pick(p.clients), at(), span(1), span(1)
-	case sim.FaultPartition:
+	case trace.FaultPartition:
 		f.Target, f.AtMs, f.DurMs = pick(p.links), at(), span(1)
 	case FaultDelay:
 		f.Target, f.AtMs, f.DurMs, f.Value = pick(p.delays), at(), span(1), span(1)
-	case sim.FaultReplicationLag:
+	case trace.FaultReplicationLag:
 		f.Target, f.AtMs, f.DurMs, f.Value = pick(p.nodes), at(), span(1), span(1)
-	case sim.FaultFailover:
+	case trace.FaultFailover:
 		f.Target, f.AtMs = pick(p.masters), at()
 		f.DurMs = p.downMs * int64(4+src.intn("down_halves", 0, 8)) / 2
 		lag := span(0)
 		if lag == 0 {
-			return []sim.Fault{f}
+			return []trace.Fault{f}
 		}
 		from := max(0, f.AtMs-lag)
-		return []sim.Fault{{Kind: sim.FaultReplicationLag, Target: f.Target, AtMs: from, DurMs: f.AtMs - from + f.DurMs, Value: lag}, f}
-	case sim.FaultClockJump:
+		return []trace.Fault{{Kind: trace.FaultReplicationLag, Target: f.Target, AtMs: from, DurMs: f.AtMs - from + f.DurMs, Value: lag}, f}
+	case trace.FaultClockJump:
 		f.Target, f.AtMs = pick(p.clocks), at()
 		f.Value = sign(span(1))
-	case sim.FaultClockDrift:
+	case trace.FaultClockDrift:
 		f.Target, f.AtMs = pick(p.clocks), at()
 		f.Value = sign(5000 * int64(src.intn("drift_5000ppm", 1, 40)))
-	case sim.FaultClientCrash:
+	case trace.FaultClientCrash:
 		f.Target, f.AtMs, f.DurMs = pick(p.clients), at(), span(0) // 0: never restarts
-	case sim.FaultNodeRestart:
+	case trace.FaultNodeRestart:
 		f.Target, f.AtMs, f.DurMs = pick(p.nodes), at(), span(1)
-	case sim.FaultReplyLoss:
+	case trace.FaultReplyLoss:
 		f.Target, f.AtMs, f.DurMs = pick(p.losers), at(), span(1)
 		f.Value = 1000 - 200*int64(src.intn("loss_minus_20pct", 0, 4))
 	}
-	return []sim.Fault{f}
+	return []trace.Fault{f}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -73,10 +74,10 @@ func TestScenariosAimAtRealParties(t *testing.T) {
 							rt.Fatalf("fault %+v aims at %q, not a party of %v", f, p, parties)
 						}
 					}
-					if f.AtMs%100 != 0 && f.Kind != sim.FaultReplicationLag {
+					if f.AtMs%100 != 0 && f.Kind != trace.FaultReplicationLag {
 						rt.Fatalf("fault %+v starts off the 100 ms grid", f)
 					}
-					if f.Kind != sim.FaultFailover && f.Kind != sim.FaultReplicationLag && f.DurMs%eighth != 0 {
+					if f.Kind != trace.FaultFailover && f.Kind != trace.FaultReplicationLag && f.DurMs%eighth != 0 {
 						rt.Fatalf("fault %+v lasts %d ms, not eighths of the %d ms lease", f, f.DurMs, sc.LeaseMs)
 					}
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/bridge"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -53,7 +54,7 @@ type GoRedis struct {
 
 // bridgedFaults are the fault kinds a bridged lock cannot suffer.
 var bridgedFaults = map[string]string{
-	sim.FaultWatchdogStall: "a library's goroutines cannot be told apart from the application's",
+	trace.FaultWatchdogStall: "a library's goroutines cannot be told apart from the application's",
 }
 
 // protocol describes g as a protocol of the registry.
@@ -84,7 +85,7 @@ func attachBridge(w *sim.World, sc protocols.Scenario) error {
 		if why, ok := bridgedFaults[f.Kind]; ok {
 			return fmt.Errorf("fault %s on %s: not available for a lock run through the go-redis bridge: %s", f.Kind, f.Target, why)
 		}
-		if (f.Kind == sim.FaultClockJump || f.Kind == sim.FaultClockDrift) && w.Node(f.Target) == nil && f.Target != sim.Master {
+		if (f.Kind == trace.FaultClockJump || f.Kind == trace.FaultClockDrift) && w.Node(f.Target) == nil && f.Target != sim.Master {
 			return fmt.Errorf("fault %s on %s: a process run through the go-redis bridge has no clock of its own (its goroutines share the bubble's clock); aim clock faults at nodes", f.Kind, f.Target)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -116,7 +116,7 @@ func TestGoRedisRefusedFaults(t *testing.T) {
 	if msg := r.message(); !strings.Contains(msg, "fault watchdog-stall is not available for a lock run through the go-redis bridge") {
 		t.Fatalf("message:\n%s", msg)
 	}
-	sc := protocols.Scenario{Protocol: plainGoRedis.Name, Clients: 2, Faults: []sim.Fault{{Kind: sim.FaultClockJump, Target: "c1", AtMs: 100, Value: 5000}}}
+	sc := protocols.Scenario{Protocol: plainGoRedis.Name, Clients: 2, Faults: []trace.Fault{{Kind: trace.FaultClockJump, Target: "c1", AtMs: 100, Value: 5000}}}
 	_, err := EvaluateT(t, Config{GoRedis: plainGoRedis}, sc)
 	if err == nil || !strings.Contains(err.Error(), "fault clock-jump on c1: a process run through the go-redis bridge has no clock of its own") {
 		t.Fatalf("err: %v", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -70,17 +71,17 @@ func unsafeCases(t *testing.T) []unsafeCase {
 			// Pause without fencing: c1 acquires, a pause outlasts the
 			// lease, c2 acquires and writes, c1 resumes and writes.
 			name: "setnx-del/gc-pause",
-			cfg:  Config{Protocol: "setnx-del", Faults: []string{sim.FaultGCPause}},
+			cfg:  Config{Protocol: "setnx-del", Faults: []string{trace.FaultGCPause}},
 			refs: map[string]protocols.Scenario{checker.CausePrematureExpiry: pause.Scenario},
 		},
 		{
 			// The same with the Lua release: the token does not help
 			// when the pause (or the work) outlasts the 10 s lease.
 			name: "setnx-lua-del/gc-pause+slow-work",
-			cfg:  Config{Protocol: "setnx-lua-del", Faults: []string{sim.FaultGCPause, sim.FaultSlowWork}},
+			cfg:  Config{Protocol: "setnx-lua-del", Faults: []string{trace.FaultGCPause, trace.FaultSlowWork}},
 			refs: map[string]protocols.Scenario{checker.CausePrematureExpiry: {Seed: 1, Protocol: "setnx-lua-del", Workload: "unique-name",
 				Clients: 2, Ops: 1, StaggerMs: 500,
-				Faults: []sim.Fault{{Kind: sim.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 15000}}}},
+				Faults: []trace.Fault{{Kind: trace.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 15000}}}},
 		},
 		{
 			// Failover before replication: c1 locks on the master, the
@@ -90,20 +91,20 @@ func unsafeCases(t *testing.T) []unsafeCase {
 			// replica dies too while the old master is still down, and
 			// comes back empty.
 			name: "setnx-lua-del/failover",
-			cfg: Config{Protocol: "setnx-lua-del", Faults: []string{sim.FaultFailover},
+			cfg: Config{Protocol: "setnx-lua-del", Faults: []string{trace.FaultFailover},
 				Topologies: []string{protocols.TopoReplicated}},
 			refs: map[string]protocols.Scenario{
 				checker.CauseLostAfterFailover: {Seed: 1, Protocol: "setnx-lua-del", Workload: "unique-name", Clients: 2, Ops: 1,
 					StaggerMs: 1000, Topology: protocols.TopoReplicated, Nodes: 1, DownAfterMs: 1000,
-					Faults: []sim.Fault{
-						{Kind: sim.FaultReplicationLag, Target: sim.Master, AtMs: 0, DurMs: 6000, Value: 2000},
-						{Kind: sim.FaultFailover, Target: sim.Master, AtMs: 500, DurMs: 4000},
+					Faults: []trace.Fault{
+						{Kind: trace.FaultReplicationLag, Target: sim.Master, AtMs: 0, DurMs: 6000, Value: 2000},
+						{Kind: trace.FaultFailover, Target: sim.Master, AtMs: 500, DurMs: 4000},
 					}},
 				checker.CauseRestart: {Seed: 2, Protocol: "setnx-lua-del", Workload: "unique-name", Clients: 2, Ops: 1,
 					StaggerMs: 500, RetryMs: 250, Topology: protocols.TopoReplicated, Nodes: 1, DownAfterMs: 1000,
-					Faults: []sim.Fault{
-						{Kind: sim.FaultFailover, Target: sim.Master, AtMs: 0, DurMs: 3500},
-						{Kind: sim.FaultFailover, Target: sim.Master, AtMs: 3400, DurMs: 2000},
+					Faults: []trace.Fault{
+						{Kind: trace.FaultFailover, Target: sim.Master, AtMs: 0, DurMs: 3500},
+						{Kind: trace.FaultFailover, Target: sim.Master, AtMs: 3400, DurMs: 2000},
 					}},
 			},
 		},
@@ -197,7 +198,7 @@ func TestUnsafeCatalogFailsAndShrinks(t *testing.T) {
 				sc := got
 				last := protocols.ClientName(got.Clients - 1)
 				sc.Clients--
-				sc.Faults = slices.DeleteFunc(slices.Clone(got.Faults), func(f sim.Fault) bool { return strings.Contains(f.Target, last) })
+				sc.Faults = slices.DeleteFunc(slices.Clone(got.Faults), func(f trace.Fault) bool { return strings.Contains(f.Target, last) })
 				assertHolds(t, c, sc, "without "+last)
 			}
 		})
@@ -245,7 +246,7 @@ func testFenced(t *testing.T, checks int) {
 	// resumes, the database rejects its older token. Two holders at
 	// once, no damage.
 	ref := protocols.Scenario{Seed: 1, Protocol: "fenced", Workload: "unique-name", Clients: 2, Ops: 1, StaggerMs: 500,
-		Faults: []sim.Fault{{Kind: sim.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 70000}}}
+		Faults: []trace.Fault{{Kind: trace.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 70000}}}
 	res, err := Evaluate(Config{Protocol: "fenced", Property: NoDamage}, ref)
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +264,7 @@ func testFenced(t *testing.T, checks int) {
 	// check), whatever the pauses. A property of one's own over
 	// locktest.Scenarios.
 	for _, wl := range []string{"stock", "unique-name"} {
-		g := Scenarios(Config{Protocol: "fenced", Workload: wl, Faults: []string{sim.FaultGCPause}})
+		g := Scenarios(Config{Protocol: "fenced", Workload: wl, Faults: []string{trace.FaultGCPause}})
 		for range (checks + rapidChecks() - 1) / rapidChecks() {
 			rapid.Check(t, func(rt *rapid.T) {
 				sc := g.Draw(rt, "scenario")
@@ -288,7 +289,7 @@ func testFenced(t *testing.T, checks int) {
 	// update. (Found by Check over fenced / stock under gc-pause, about
 	// once in thousands of scenarios, and shrunk to this.)
 	gap := protocols.Scenario{Seed: 65535, Protocol: "fenced", Workload: "stock", Clients: 2, Ops: 1, StaggerMs: 500,
-		Faults: []sim.Fault{{Kind: sim.FaultGCPause, Target: "c1", AtMs: 200, DurMs: 30000}}}
+		Faults: []trace.Fault{{Kind: trace.FaultGCPause, Target: "c1", AtMs: 200, DurMs: 30000}}}
 	res, err = Evaluate(Config{Protocol: "fenced", Property: NoDamage}, gap)
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +315,7 @@ func TestEveryCatalogLockIsCaughtUnderGCPause(t *testing.T) {
 		}
 		t.Run(p.Name, func(t *testing.T) {
 			t.Parallel()
-			cfg := Config{Protocol: p.Name, Faults: []string{sim.FaultGCPause}, Checks: 300, ShrinkRuns: 40,
+			cfg := Config{Protocol: p.Name, Faults: []string{trace.FaultGCPause}, Checks: 300, ShrinkRuns: 40,
 				TraceDir: t.TempDir()}
 			if p.Name == "local-mutex" {
 				cfg.Faults = nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -23,7 +24,7 @@ func shortLease(dir string) Config {
 }
 
 // twoClients is a scenario shortLease fails in.
-var twoClients = protocols.Scenario{Protocol: "setnx-del", LeaseMs: 1000, Clients: 2, Ops: 1, Faults: []sim.Fault{}}
+var twoClients = protocols.Scenario{Protocol: "setnx-del", LeaseMs: 1000, Clients: 2, Ops: 1, Faults: []trace.Fault{}}
 
 // TestSavedCounterexampleRerunsFirst: a trace an earlier run saved for
 // this test fails the next Check at once, before any search.

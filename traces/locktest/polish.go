@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // After rapid has shrunk a failure, Check polishes it with moves rapid
@@ -27,21 +27,21 @@ const noiseSeeds = 8
 // event is one fault event as the generator draws it: a failover carries
 // the slow replication that precedes it.
 type event struct {
-	f   sim.Fault
+	f   trace.Fault
 	lag int64 // failover: the replication lag before the crash; 0: none
 }
 
 // eventsOf groups a schedule into events.
-func eventsOf(fs []sim.Fault) []event {
+func eventsOf(fs []trace.Fault) []event {
 	used := make([]bool, len(fs))
 	var out []event
 	for i, f := range fs {
-		if f.Kind != sim.FaultFailover {
+		if f.Kind != trace.FaultFailover {
 			continue
 		}
 		ev := event{f: f}
 		for j, l := range fs {
-			if !used[j] && l.Kind == sim.FaultReplicationLag && l.Target == f.Target && l.Value > 0 &&
+			if !used[j] && l.Kind == trace.FaultReplicationLag && l.Target == f.Target && l.Value > 0 &&
 				l.AtMs == max(0, f.AtMs-l.Value) && l.AtMs+l.DurMs == f.AtMs+f.DurMs {
 				ev.lag, used[j] = l.Value, true
 				break
@@ -60,12 +60,12 @@ func eventsOf(fs []sim.Fault) []event {
 }
 
 // faults is the schedule of evs, ordered by start.
-func (evs events) faults() []sim.Fault {
-	out := []sim.Fault{}
+func (evs events) faults() []trace.Fault {
+	out := []trace.Fault{}
 	for _, ev := range evs {
-		if ev.f.Kind == sim.FaultFailover && ev.lag > 0 {
+		if ev.f.Kind == trace.FaultFailover && ev.lag > 0 {
 			from := max(0, ev.f.AtMs-ev.lag)
-			out = append(out, sim.Fault{Kind: sim.FaultReplicationLag, Target: ev.f.Target, AtMs: from,
+			out = append(out, trace.Fault{Kind: trace.FaultReplicationLag, Target: ev.f.Target, AtMs: from,
 				DurMs: ev.f.AtMs - from + ev.f.DurMs, Value: ev.lag})
 		}
 		out = append(out, ev.f)
@@ -283,7 +283,7 @@ func (p *polisher) structure() bool {
 		sc = resized(sc, sc.Clients-1, sc.Threads, sc.Ops)
 		cands := []protocols.Scenario{}
 		drop := sc
-		drop.Faults = slices.DeleteFunc(slices.Clone(sc.Faults), func(f sim.Fault) bool { return slices.Contains(ends(f.Target), last) })
+		drop.Faults = slices.DeleteFunc(slices.Clone(sc.Faults), func(f trace.Fault) bool { return slices.Contains(ends(f.Target), last) })
 		cands = append(cands, drop)
 		for j := range sc.Clients {
 			// Its faults moved to client j, as they are and a quarter of
@@ -347,11 +347,11 @@ func merged(a, b event, eighth int64) (event, bool) {
 	m := a
 	m.f.AtMs = at
 	switch a.f.Kind {
-	case sim.FaultSlowWork, sim.FaultReplicationLag, FaultDelay:
+	case trace.FaultSlowWork, trace.FaultReplicationLag, FaultDelay:
 		m.f.DurMs, m.f.Value = cover, a.f.Value+b.f.Value
-	case sim.FaultGCPause, sim.FaultWatchdogStall, sim.FaultPartition, sim.FaultReplyLoss, sim.FaultNodeRestart:
+	case trace.FaultGCPause, trace.FaultWatchdogStall, trace.FaultPartition, trace.FaultReplyLoss, trace.FaultNodeRestart:
 		m.f.DurMs = cover
-	case sim.FaultClockJump:
+	case trace.FaultClockJump:
 		if (a.f.Value < 0) != (b.f.Value < 0) {
 			return event{}, false
 		}
@@ -420,19 +420,19 @@ func (p *polisher) numbers() bool {
 		}, eighth, eighth}
 		knobs := []knob{{func(ev event) int64 { return ev.f.AtMs }, func(ev *event, v int64) { ev.f.AtMs = v }, 0, 100}}
 		switch eventsOf(p.best.Scenario.Faults)[i].f.Kind {
-		case sim.FaultGCPause, sim.FaultWatchdogStall, sim.FaultPartition, sim.FaultNodeRestart, sim.FaultReplyLoss:
+		case trace.FaultGCPause, trace.FaultWatchdogStall, trace.FaultPartition, trace.FaultNodeRestart, trace.FaultReplyLoss:
 			knobs = append(knobs, dur)
-		case sim.FaultSlowWork, sim.FaultReplicationLag, FaultDelay:
+		case trace.FaultSlowWork, trace.FaultReplicationLag, FaultDelay:
 			knobs = append(knobs, dur, value)
-		case sim.FaultClientCrash:
+		case trace.FaultClientCrash:
 			dur.min = 0
 			knobs = append(knobs, dur)
-		case sim.FaultClockJump:
+		case trace.FaultClockJump:
 			knobs = append(knobs, value)
-		case sim.FaultClockDrift:
+		case trace.FaultClockDrift:
 			value.min, value.step = 5000, 5000
 			knobs = append(knobs, value)
-		case sim.FaultFailover:
+		case trace.FaultFailover:
 			dur.min, dur.step = 2*down, down/2
 			knobs = append(knobs, dur, knob{func(ev event) int64 { return ev.lag }, func(ev *event, v int64) { ev.lag = v }, 0, eighth})
 		}

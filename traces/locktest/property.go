@@ -15,7 +15,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -182,14 +182,14 @@ func scenarioLine(sc protocols.Scenario) string {
 	return s
 }
 
-func faultLine(f sim.Fault) string {
+func faultLine(f trace.Fault) string {
 	s := fmt.Sprintf("%s %s at %s", f.Kind, f.Target, secs(f.AtMs))
 	switch f.Kind {
-	case sim.FaultClockJump:
+	case trace.FaultClockJump:
 		return s + fmt.Sprintf(": %s%s", signed(f.Value), secs(abs(f.Value)))
-	case sim.FaultClockDrift:
+	case trace.FaultClockDrift:
 		return s + fmt.Sprintf(": %s%d ppm", signed(f.Value), abs(f.Value))
-	case sim.FaultClientCrash:
+	case trace.FaultClientCrash:
 		if f.DurMs == 0 {
 			return s + ", never restarts"
 		}
@@ -197,11 +197,11 @@ func faultLine(f sim.Fault) string {
 	}
 	s += " for " + secs(f.DurMs)
 	switch f.Kind {
-	case sim.FaultSlowWork:
+	case trace.FaultSlowWork:
 		s += fmt.Sprintf(": critical sections %s longer", secs(f.Value))
-	case sim.FaultReplicationLag, FaultDelay:
+	case trace.FaultReplicationLag, FaultDelay:
 		s += fmt.Sprintf(": %s slower", secs(f.Value))
-	case sim.FaultReplyLoss:
+	case trace.FaultReplyLoss:
 		v := f.Value
 		if v == 0 {
 			v = 1000

@@ -1,4 +1,4 @@
-package traces
+package explore
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/traces"
 )
 
 // ExploreConfig is one exploration: the same scenario over many seeds.
@@ -68,7 +69,7 @@ func (cfg ExploreConfig) seed(i int) uint64 {
 
 type exploreResult struct {
 	seed    uint64
-	outcome *Outcome
+	outcome *traces.Outcome
 	err     error
 }
 
@@ -113,7 +114,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 			for i := range jobs {
 				sc := cfg.Base
 				sc.Seed = cfg.seed(i)
-				o, err := execute(sc)
+				o, err := traces.Evaluate(sc)
 				results <- exploreResult{seed: sc.Seed, outcome: o, err: err}
 			}
 		}()
@@ -177,7 +178,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	}
 	if cfg.Out != "" {
 		b, _ := json.MarshalIndent(s, "", "  ")
-		if err := WriteAtomic(filepath.Join(cfg.Out, "summary.json"), append(b, '\n')); err != nil {
+		if err := traces.WriteAtomic(filepath.Join(cfg.Out, "summary.json"), append(b, '\n')); err != nil {
 			return nil, err
 		}
 	}
@@ -186,7 +187,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 
 // count records each distinct cause of a violating run, keeping the trace
 // of the lowest seed per cause in out.
-func (s *Summary) count(causes map[[2]string]*CauseCount, seed uint64, f *File, out string) error {
+func (s *Summary) count(causes map[[2]string]*CauseCount, seed uint64, f *traces.File, out string) error {
 	seen := map[[2]string]bool{}
 	for _, v := range f.Report.Violations {
 		k := [2]string{v.Property, v.Cause}
@@ -207,7 +208,7 @@ func (s *Summary) count(causes map[[2]string]*CauseCount, seed uint64, f *File, 
 				if f.TraceSHA256 == "" {
 					f.TraceSHA256 = f.Trace.Hash()
 				}
-				if err := Write(c.Trace, f); err != nil {
+				if err := traces.Write(c.Trace, f); err != nil {
 					return err
 				}
 			}

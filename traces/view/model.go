@@ -1,4 +1,4 @@
-package traces
+package view
 
 import (
 	"sort"
@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/checker"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
+	"github.com/locksim/locksim/traces"
 )
 
 // The view model is what the HTML timeline draws: the raw events and
@@ -28,9 +29,9 @@ type viewModel struct {
 	Header     viewHeader      `json:"header"`
 	EndNs      int64           `json:"end_ns"`
 	Lanes      []viewLane      `json:"lanes"`
-	Events     []sim.Event     `json:"events"`
+	Events     []trace.Event   `json:"events"`
 	EventLane  []int           `json:"event_lane"` // lane of each event, -1 if none
-	Ops        []sim.Op        `json:"ops"`
+	Ops        []trace.Op      `json:"ops"`
 	OpLane     []int           `json:"op_lane"`
 	Holds      []viewHold      `json:"holds"`
 	Keys       []viewKeySpan   `json:"keys"`
@@ -45,11 +46,11 @@ type viewHeader struct {
 	Seed        uint64            `json:"seed"`
 	Clients     int               `json:"clients"`
 	Verdict     string            `json:"verdict"`
-	Faults      []sim.Fault       `json:"faults"`
+	Faults      []trace.Fault     `json:"faults"`
 	Damage      checker.Damage    `json:"damage"`
 	Checked     []checker.Checked `json:"checked"`
 	TraceSHA256 string            `json:"trace_sha256"`
-	Stats       sim.Stats         `json:"stats"`
+	Stats       trace.Stats       `json:"stats"`
 	LeaseMs     int64             `json:"lease_ms"`
 }
 
@@ -149,7 +150,7 @@ type viewViolation struct {
 }
 
 // buildView derives the view model of f.
-func buildView(f *File) *viewModel {
+func buildView(f *traces.File) *viewModel {
 	tr := f.Trace
 	vm := &viewModel{
 		Events: tr.Events,
@@ -162,13 +163,13 @@ func buildView(f *File) *viewModel {
 		},
 	}
 	if vm.Events == nil {
-		vm.Events = []sim.Event{}
+		vm.Events = []trace.Event{}
 	}
 	if vm.Ops == nil {
-		vm.Ops = []sim.Op{}
+		vm.Ops = []trace.Op{}
 	}
 	if vm.Header.Faults == nil {
-		vm.Header.Faults = []sim.Fault{}
+		vm.Header.Faults = []trace.Fault{}
 	}
 	vm.Title = "locksim: " + f.Scenario.Protocol + " / " + f.Scenario.Workload +
 		", seed " + strconv.FormatUint(f.Scenario.Seed, 10) + ": " + f.Report.Verdict
@@ -189,7 +190,7 @@ func buildView(f *File) *viewModel {
 }
 
 // endOf is the last instant the view must show.
-func endOf(tr *sim.Trace) int64 {
+func endOf(tr *trace.Trace) int64 {
 	end := tr.Stats.SimNs
 	for _, e := range tr.Events {
 		end = max(end, e.T+max(e.DurNs, 0))
@@ -205,7 +206,7 @@ func endOf(tr *sim.Trace) int64 {
 
 type viewBuilder struct {
 	vm        *viewModel
-	tr        *sim.Trace
+	tr        *trace.Trace
 	lanes     map[string]int   // thread client, node, service or other party -> lane
 	procLanes map[string][]int // process -> its thread lanes
 	nodes     map[string]bool
@@ -219,14 +220,14 @@ type viewBuilder struct {
 }
 
 var nodeKinds = map[string]bool{
-	sim.EvCommand: true, sim.EvExpire: true, sim.EvReplicate: true, sim.EvPromote: true,
-	sim.EvDemote: true, sim.EvNodeCrash: true, sim.EvNodeStart: true, sim.EvPublish: true,
+	trace.EvCommand: true, trace.EvExpire: true, trace.EvReplicate: true, trace.EvPromote: true,
+	trace.EvDemote: true, trace.EvNodeCrash: true, trace.EvNodeStart: true, trace.EvPublish: true,
 }
 
 var processKinds = map[string]bool{
-	sim.EvThread: true, sim.EvPause: true, sim.EvResume: true, sim.EvCrash: true,
-	sim.EvRestart: true, sim.EvNote: true, sim.EvTimeout: true, sim.EvRetry: true,
-	sim.EvDiscover: true, sim.EvDeliver: true,
+	trace.EvThread: true, trace.EvPause: true, trace.EvResume: true, trace.EvCrash: true,
+	trace.EvRestart: true, trace.EvNote: true, trace.EvTimeout: true, trace.EvRetry: true,
+	trace.EvDiscover: true, trace.EvDeliver: true,
 }
 
 func processOf(client string) string {

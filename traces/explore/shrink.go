@@ -1,4 +1,4 @@
-package traces
+package explore
 
 import (
 	"fmt"
@@ -7,7 +7,8 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
+	"github.com/locksim/locksim/traces"
 )
 
 // ShrinkResult tells what shrinking did.
@@ -17,7 +18,7 @@ type ShrinkResult struct {
 	Before   Size
 	After    Size
 	Runs     int
-	File     *File
+	File     *traces.File
 }
 
 // Size is what shrinking makes smaller.
@@ -45,19 +46,19 @@ func sizeOf(sc protocols.Scenario) Size {
 // same property and cause: it drops faults, removes clients, threads and
 // operations, and shortens faults, greedily, until nothing more can go or
 // budget runs are spent. The seed stays: it only drives noise.
-func Shrink(f *File, budget int) (*ShrinkResult, error) {
+func Shrink(f *traces.File, budget int) (*ShrinkResult, error) {
 	target, ok := firstViolation(f.Report)
 	if !ok {
 		return nil, fmt.Errorf("the trace has no violation to shrink")
 	}
 	best := f
 	res := &ShrinkResult{Property: target.Property, Cause: target.Cause, Before: sizeOf(f.Scenario)}
-	fails := func(sc protocols.Scenario) *File {
+	fails := func(sc protocols.Scenario) *traces.File {
 		if res.Runs >= budget {
 			return nil
 		}
 		res.Runs++
-		o, err := Execute(sc)
+		o, err := traces.Execute(sc)
 		if err != nil {
 			return nil
 		}
@@ -100,7 +101,7 @@ func candidates(sc protocols.Scenario) []protocols.Scenario {
 	var out []protocols.Scenario
 	with := func(mod func(*protocols.Scenario)) {
 		c := sc
-		c.Faults = append([]sim.Fault{}, sc.Faults...)
+		c.Faults = append([]trace.Fault{}, sc.Faults...)
 		mod(&c)
 		out = append(out, c)
 	}
@@ -138,7 +139,7 @@ func removeClient(sc *protocols.Scenario, i int) {
 		names[k] = sc.Client(k)
 	}
 	gone := names[i]
-	var kept []sim.Fault
+	var kept []trace.Fault
 	for _, f := range sc.Faults {
 		parties, _ := splitTarget(f.Target)
 		if !slices.Contains(parties, gone) {

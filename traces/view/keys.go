@@ -1,7 +1,7 @@
 // Lock keys on nodes: each key's life (created to expired, deleted or
 // lost) with its owner and TTL, and the roles of the parties.
 
-package traces
+package view
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // The view model is what the HTML timeline draws: the raw events and
@@ -21,7 +21,7 @@ import (
 // Lane kinds.
 
 func isEnd(change string) bool {
-	return change == sim.KeyExpired || change == sim.KeyDeleted || change == sim.KeyLost
+	return change == trace.KeyExpired || change == trace.KeyDeleted || change == trace.KeyLost
 }
 
 // keySpans follows every lock key on every node through the events that
@@ -36,7 +36,7 @@ func (b *viewBuilder) keySpans() {
 	closeSpan := func(i int, t int64, ev int, how string) {
 		s := &vm.Keys[i]
 		s.End, s.EndEv, s.EndHow = t, ev, how
-		if how == sim.KeyExpired && len(s.TTL) > 0 {
+		if how == trace.KeyExpired && len(s.TTL) > 0 {
 			// The expiry is ground truth: the TTL after the last change
 			// ran out exactly here.
 			last := &s.TTL[len(s.TTL)-1]
@@ -58,7 +58,7 @@ func (b *viewBuilder) keySpans() {
 			continue
 		}
 		switch e.Kind {
-		case sim.EvNodeCrash:
+		case trace.EvNodeCrash:
 			var cut []int
 			for k, si := range open {
 				if k.node == e.Party {
@@ -71,12 +71,12 @@ func (b *viewBuilder) keySpans() {
 			}
 			suspended[e.Party] = append(suspended[e.Party], cut...)
 			continue
-		case sim.EvNodeStart:
+		case trace.EvNodeStart:
 			// Keys the node kept across the restart come back; the ones
 			// it lost carry Change=lost at the same instant.
 			lost := map[string]bool{}
 			for j := i; j < len(tr.Events) && tr.Events[j].T == e.T; j++ {
-				if o := tr.Events[j]; o.Party == e.Party && o.Kind == sim.EvNodeStart && o.Change == sim.KeyLost {
+				if o := tr.Events[j]; o.Party == e.Party && o.Kind == trace.EvNodeStart && o.Change == trace.KeyLost {
 					lost[o.Key] = true
 				}
 			}
@@ -91,7 +91,7 @@ func (b *viewBuilder) keySpans() {
 				openSpan(s.Node, s.Key, s.Owner, e.T, i, ttlUnknown)
 			}
 			delete(suspended, e.Party)
-		case sim.EvClockJump:
+		case trace.EvClockJump:
 			for k, si := range open {
 				if k.node != e.Party {
 					continue
@@ -109,7 +109,7 @@ func (b *viewBuilder) keySpans() {
 		k := nk{e.Party, e.Key}
 		si, isOpen := open[k]
 		switch {
-		case e.Change == sim.KeyCreated:
+		case e.Change == trace.KeyCreated:
 			if isOpen {
 				closeSpan(si, e.T, i, "overwritten")
 			}
@@ -126,7 +126,7 @@ func (b *viewBuilder) keySpans() {
 			if isOpen {
 				closeSpan(si, e.T, i, e.Change)
 			}
-		case isOpen && e.Kind != sim.EvExpire:
+		case isOpen && e.Kind != trace.EvExpire:
 			if ttl, known := ttlOf(e); known {
 				s := &vm.Keys[si]
 				s.TTL = append(s.TTL, ttlPoint{T: e.T, TTL: ttl, Ev: i})
@@ -172,7 +172,7 @@ func (b *viewBuilder) keySpans() {
 }
 
 // ttlOf reads the TTL a successful command set on its key.
-func ttlOf(e sim.Event) (int64, bool) {
+func ttlOf(e trace.Event) (int64, bool) {
 	if len(e.Args) < 2 || strings.HasPrefix(e.Reply, "(error)") || strings.HasPrefix(e.Reply, "ERR") {
 		return 0, false
 	}
@@ -187,7 +187,7 @@ func ttlOf(e sim.Event) (int64, bool) {
 	args := e.Args
 	switch strings.ToUpper(args[0]) {
 	case "SET":
-		if e.Reply == "(nil)" && e.Change != sim.KeyCreated {
+		if e.Reply == "(nil)" && e.Change != trace.KeyCreated {
 			return 0, false // NX or XX refused
 		}
 		for i := 3; i < len(args); i++ {
@@ -232,8 +232,8 @@ func ttlOf(e sim.Event) (int64, bool) {
 // mayTouchTTL reports whether a command could have changed its key's TTL
 // in a way ttlOf cannot read: a replicated write, an absolute expiry, or
 // a script the owner ran (a renewal) that did not answer nil or 0.
-func mayTouchTTL(e sim.Event, owner string) bool {
-	if e.Kind == sim.EvReplicate {
+func mayTouchTTL(e trace.Event, owner string) bool {
+	if e.Kind == trace.EvReplicate {
 		return true
 	}
 	if len(e.Args) == 0 || e.Reply == "(nil)" || e.Reply == "(integer) 0" || strings.HasPrefix(e.Reply, "(error)") {
@@ -276,14 +276,14 @@ func (b *viewBuilder) roles() {
 				continue
 			}
 			switch e.Kind {
-			case sim.EvPromote, sim.EvDemote, sim.EvNodeCrash, sim.EvNodeStart:
-				if e.Kind == sim.EvPromote {
+			case trace.EvPromote, trace.EvDemote, trace.EvNodeCrash, trace.EvNodeStart:
+				if e.Kind == trace.EvPromote {
 					b.failover = true
 				}
 				if len(changes) == 0 || changes[len(changes)-1] != (change{e.T, e.Kind}) {
 					changes = append(changes, change{e.T, e.Kind})
 				}
-			case sim.EvCommand:
+			case trace.EvCommand:
 				if e.Client != "" {
 					clientCmds = true
 				}
@@ -291,11 +291,11 @@ func (b *viewBuilder) roles() {
 		}
 		master := clientCmds
 		for _, c := range changes {
-			if c.kind == sim.EvPromote {
+			if c.kind == trace.EvPromote {
 				master = false
 				break
 			}
-			if c.kind == sim.EvDemote {
+			if c.kind == trace.EvDemote {
 				master = true
 				break
 			}
@@ -311,13 +311,13 @@ func (b *viewBuilder) roles() {
 			flush(c.t)
 			wasMaster := master
 			switch c.kind {
-			case sim.EvPromote:
+			case trace.EvPromote:
 				master = true
-			case sim.EvDemote:
+			case trace.EvDemote:
 				master = false
-			case sim.EvNodeCrash:
+			case trace.EvNodeCrash:
 				up = false
-			case sim.EvNodeStart:
+			case trace.EvNodeStart:
 				up = true
 			}
 			if wasMaster && !master {

@@ -1,4 +1,4 @@
-package traces
+package explore
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/traces"
 )
 
 // Cell verdicts of the safety matrix.
@@ -209,7 +210,7 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 				}
 				c := cells[j.cell]
 				res := runResult{done: true}
-				o, err := Execute(matrixScenario(opt, c, j.seed))
+				o, err := traces.Execute(matrixScenario(opt, c, j.seed))
 				switch {
 				case err != nil:
 					res.err = err

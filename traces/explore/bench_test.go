@@ -1,9 +1,10 @@
-package traces
+package explore
 
 import (
 	"testing"
 
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/traces"
 )
 
 // BenchmarkExploreDefault is one run of the default explore scenario
@@ -13,7 +14,7 @@ func BenchmarkExploreDefault(b *testing.B) {
 	var s uint64
 	for b.Loop() {
 		s++
-		if _, err := execute(protocols.Scenario{Seed: s, Protocol: "redisson", Workload: "unique-name", Clients: 5,
+		if _, err := traces.Evaluate(protocols.Scenario{Seed: s, Protocol: "redisson", Workload: "unique-name", Clients: 5,
 			FaultKinds: []string{"gc-pause"}}); err != nil {
 			b.Fatal(err)
 		}

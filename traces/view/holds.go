@@ -1,6 +1,6 @@
 // Holds: what each client believed it held, and the lease Redis gave it.
 
-package traces
+package view
 
 import (
 	"sort"

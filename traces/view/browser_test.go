@@ -1,4 +1,4 @@
-package traces
+package view
 
 import (
 	"bytes"
@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
+	"github.com/locksim/locksim/traces"
 )
 
 // The browser tests render pages in headless Chromium (`apt-get install
@@ -74,12 +75,12 @@ func tail(s string, n int) string {
 
 type browserCase struct {
 	name string
-	o    *Outcome
+	o    *traces.Outcome
 }
 
 func bigScenario() protocols.Scenario {
 	return protocols.Scenario{Seed: 5, Protocol: "setnx-del", Workload: "unique-name", Clients: 16, Ops: 16,
-		FaultKinds: []string{sim.FaultGCPause}}
+		FaultKinds: []string{trace.FaultGCPause}}
 }
 
 func TestViewRendersInChromium(t *testing.T) {
@@ -91,15 +92,15 @@ func TestViewRendersInChromium(t *testing.T) {
 	dir := t.TempDir()
 
 	var cases []browserCase
-	cases = append(cases, browserCase{"pause-no-fencing", runReference(t, DefaultReference)})
+	cases = append(cases, browserCase{"pause-no-fencing", runReference(t, traces.DefaultReference)})
 	for _, sc := range []struct {
 		name string
 		sc   protocols.Scenario
 	}{
-		{"setnx-del-gc-pause-seed0", protocols.Scenario{Seed: 0, Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{sim.FaultGCPause}}},
+		{"setnx-del-gc-pause-seed0", protocols.Scenario{Seed: 0, Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{trace.FaultGCPause}}},
 		{"big", bigScenario()},
 	} {
-		o, err := Execute(sc.sc)
+		o, err := traces.Execute(sc.sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +226,7 @@ func statusOf(dom string) string {
 	return strings.Join(out, "\n")
 }
 
-func checkDOM(t *testing.T, dom string, o *Outcome) {
+func checkDOM(t *testing.T, dom string, o *traces.Outcome) {
 	t.Helper()
 	if !rendered(dom) {
 		t.Fatalf("page did not render cleanly:\n%s", statusOf(dom))

@@ -1,4 +1,4 @@
-package traces
+package view
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/locksim/locksim/traces"
 )
 
 // The HTML timeline: one self-contained page (no network access needed)
@@ -31,7 +33,7 @@ const (
 // WriteView writes the HTML timeline of f to w. linearization is
 // porcupine's page for the second tab; when it is empty, the tab says why
 // (linErr, or that none was given).
-func WriteView(w io.Writer, f *File, linearization []byte, linErr error) error {
+func WriteView(w io.Writer, f *traces.File, linearization []byte, linErr error) error {
 	if f == nil || f.Trace == nil {
 		return fmt.Errorf("view: no trace")
 	}
@@ -80,7 +82,7 @@ func WriteView(w io.Writer, f *File, linearization []byte, linErr error) error {
 // WriteOutcomeView writes the timeline of a run with porcupine's
 // linearization of its lock history; a history with nothing to linearize
 // still gets its timeline, and the second tab says why it is empty.
-func WriteOutcomeView(w io.Writer, o *Outcome) error {
+func WriteOutcomeView(w io.Writer, o *traces.Outcome) error {
 	var lin bytes.Buffer
 	var linErr error
 	if o.Result != nil {
@@ -91,32 +93,19 @@ func WriteOutcomeView(w io.Writer, o *Outcome) error {
 	return WriteView(w, o.File, lin.Bytes(), linErr)
 }
 
-// ViewFile re-runs f's scenario to obtain the checker's result (for the
-// linearization tab), verifies that it reproduces f's trace hash, and
-// renders the timeline.
-func ViewFile(f *File) ([]byte, error) {
-	if got := f.Trace.Hash(); got != f.TraceSHA256 {
-		return nil, fmt.Errorf("trace hash mismatch: the file's trace hashes to %s, its trace_sha256 is %s", shortHash(got), shortHash(f.TraceSHA256))
-	}
-	o, err := Execute(f.Scenario)
+// ViewFile renders the timeline of f from its recorded trace, which must
+// match its hash and check to its report (see traces.Recheck); nothing is
+// run, so traces of users' own protocols render too.
+func ViewFile(f *traces.File) ([]byte, error) {
+	res, err := traces.Recheck(f)
 	if err != nil {
-		return nil, fmt.Errorf("re-run scenario: %v", err)
-	}
-	if got := o.File.TraceSHA256; got != f.TraceSHA256 {
-		return nil, fmt.Errorf("trace hash mismatch: recorded %s, replayed %s", shortHash(f.TraceSHA256), shortHash(got))
+		return nil, err
 	}
 	var out bytes.Buffer
-	if err := WriteOutcomeView(&out, o); err != nil {
+	if err := WriteOutcomeView(&out, &traces.Outcome{File: f, Result: res}); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
-}
-
-func shortHash(h string) string {
-	if len(h) > 16 {
-		return h[:16]
-	}
-	return h
 }
 
 // porcupineRender is how porcupine's page (v1.3.1) starts drawing, at the

@@ -1,6 +1,6 @@
 // Shades (pauses, partitions, faults) and the violations on the timeline.
 
-package traces
+package view
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // The view model is what the HTML timeline draws: the raw events and
@@ -31,7 +31,7 @@ func (b *viewBuilder) shades() {
 		}
 	}
 	// next finds the first event of kind on party after i (and matching).
-	next := func(i int, kind, party string, match func(sim.Event) bool) (int64, bool) {
+	next := func(i int, kind, party string, match func(trace.Event) bool) (int64, bool) {
 		for j := i + 1; j < len(tr.Events); j++ {
 			if e := tr.Events[j]; e.Kind == kind && e.Party == party && (match == nil || match(e)) {
 				return e.T, true
@@ -41,28 +41,28 @@ func (b *viewBuilder) shades() {
 	}
 	for i, e := range tr.Events {
 		switch e.Kind {
-		case sim.EvPause:
+		case trace.EvPause:
 			stop := e.T + e.DurNs
 			if e.DurNs <= 0 {
-				if t, ok := next(i, sim.EvResume, e.Party, nil); ok {
+				if t, ok := next(i, trace.EvResume, e.Party, nil); ok {
 					stop = t
 				} else {
 					stop = end
 				}
 			}
 			what := "pause"
-			if e.Detail == sim.FaultGCPause || e.Detail == "" {
+			if e.Detail == trace.FaultGCPause || e.Detail == "" {
 				what = "GC pause"
 			} else {
 				what = "pause (" + e.Detail + ")"
 			}
 			add(e.Party, "pause", e.T, stop, i, what+" "+fmtDurNs(stop-e.T))
-		case sim.EvPartition:
+		case trace.EvPartition:
 			stop := end
 			if e.DurNs > 0 {
 				stop = e.T + e.DurNs
 			}
-			if t, ok := next(i, sim.EvHeal, e.Party, func(h sim.Event) bool { return h.Detail == "" || h.Detail == e.Detail }); ok && t < stop {
+			if t, ok := next(i, trace.EvHeal, e.Party, func(h trace.Event) bool { return h.Detail == "" || h.Detail == e.Detail }); ok && t < stop {
 				stop = t
 			}
 			label := "partition " + e.Party
@@ -70,7 +70,7 @@ func (b *viewBuilder) shades() {
 				label = "slow link " + e.Party
 			}
 			add(e.Party, "partition", e.T, stop, i, label+" "+fmtDurNs(stop-e.T))
-		case sim.EvFault:
+		case trace.EvFault:
 			// A fault with a duration (replication lag, ...) that has no
 			// event kind of its own.
 			if e.DurNs > 0 {
@@ -80,14 +80,14 @@ func (b *viewBuilder) shades() {
 				}
 				add(e.Party, "fault", e.T, e.T+e.DurNs, i, label+" for "+fmtDurNs(e.DurNs))
 			}
-		case sim.EvCrash:
-			stop, ok := next(i, sim.EvRestart, e.Party, nil)
+		case trace.EvCrash:
+			stop, ok := next(i, trace.EvRestart, e.Party, nil)
 			if !ok {
 				stop = end
 			}
 			add(e.Party, "crash", e.T, stop, i, "crashed")
-		case sim.EvNodeCrash:
-			stop, ok := next(i, sim.EvNodeStart, e.Party, nil)
+		case trace.EvNodeCrash:
+			stop, ok := next(i, trace.EvNodeStart, e.Party, nil)
 			if !ok {
 				stop = end
 			}
@@ -176,7 +176,7 @@ func (b *viewBuilder) violations(vs []checker.Violation) {
 	}
 }
 
-func opEnd(op sim.Op, end int64) int64 {
+func opEnd(op trace.Op, end int64) int64 {
 	if op.Open() {
 		return end
 	}

@@ -1,14 +1,14 @@
 // The lanes of the timeline: one per client thread, node, service or
 // other party, in a stable order.
 
-package traces
+package view
 
 import (
 	"sort"
 	"strings"
 
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // The view model is what the HTML timeline draws: the raw events and
@@ -45,12 +45,12 @@ func (b *viewBuilder) lanesOf() {
 		switch {
 		case nodeKinds[e.Kind]:
 			b.nodes[e.Party] = true
-		case e.Kind == sim.EvService:
+		case e.Kind == trace.EvService:
 			services[e.Party] = true
 		case processKinds[e.Kind]:
 			procs[e.Party] = true
 		}
-		if e.Client != "" && (processKinds[e.Kind] || e.Kind == sim.EvThread) {
+		if e.Client != "" && (processKinds[e.Kind] || e.Kind == trace.EvThread) {
 			threads[e.Client] = processOf(e.Client)
 		}
 	}
@@ -132,8 +132,8 @@ func (b *viewBuilder) lanesOf() {
 // eventLane places an event: node and service events on their party's
 // lane, a thread's own events on its lane, a process's on its first
 // thread's lane.
-func (b *viewBuilder) eventLane(e sim.Event) int {
-	if b.nodes[e.Party] || e.Kind == sim.EvService {
+func (b *viewBuilder) eventLane(e trace.Event) int {
+	if b.nodes[e.Party] || e.Kind == trace.EvService {
 		return b.laneOf(e.Party)
 	}
 	if e.Client != "" {

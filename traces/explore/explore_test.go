@@ -1,4 +1,4 @@
-package traces
+package explore
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
+	"github.com/locksim/locksim/traces"
 )
 
 var exploreBase = protocols.Scenario{Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{"gc-pause"}}
@@ -61,7 +62,7 @@ func TestExploreSavesFirstTraceOfEachCause(t *testing.T) {
 		t.Fatal("no cause found")
 	}
 	for _, c := range s.Causes {
-		f, err := Read(c.Trace)
+		f, err := traces.Read(c.Trace)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,9 +99,9 @@ func TestExploreCancelKeepsPartialSummary(t *testing.T) {
 }
 
 func TestShrinkSetnxDelPauseToTwoClientsOnePause(t *testing.T) {
-	var f *File
+	var f *traces.File
 	for seed := uint64(1); f == nil && seed < 200; seed++ {
-		o, err := Execute(protocols.Scenario{Seed: seed, Protocol: "setnx-del", Workload: "unique-name",
+		o, err := traces.Execute(protocols.Scenario{Seed: seed, Protocol: "setnx-del", Workload: "unique-name",
 			Clients: 4, Ops: 3, FaultKinds: []string{"gc-pause"}, Intensity: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -116,13 +117,13 @@ func TestShrinkSetnxDelPauseToTwoClientsOnePause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.After.Clients != 2 || r.After.Faults != 1 || r.File.Scenario.Faults[0].Kind != sim.FaultGCPause {
+	if r.After.Clients != 2 || r.After.Faults != 1 || r.File.Scenario.Faults[0].Kind != trace.FaultGCPause {
 		t.Fatalf("shrunk from %v to %v: %+v", r.Before, r.After, r.File.Scenario.Faults)
 	}
 	if r.Cause != checker.CausePrematureExpiry {
 		t.Fatalf("cause %s", r.Cause)
 	}
-	o, err := Execute(r.File.Scenario)
+	o, err := traces.Execute(r.File.Scenario)
 	if err != nil || o.File.TraceSHA256 != r.File.TraceSHA256 {
 		t.Fatalf("shrunk trace does not replay: %v", err)
 	}
@@ -130,7 +131,7 @@ func TestShrinkSetnxDelPauseToTwoClientsOnePause(t *testing.T) {
 }
 
 func TestShrinkRefusesTraceWithoutViolation(t *testing.T) {
-	o, err := Execute(protocols.Scenario{Seed: 1, Protocol: "setnx-lua-del", Workload: "stock"})
+	o, err := traces.Execute(protocols.Scenario{Seed: 1, Protocol: "setnx-lua-del", Workload: "stock"})
 	if err != nil {
 		t.Fatal(err)
 	}

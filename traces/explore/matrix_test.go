@@ -1,4 +1,4 @@
-package traces
+package explore
 
 import (
 	"slices"
@@ -81,7 +81,7 @@ type expectedCell struct {
 var expectedMatrix = func() []expectedCell {
 	var out []expectedCell
 	single := []string{"setnx-del", "setnx-lua-del", "setnx-get-del", "setnx-watch-del", "setnx-daemon-renew",
-		"redisson", "redisson-trylock", "redisson-latest", "redislock-go", "spring-registry"}
+		"redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-trylock", "redisson-latest", "redislock-go", "spring-registry"}
 	// redlock-setnx-extend behaves as redlock here: its keep-alive runs
 	// in the paused process too, and a late SET NX on one jumped master
 	// cannot form a second majority.
@@ -105,7 +105,7 @@ var expectedMatrix = func() []expectedCell {
 	add("failover", CellNA, multi...)
 	add("clock-jump", CellUnsafe, "setnx-del", "setnx-lua-del", "setnx-get-del", "setnx-watch-del",
 		"setnx-daemon-renew", "redislock-go", "spring-registry")
-	add("clock-jump", CellSafe, "redisson", "redisson-trylock", "redisson-latest", "fenced")
+	add("clock-jump", CellSafe, "redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-trylock", "redisson-latest", "fenced")
 	add("clock-jump", CellSafe, multi...)
 	add("reply-loss", CellSafe, single...)
 	add("reply-loss", CellSafe, multi...)
