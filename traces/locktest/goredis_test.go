@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/view"
 )
 
 // goRedisUnsafe are real go-redis locks that Check must catch, each
@@ -47,6 +48,11 @@ func TestGoRedisLocksCaught(t *testing.T) {
 			f, err := traces.Read(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The trace opens in `locksim view` like any other.
+			page, err := view.ViewFile(f)
+			if err != nil || !strings.Contains(string(page), tc.cause) {
+				t.Errorf("view of %s: %v (%d bytes, cause shown: %v)", path, err, len(page), strings.Contains(string(page), tc.cause))
 			}
 			if got := scaleOf(f.Scenario); got.clients > 2 || got.faults > 2 {
 				t.Errorf("shrunk to %+v, want at most 2 clients and 2 fault events:\n%s", got, msg)
