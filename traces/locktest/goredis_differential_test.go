@@ -16,7 +16,8 @@ import (
 // bridge, with their re-implementations in the catalog: the share of
 // seeds whose run breaks mutual exclusion, per fault kind, over the same
 // scenarios. It prints the table of BENCHMARKS.md; it runs only with
-// LOCKSIM_DIFFERENTIAL=<seeds>.
+// LOCKSIM_DIFFERENTIAL=<seeds> (LOCKSIM_DIFFERENTIAL_ONLY=<library>
+// for one pair).
 func TestGoRedisDifferential(t *testing.T) {
 	seeds, _ := strconv.Atoi(os.Getenv("LOCKSIM_DIFFERENTIAL"))
 	if seeds <= 0 {
@@ -33,7 +34,11 @@ func TestGoRedisDifferential(t *testing.T) {
 			trace.FaultReplyLoss, trace.FaultNodeRestart, trace.FaultClientCrash, trace.FaultClockJump, trace.FaultFailover}},
 	}
 	fmt.Printf("| fault kind | library | re-implementation | rate (library) | rate (re-impl.) | not run (library) |\n| --- | --- | --- | --- | --- | --- |\n")
+	only := os.Getenv("LOCKSIM_DIFFERENTIAL_ONLY")
 	for _, p := range pairs {
+		if only != "" && only != p.real.Name {
+			continue
+		}
 		for _, kind := range p.kinds {
 			var bad [2]int
 			refused := 0
