@@ -3,6 +3,7 @@ package bridge
 import (
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/locksim/locksim/sim"
@@ -98,7 +99,7 @@ func (s *sentinel) promoted(old, promoted string) {
 	nh, np, _ := net.SplitHostPort(s.b.addr[promoted])
 	msg := strings.Join([]string{MasterName, oh, op, nh, np}, " ")
 	out := appendReply(nil, bulks("message", switchMaster, msg))
-	live := s.subs[:0]
+	live, n := s.subs[:0], 0
 	for _, l := range s.subs {
 		if l.gone {
 			continue
@@ -106,9 +107,12 @@ func (s *sentinel) promoted(old, promoted string) {
 		live = append(live, l)
 		if slices.Contains(l.subs, switchMaster) {
 			l.push(sim.Sentinel, switchMaster, out)
+			n++
 		}
 	}
 	s.subs = live
+	s.b.w.Record(trace.Event{Kind: trace.EvPublish, Party: sim.Sentinel, Key: switchMaster,
+		Detail: msg + " to " + strconv.Itoa(n) + " subscribers"})
 }
 
 func subscribed(kind, ch string, n int) sim.Reply {
