@@ -151,14 +151,14 @@ func register(lock *protocols.Protocol) error {
 func (cfg Config) prepare() (*config, error) {
 	c := &config{Config: cfg}
 	if cfg.Lock == nil && cfg.GoRedis != nil {
-		p, err := cfg.GoRedis.protocol()
+		p, err := cfg.GoRedis.registered()
 		if err != nil {
 			return nil, err
 		}
 		if len(cfg.Leases) > 0 {
 			return nil, fmt.Errorf("locktest: GoRedis %s sets its own expiry: Leases does not apply (set GoRedis.Lease)", p.Name)
 		}
-		cfg.Lock, c.bridged = &p, true
+		cfg.Lock, c.bridged = p, true
 	}
 	if cfg.Lock != nil {
 		if err := register(cfg.Lock); err != nil {
