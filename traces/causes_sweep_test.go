@@ -20,7 +20,7 @@ var localLocks = map[string]bool{"local-mutex": true}
 // that uses Redis reported as living only in each process.
 func TestEveryViolationExplained(t *testing.T) {
 	seeds := uint64(*sweepSeeds)
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 1
 	}
 	runs, violating := 0, 0
@@ -67,7 +67,7 @@ var livenessRuns = flag.Int("liveness-runs", 20, "fault-free runs per protocol i
 // the lock lives only in each process.
 func TestLivenessNoFalseAlarms(t *testing.T) {
 	runs := *livenessRuns
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		runs = 3
 	}
 	total := 0
