@@ -66,9 +66,12 @@ type expectedCell struct {
 // independent masters the anchored jump comes, half the time, with the
 // holder cut from a minority of the masters, so that it holds a bare
 // quorum and the jumped master's key completes a second one
-// (Kleppmann's case): unsafe for the Redlock variants; the multilock
-// (all masters needed) is broken when a jump lands while the holder is
-// still taking its keys one by one.
+// (Kleppmann's case): unsafe for the Redlock variants. The multilock
+// (all masters needed) is safe: a jump that expires the holder's key on
+// one master lets a rival take that master only, and the rival needs the
+// others, which the holder still has (the checker's all-of-N deployment
+// model; before it, a rival's grant on one master read as a second
+// holder: 0 violations over 5,000 runs now).
 //
 // reply-loss: lost replies make clients time out. A lost acquire reply
 // leaves an orphan key until its TTL (lost progress, not exclusion);
@@ -104,7 +107,8 @@ var expectedMatrix = func() []expectedCell {
 	add("failover", CellNA, multi...)
 	add("clock-jump", CellUnsafe, single...)
 	add("clock-jump", CellUnsafe, "fenced")
-	add("clock-jump", CellUnsafe, multi...)
+	add("clock-jump", CellUnsafe, slices.DeleteFunc(slices.Clone(multi), func(p string) bool { return p == "redisson-multilock" })...)
+	add("clock-jump", CellSafe, "redisson-multilock")
 	add("reply-loss", CellSafe, single...)
 	add("reply-loss", CellSafe, multi...)
 	add("reply-loss", CellSafe, "fenced")
