@@ -187,6 +187,9 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	if sc.Faults == nil {
 		sc.Faults = []trace.Fault{}
 	}
+	// The draws are written in; a second draw would redraw the values a
+	// swarm drew as zero (stagger 0), so the result is not a swarm.
+	sc.Swarm = false
 	return sc, nil
 }
 
