@@ -65,7 +65,7 @@ func busy(n int) (stop func()) {
 // cores: the trace and the whole report must be the same, since the
 // checker bounds its search by steps, not by time.
 func TestVerdictIndependentOfLoad(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("runs the heaviest scenarios twice")
 	}
 	scs := heaviestScenarios(t)

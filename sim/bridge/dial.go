@@ -63,7 +63,7 @@ func (b *Bridge) connect(th *thread, party string, res chan<- *conn) {
 	p.Post(func() {
 		w.Send(p.Name, party, nil, "connect", func() {
 			if n := w.Node(party); n != nil && n.Down() {
-				w.Record(trace.Event{Kind: trace.EvDrop, Party: p.Name, Detail: "to " + party + " (down): connect"})
+				w.Record(trace.Drop(p.Name, "to "+party+" (down): connect"))
 				return
 			}
 			w.Send(party, p.Name, p, "accept", func() {

@@ -37,8 +37,7 @@ func (s *sentinel) serve(l *link, batch [][]string) []byte {
 	for _, args := range batch {
 		for _, r := range s.answer(l, args) {
 			out = appendReply(out, r)
-			s.b.w.Record(trace.Event{Kind: trace.EvCommand, Party: sim.Sentinel, Client: l.th.client,
-				Args: args, Reply: r.String()})
+			s.b.w.Record(trace.Command(sim.Sentinel, l.th.client, "", args, r.String(), ""))
 		}
 	}
 	return out
@@ -111,8 +110,7 @@ func (s *sentinel) promoted(old, promoted string) {
 		}
 	}
 	s.subs = live
-	s.b.w.Record(trace.Event{Kind: trace.EvPublish, Party: sim.Sentinel, Key: switchMaster,
-		Detail: msg + " to " + strconv.Itoa(n) + " subscribers"})
+	s.b.w.Record(trace.Publish(sim.Sentinel, switchMaster, msg+" to "+strconv.Itoa(n)+" subscribers"))
 }
 
 func subscribed(kind, ch string, n int) sim.Reply {
