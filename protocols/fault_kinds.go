@@ -18,7 +18,7 @@ func genPause(g *gen) []trace.Fault {
 		for range g.n(1 + g.r.IntN(2)) {
 			client := g.sc.Client(c)
 			if g.anchored() {
-				out = append(out, g.acquired(trace.Fault{Kind: trace.FaultGCPause, Target: client, DurMs: g.span(2, 2, 2)}, client))
+				out = append(out, g.acquired(trace.Fault{Kind: trace.FaultGCPause, Target: client, DurMs: g.outlast()}, client))
 				continue
 			}
 			dur := 10 + g.r.Int64N(990)
@@ -29,6 +29,15 @@ func genPause(g *gen) []trace.Fault {
 		}
 	}
 	return out
+}
+
+// outlast draws a pause that makes a hold outlive the lease: at least the
+// lease minus the workload's work (the hold already spends that), at most
+// two leases. Pauses near the low end end while the next holder still
+// holds: the paused client's release then meets a foreign key.
+func (g *gen) outlast() int64 {
+	lo := max(g.lease-g.work, g.lease/4)
+	return lo + g.r.Int64N(2*g.lease-lo+1)
 }
 
 // genSlowWork adds work beyond what the lease leaves after the
@@ -90,7 +99,7 @@ func genPartition(g *gen) []trace.Fault {
 }
 
 func (g *gen) partition() []trace.Fault {
-	nodes := lockNodes(g.sc)
+	nodes := LockNodes(g.sc)
 	anchored := g.anchored()
 	client := g.client()
 	variant := g.r.IntN(3)
@@ -154,7 +163,7 @@ func genDelay(g *gen) []trace.Fault {
 			to = DBService
 		}
 		if g.r.IntN(2) == 0 {
-			nodes := lockNodes(g.sc)
+			nodes := LockNodes(g.sc)
 			to = nodes[g.r.IntN(len(nodes))]
 		}
 		f := g.fault(trace.FaultDelay, client+"->"+to, g.span(1, 1, 2), g.span(1, 2, 2))
@@ -249,7 +258,7 @@ func genClockJump(g *gen) []trace.Fault {
 func (g *gen) onHolder(f trace.Fault) []trace.Fault {
 	holder := g.client()
 	var out []trace.Fault
-	if nodes := lockNodes(g.sc); g.sc.Topology == TopoIndependent && g.r.IntN(2) == 0 {
+	if nodes := LockNodes(g.sc); g.sc.Topology == TopoIndependent && g.r.IntN(2) == 0 {
 		perm := g.r.Perm(len(nodes))
 		cut := len(nodes) - (len(nodes)/2 + 1)
 		for _, i := range perm[:cut] {
