@@ -184,12 +184,13 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	if w.err != nil {
 		return nil, w.err
 	}
-	t := &w.rec.trace
+	t := w.rec.trace // a copy: a trace pointing into the world would keep the whole world alive
 	t.Events = w.rec.events()
+	w.rec.done, w.rec.cur = nil, nil
 	t.Stats.SimNs = w.rec.last
 	t.Stats.Events = len(t.Events)
 	t.Stats.Budget = budget
-	return t, nil
+	return &t, nil
 }
 
 // nodeList returns the nodes in name order.
