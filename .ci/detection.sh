@@ -14,9 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-}
 if [ -z "$bin" ]; then bin=$(mktemp -d)/locksim; go build -o "$bin" ./cmd/locksim; fi
-single="fenced redislock-go redisson redisson-latest redisson-trylock setnx-daemon-renew setnx-del setnx-get-del setnx-lua-del setnx-watch-del spring-registry"
+single="fenced redislock-go redisson redisson-3.12.0 redisson-3.16.1 redisson-3.17.0 redisson-latest redisson-trylock setnx-daemon-renew setnx-del setnx-get-del setnx-lua-del setnx-watch-del spring-registry"
 norenew="setnx-del setnx-get-del setnx-lua-del setnx-watch-del redislock-go redisson-trylock spring-registry redlock redlock-unchecked redisson-multilock fenced"
-renew="redisson redisson-latest setnx-daemon-renew redlock-setnx-extend"
+renew="redisson redisson-3.12.0 redisson-3.16.1 redisson-3.17.0 redisson-latest setnx-daemon-renew redlock-setnx-extend"
 redlocks="redlock redlock-unchecked redlock-setnx-extend"
 all=$("$bin" list | awk '/^protocols:/{p=1;next} /^[a-z]+:/{p=0} p{print $1}')
 
@@ -69,8 +69,10 @@ done
 # client inserted and deleted the next owner's key nobody locks that name
 # again: the foreign release shows on the workloads that keep going.
 cell setnx-del gc-pause foreign-release --workload stock
-# WAIT-based locks: only a stale promotion loses an acknowledged key.
-for p in redisson-latest fenced; do
+# Locks that check a replica acknowledged (Redisson 3.17's synced check,
+# its tryLock, the newer line, fenced): only a stale promotion loses an
+# acknowledged key.
+for p in redisson-3.17.0 redisson-trylock redisson-latest fenced; do
   cell "$p" failover,partition lost-after-failover ${TOPO_FLAG:+--topology replicated}
 done
 fi
