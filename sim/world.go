@@ -44,6 +44,10 @@ type World struct {
 	scriptNames map[string]string // script body -> its name in the trace
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
+	free        []*event // events that ran, for reuse
+	ext         External
+	onPromote   []func(old, new string)
+	onEnd       []func()
 	err         error
 	ran         bool
 }
@@ -86,12 +90,16 @@ func (w *World) Record(e trace.Event) { w.rec.event(e) }
 func (w *World) At(at time.Duration, fn func()) { w.schedule(at, nil, fn) }
 
 func (w *World) schedule(at time.Duration, p *Process, fn func()) {
-	w.scheduleEvent(&event{at: at, proc: p, fn: fn})
+	e := w.newEvent()
+	e.at, e.proc, e.fn = at, p, fn
+	w.scheduleEvent(e)
 }
 
 // scheduleWake schedules fn, a wake-up of thread t.
 func (w *World) scheduleWake(at time.Duration, t *Thread, fn func()) {
-	w.scheduleEvent(&event{at: at, proc: t.p, thr: t, fn: fn})
+	e := w.newEvent()
+	e.at, e.proc, e.thr, e.fn = at, t.p, t, fn
+	w.scheduleEvent(e)
 }
 
 func (w *World) scheduleEvent(e *event) {
@@ -129,14 +137,27 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	}()
 	started := w.live > 0
 	budget := ""
-	for n := int64(0); w.q.Len() > 0 && w.err == nil; n++ {
+	for n := int64(0); w.err == nil; {
 		if started && w.live == 0 {
 			break // every application thread is done: daemons do not keep the run alive
+		}
+		if w.ext != nil {
+			due, alive := w.advanceExternal()
+			if !alive {
+				break
+			}
+			if !due {
+				continue
+			}
+		}
+		if w.q.Len() == 0 {
+			break
 		}
 		if w.cfg.MaxEvents > 0 && n >= w.cfg.MaxEvents {
 			budget = fmt.Sprintf("events: the run needed more than %d", w.cfg.MaxEvents)
 			break
 		}
+		n++
 		e := w.q.pop()
 		if e.at > w.cfg.Horizon {
 			if w.live > 0 {
@@ -158,7 +179,7 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 				continue
 			}
 		}
-		e.fn()
+		w.fire(e)
 	}
 	if w.err != nil {
 		return nil, w.err
@@ -193,5 +214,8 @@ func (w *World) stopThreads() {
 			t.stop()
 			t.finish()
 		}
+	}
+	for _, fn := range w.onEnd {
+		fn()
 	}
 }

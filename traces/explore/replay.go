@@ -269,7 +269,7 @@ func ReplayArgs(sc protocols.Scenario) ([]string, bool) {
 	if sc.Workload == "" {
 		sc.Workload = n.Workload // printed, so the reader need not know the default
 	}
-	if sc.Clients == 0 && !sc.Swarm { // a swarm draws the clients it was not given
+	if sc.Clients == 0 && !sc.Swarm { // a swarm draws unset clients: giving them changes the draws
 		sc.Clients = n.Clients
 	}
 	on := make([]bool, len(scenarioFlags))

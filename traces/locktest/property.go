@@ -58,7 +58,8 @@ func Evaluate(cfg Config, sc protocols.Scenario) (*Result, error) {
 
 // evaluate runs sc; with want set, only a failure of that key counts.
 func (c *config) evaluate(sc protocols.Scenario, want string) (*Result, error) {
-	o, err := traces.Execute(sc)
+	sc.Liveness = sc.Liveness || c.Liveness
+	o, err := c.execute(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +75,10 @@ func counts(inv Invariant, v checker.Violation) bool {
 		return v.Property == checker.PropMutex
 	case NoDamage:
 		return v.Property == checker.PropResource
+	case FenceHeld:
+		return v.Property == checker.PropResource && v.Model == "fenced-register"
 	}
-	return true
+	return v.Property != checker.PropLiveness
 }
 
 // judge returns the failure rep shows under c's property, or nil. With
@@ -83,11 +86,11 @@ func counts(inv Invariant, v checker.Violation) bool {
 func (c *config) judge(rep checker.Report, want string) *Failure {
 	var vs []checker.Violation
 	for _, v := range rep.Violations {
-		if counts(c.Property, v) {
+		if counts(c.Property, v) || c.Liveness && v.Property == checker.PropLiveness {
 			vs = append(vs, v)
 		}
 	}
-	if len(vs) == 0 && c.Property != MutualExclusion && harm(rep.Damage) > 0 {
+	if len(vs) == 0 && (c.Property == NoDamage || c.Property == Both) && harm(rep.Damage) > 0 {
 		vs = []checker.Violation{{Property: checker.PropResource, Cause: causeDamage,
 			Explanation: "the protected data was damaged, but no violation explains it."}}
 	}
@@ -347,9 +350,13 @@ type search struct {
 // the cause. Each failing case writes its trace under cfg.TraceDir and
 // removes the one the previous, larger, failing case wrote, so that once
 // rapid is done shrinking, the trace of the smallest case is left. It
-// panics if cfg is not valid.
+// panics if cfg is not valid or holds a GoRedis lock (whose runs need a
+// *testing.T: use Check).
 func Property(cfg Config) func(*rapid.T) {
 	s := &search{c: cfg.mustPrepare()}
+	if s.c.bridged {
+		panic(errNeedsT)
+	}
 	return s.property
 }
 
