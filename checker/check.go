@@ -1,7 +1,7 @@
 package checker
 
 import (
-	"time"
+	"fmt"
 
 	"github.com/anishathalye/porcupine"
 
@@ -13,28 +13,40 @@ import (
 type Options struct {
 	LeaseMs      int64
 	InitialStock int
-	Timeout      time.Duration // per porcupine check; 0 = 10 s. A check that runs out yields unknown.
-	Reentrant    bool          // check locks as reentrant even if no client re-acquires
+	// Budget is the search steps each history check may take; 0 means
+	// DefaultBudget. A check that runs out yields unknown, naming it.
+	Budget    int
+	Reentrant bool // check locks as reentrant even if no client re-acquires
+	// AllSites says a lock of independent masters holds only with every
+	// master (MultiLock); otherwise a majority (Redlock). A single master
+	// or a replicated deployment is one site either way.
+	AllSites bool
+	// Liveness adds the liveness checks: after the last fault healed, no
+	// client waits through a free lock and no key outlives its holder,
+	// each by more than two leases.
+	Liveness bool
 }
 
 // Result is a Report plus what the visualization needs.
 type Result struct {
 	Report
+	Coverage  Coverage
 	lockModel porcupine.Model
 	lockOps   []porcupine.Operation
-	timeout   time.Duration
+	budget    int
 	trace     *trace.Trace
 }
 
 // Check checks every history in tr and explains what it finds. Violations
 // found from the trace's timing and ground truth are definite; when a
-// porcupine check times out and nothing else was found, the verdict is
-// unknown and the report holds the checks that did finish.
+// history check runs out of its step budget and nothing else was found,
+// the verdict is unknown and the report holds the checks that did finish.
+// The report is a function of tr and opt alone.
 func Check(tr *trace.Trace, opt Options) *Result {
-	if opt.Timeout <= 0 {
-		opt.Timeout = 10 * time.Second
+	if opt.Budget <= 0 {
+		opt.Budget = DefaultBudget
 	}
-	res := &Result{trace: tr, timeout: opt.Timeout}
+	res := &Result{trace: tr, budget: opt.Budget}
 	t := newTruth(tr, opt)
 	hs := holds(t)
 	ix := indexHolds(hs)
@@ -53,6 +65,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 		}
 	}
 
+	res.Coverage = coverage(t, hs)
 	lockOps, _ := lockHistory(t, hs, created)
 	res.lockModel, res.lockOps = model.Mutex(), lockOps
 	name := "mutex"
@@ -60,14 +73,14 @@ func Check(tr *trace.Trace, opt Options) *Result {
 		res.lockModel, name = model.ReentrantMutex(), "reentrant-mutex"
 	}
 	if len(lockOps) > 0 {
-		res.record(PropMutex, name, len(lockOps), checkHistory(res.lockModel, lockOps, opt.Timeout))
+		res.record(PropMutex, name, len(lockOps), checkHistory(res.lockModel, lockOps, opt.Budget))
 	}
 	for _, ov := range overlaps(hs) {
 		res.Violations = append(res.Violations, explainOverlap(t, ov, opt.LeaseMs))
 	}
-	res.Violations = append(res.Violations, foreignRenewals(t, ix, hs)...)
+	res.Violations = append(res.Violations, foreignRenewals(t, ix)...)
 	if ops := leaseHistory(t, believed); len(ops) > 0 {
-		r := checkHistory(model.LeaseMutex(), ops, opt.Timeout)
+		r := checkHistory(model.LeaseMutex(), ops, opt.Budget)
 		res.record(PropMutex, "lease-mutex", len(ops), r)
 		if r == porcupine.Illegal {
 			res.Violations = append(res.Violations, leaseViolations(t, believed, res.Violations)...)
@@ -104,7 +117,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 		if len(c.ops) == 0 {
 			continue
 		}
-		r := checkHistory(c.m, c.ops, opt.Timeout)
+		r := checkHistory(c.m, c.ops, opt.Budget)
 		res.record(PropResource, c.name, len(c.ops), r)
 		if r == porcupine.Illegal {
 			vs := c.explain()
@@ -116,10 +129,14 @@ func Check(tr *trace.Trace, opt Options) *Result {
 		}
 	}
 	res.Violations = append(res.Violations, retriedWrites(t)...)
+	if opt.Liveness && len(tr.Events) > 0 {
+		res.Violations = append(res.Violations, liveness(t, ix, 2*opt.LeaseMs*1e6)...)
+	}
 	res.Damage = damage(t, ix, opt.InitialStock)
 	if res.Violations == nil {
 		res.Violations = []Violation{}
 	}
+	rankByCausality(res.Violations)
 	res.Verdict = VerdictOK
 	switch {
 	case len(res.Violations) > 0:
@@ -131,14 +148,15 @@ func Check(tr *trace.Trace, opt Options) *Result {
 }
 
 func (res *Result) record(prop, name string, n int, r porcupine.CheckResult) {
-	out := VerdictOK
+	c := Checked{Property: prop, Model: name, Operations: n, Result: VerdictOK}
 	switch r {
 	case porcupine.Illegal:
-		out = VerdictViolation
+		c.Result = VerdictViolation
 	case porcupine.Unknown:
-		out = VerdictUnknown
+		c.Result = VerdictUnknown
+		c.Unknown = fmt.Sprintf("budget exceeded: no answer within %d search steps (checker.Options.Budget)", res.budget)
 	}
-	res.Checked = append(res.Checked, Checked{Property: prop, Model: name, Operations: n, Result: out})
+	res.Checked = append(res.Checked, c)
 }
 
 func (res *Result) has(prop string) bool {

@@ -47,19 +47,22 @@ func (c *clientIDs) add(out []porcupine.Operation, op trace.Op, in, res any, unk
 	return out
 }
 
-// lockStats says how the lock history treated operations of unknown
-// outcome.
+// lockStats says how the lock history settled operations of unknown
+// outcome from ground truth.
 type lockStats struct {
-	orphans   []int // acquires that errored but created the key: left out, they hold it for nobody
-	unsettled int   // acquires the trace cannot settle: kept, returning at infinity
+	orphans []int // acquires that errored but made the client owner on a node: left out, they hold it for nobody
+	failed  []int // acquires that errored and made it owner nowhere: left out, they changed nothing
 }
 
 // lockHistory is the client view of the locks: acquires that returned OK,
 // the releases that end them, renewals that returned OK, and crashes that
 // end holds. Acquires that failed, and releases by clients that hold
-// nothing, cannot change the state and are left out. An acquire whose
-// outcome is unknown is settled from ground truth when the trace shows
-// whether its command reached Redis.
+// nothing, cannot change the state and are left out. Every operation of
+// unknown outcome is settled, so none stays open at infinity (each open
+// one doubles the search): an acquire is left out, because the nodes'
+// ground truth says whether it made its client owner (an orphan, which
+// holds the key for nobody) or not (it changed nothing); a release ends
+// its client's belief at its call, as the holds do, whatever it did.
 func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
 	out := make([]porcupine.Operation, 0, 2*len(hs))
 	var st lockStats
@@ -77,18 +80,20 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 			case !unknownOutcome(op):
 			case created[op.ID]:
 				st.orphans = append(st.orphans, op.ID)
-			case t.reached(op):
-				st.unsettled++
-				out = ids.add(out, op, in, model.LockOutput{Unknown: true}, true)
+			default:
+				st.failed = append(st.failed, op.ID)
 			}
 		case model.OpRelease:
 			if held[k] == 0 {
 				continue
 			}
 			held[k]--
-			u := unknownOutcome(op)
-			out = ids.add(out, op, model.LockInput{Key: op.Key, Owner: op.Client},
-				model.LockOutput{OK: op.Result == model.ResOK, Unknown: u}, u)
+			settled := op
+			if unknownOutcome(op) {
+				settled.Return = op.Call
+			}
+			out = ids.add(out, settled, model.LockInput{Key: op.Key, Owner: op.Client},
+				model.LockOutput{OK: op.Result == model.ResOK, Unknown: unknownOutcome(op)}, false)
 		case model.OpRenew:
 			if op.Result == model.ResOK && !op.Open() {
 				out = ids.add(out, op, model.LockInput{Renew: true, Key: op.Key, Owner: op.Client},
@@ -105,17 +110,6 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 		}
 	}
 	return out, st
-}
-
-// reached reports whether any command of op's client on op's key reached
-// a node while op was in flight.
-func (t *truth) reached(op trace.Op) bool {
-	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
-		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && e.Key == op.Key {
-			return true
-		}
-	}
-	return false
 }
 
 // settle reads the outcome of a resource operation the client never

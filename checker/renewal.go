@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/locksim/locksim/model"
@@ -12,7 +13,7 @@ import (
 // client's process held: from ground truth (an EXPIRE-family command that
 // hit a key created by another process), and from the histories (a renew
 // that returned ok while only another process held the lock).
-func foreignRenewals(t *truth, ix holdIndex, hs []hold) []Violation {
+func foreignRenewals(t *truth, ix holdIndex) []Violation {
 	type pair struct {
 		renewer string
 		g       *grant
@@ -56,7 +57,7 @@ func foreignRenewals(t *truth, ix holdIndex, hs []hold) []Violation {
 		if ownHold(t, ix, op) {
 			continue
 		}
-		owner, ok := holderAt(hs, op.Key, op.Return)
+		owner, ok := ix.holderAt(op.Key, op.Return)
 		if !ok || model.ProcessOf(owner.Client) == op.Process || reported[[2]string{op.Client, owner.Client}] {
 			continue
 		}
@@ -81,22 +82,25 @@ func foreignRenewals(t *truth, ix holdIndex, hs []hold) []Violation {
 // ran.
 func ownHold(t *truth, ix holdIndex, op trace.Op) bool {
 	for _, c := range t.processClients(op.Process) {
-		if h, ok := ix.at(c, op.Return); ok && h.Key == op.Key {
-			return true
-		}
-		if h, ok := ix.at(c, op.Call); ok && h.Key == op.Key {
+		if ix.holds(c, op.Key, op.Return) || ix.holds(c, op.Key, op.Call) {
 			return true
 		}
 	}
 	return false
 }
 
-// holderAt returns a hold of key in force at time at.
-func holderAt(hs []hold, key string, at int64) (hold, bool) {
-	for _, h := range hs {
-		if h.Key == key && h.Start <= at && at < h.End {
-			return h, true
+// holderAt returns the earliest-starting hold of key in force at time at.
+func (ix holdIndex) holderAt(key string, at int64) (hold, bool) {
+	idx, reach := ix.byKey[key], ix.reach[key]
+	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > at })
+	found := -1
+	for i := n - 1; i >= 0 && reach[i] > at; i-- {
+		if ix.hs[idx[i]].End > at {
+			found = idx[i]
 		}
 	}
-	return hold{}, false
+	if found < 0 {
+		return hold{}, false
+	}
+	return ix.hs[found], true
 }

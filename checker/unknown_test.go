@@ -3,10 +3,9 @@ package checker
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
-	"time"
-
-	"github.com/anishathalye/porcupine"
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/trace"
@@ -17,7 +16,7 @@ import (
 func TestUnknownOutcomes(t *testing.T) {
 	b := &tb{}
 	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
-	// reached Redis, created nothing: cannot be settled, kept at infinity
+	// reached Redis, created nothing: settled as failed, left out
 	b.op("c2/t1", acq, "k", "error: command timed out", 1, 4).setnxBusy(1.1, "redis", "c2/t1", "k", "10")
 	b.op("c2/t1", acq, "k", model.ResFail, 4.5, 4.7).setnxBusy(4.6, "redis", "c2/t1", "k", "10")
 	// never reached Redis: settled, left out
@@ -36,17 +35,13 @@ func TestUnknownOutcomes(t *testing.T) {
 		}
 	}
 	ops, st := lockHistory(tt, hs, created)
-	if len(ops) != 3 || st.unsettled != 1 || len(st.orphans) != 1 {
+	if len(ops) != 2 || len(st.failed) != 2 || len(st.orphans) != 1 {
 		t.Fatalf("%d ops, %+v", len(ops), st)
 	}
-	var unsettled porcupine.Operation
 	for _, op := range ops {
-		if op.Output.(model.LockOutput).Unknown {
-			unsettled = op
+		if op.Return == math.MaxInt64 {
+			t.Fatalf("operation left open at infinity: %+v", op)
 		}
-	}
-	if unsettled.Return != math.MaxInt64 {
-		t.Fatalf("unsettled acquire returns at %d, want infinity", unsettled.Return)
 	}
 	if res := Check(tr, Options{LeaseMs: 10000}); res.Verdict != VerdictOK {
 		t.Fatalf("verdict %s: %+v", res.Verdict, res.Violations)
@@ -60,10 +55,10 @@ func TestCrashGivesFreshIdentity(t *testing.T) {
 	b := &tb{}
 	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
 	b.op("c1/t1", model.OpInsert, "p", "", 1, -1)
-	b.add(1.5, trace.Event{Kind: trace.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
+	b.add(1.5, trace.Service("db", "c1/t1", "p", []string{"INSERT", "p"}, "OK"))
 	b.op("c1/t1", model.OpInsert, "q", "", 1.6, -1)
-	b.add(2, trace.Event{Kind: trace.EvCrash, Party: "c1"}).expire(10.1, "redis", "k")
-	b.add(11, trace.Event{Kind: trace.EvRestart, Party: "c1#2", Detail: "new instance of c1"})
+	b.add(2, trace.Crash("c1")).expire(10.1, "redis", "k")
+	b.add(11, trace.Restart("c1#2", "c1"))
 	b.section("c1#2/t1", "redis", "k", 12, 13).section("c2/t1", "redis", "k", 10.2, 11.5)
 	b.op("c2/t1", model.OpInsert, "p", model.ResExists, 10.5, 10.6)
 	tr := b.trace()
@@ -91,21 +86,27 @@ func TestCrashGivesFreshIdentity(t *testing.T) {
 	}
 }
 
-// TestTimeoutYieldsUnknown checks that a history too hard to decide in
-// time gives unknown with the checks that did finish, not a hang.
-func TestTimeoutYieldsUnknown(t *testing.T) {
+// TestBudgetYieldsUnknown checks that a history too hard to decide within
+// the step budget gives unknown, naming the budget, with the checks that
+// did finish; and that the same history gives the same report again.
+func TestBudgetYieldsUnknown(t *testing.T) {
 	b := &tb{}
 	b.section("c0/t1", "redis", "lock", 0, 1)
 	for i := 0; i < 40; i++ {
 		b.op(fmt.Sprintf("c%d/t1", i+1), model.OpBuy, "goods", "", 1, -1)
 	}
 	b.op("cz/t1", model.OpBuy, "goods", "sold@-3", 2, 3)
-	start := time.Now()
-	res := Check(b.trace(), Options{InitialStock: 40, Timeout: 200 * time.Millisecond})
-	if el := time.Since(start); el > 5*time.Second {
-		t.Fatalf("check took %v", el)
-	}
+	tr := b.trace()
+	res := Check(tr, Options{InitialStock: 40, Budget: 50_000})
 	if res.Verdict != VerdictUnknown || checkedResult(res, "stock-counter") != VerdictUnknown || checkedResult(res, "mutex") != VerdictOK {
 		t.Fatalf("verdict %s, checked %+v", res.Verdict, res.Checked)
+	}
+	for _, c := range res.Checked {
+		if c.Model == "stock-counter" && !strings.Contains(c.Unknown, "50000 search steps") {
+			t.Fatalf("unknown does not name the budget: %+v", c)
+		}
+	}
+	if again := Check(tr, Options{InitialStock: 40, Budget: 50_000}); !reflect.DeepEqual(again.Report, res.Report) {
+		t.Fatalf("second check differs:\n%+v\n%+v", again.Report, res.Report)
 	}
 }

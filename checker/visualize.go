@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/locksim/locksim/sim/trace"
@@ -11,12 +12,13 @@ import (
 
 // WriteLinearization writes porcupine's self-contained visualization of the
 // lock history, with faults as annotations on their own rows. It runs
-// porcupine's verbose check, within the check's timeout.
+// porcupine's verbose check for the page only (the verdict never comes
+// from it), for at most a minute.
 func (res *Result) WriteLinearization(w io.Writer) error {
 	if len(res.lockOps) == 0 {
 		return fmt.Errorf("no lock operations to visualize")
 	}
-	_, info := porcupine.CheckOperationsVerbose(res.lockModel, res.lockOps, res.timeout)
+	_, info := porcupine.CheckOperationsVerbose(res.lockModel, res.lockOps, time.Minute)
 	info.AddAnnotations(faultAnnotations(res.trace))
 	return porcupine.Visualize(escaped(res.lockModel), info, w)
 }
@@ -52,9 +54,9 @@ func faultAnnotations(tr *trace.Trace) []porcupine.Annotation {
 		case trace.EvPause:
 			desc, end = "GC pause "+fmtDur(e.DurNs), e.T+e.DurNs
 		case trace.EvPartition:
-			desc, col, end = "partition to "+e.Detail+" "+fmtDur(e.DurNs), colNet, e.T+e.DurNs
+			desc, col, end = e.Detail+" "+e.Party+" "+fmtDur(e.DurNs), colNet, e.T+e.DurNs
 		case trace.EvHeal:
-			desc, col = "heal "+e.Detail, colNet
+			desc, col = "heal "+e.Party, colNet
 		case trace.EvPromote, trace.EvDemote, trace.EvMasterDown:
 			tag, desc, col = "redis "+e.Party, e.Kind, colNode
 			if e.Change == trace.KeyLost {

@@ -87,6 +87,14 @@ func init() {
 		New:     lock(redisson3120),
 	})
 	register(Protocol{
+		Name:    "redisson-3.17.0",
+		Source:  "Redisson 3.17.0 RedissonLock.lock() (seed 002's starter; checkLockSyncedSlaves on)",
+		Summary: "Redisson 3.17.0 RLock.lock(): an unsynced WAIT fails the call; a failed renewal stops the watchdog (#4305)",
+		Lease:   30 * time.Second,
+		Client:  RedissonClient316,
+		New:     lock(redisson3170),
+	})
+	register(Protocol{
 		Name:    "redisson-trylock",
 		Source:  "Redisson 3.17.0 RedissonLock.tryLock(5, 30, SECONDS) (seed 002 section 4.2, redisson-spring-boot-starter 3.17.0)",
 		Summary: "Redisson 3.17.0 RLock.tryLock(5 s wait, 30 s lease): no watchdog; an unsynced WAIT throws",

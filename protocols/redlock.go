@@ -8,7 +8,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Redlock as go-redsync/redsync v4 (mutex.go, scripts.go, redsync.go)
+// Redlock as go-redsync/redsync v4.17.0 (mutex.go, scripts.go, redsync.go)
 // implements it. Mutex.Lock(): a random value (16 random bytes, base64);
 // up to 32 tries, a random 50-250 ms delay before each retry; each try
 // sends SET key value PX expiry NX to every master at once (a goroutine
@@ -76,7 +76,7 @@ func init() {
 		}
 		register(Protocol{
 			Name:       name,
-			Source:     "go-redsync/redsync v4 (Mutex.Lock/Unlock/Extend, scripts.go)",
+			Source:     "go-redsync/redsync v4.17.0 (79f6ba2: Mutex.Lock/Unlock/Extend, scripts.go)",
 			Summary:    summary,
 			Lease:      8 * time.Second,
 			Topologies: []string{TopoIndependent},

@@ -92,7 +92,7 @@ func (n *Network) post(from, to string, e *event, what string) {
 	}
 	d := n.latency(from, to)
 	if lost || n.Blocked(from, to) {
-		n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: from, Detail: "to " + to + ": " + what})
+		n.w.rec.event(trace.Drop(from, "to "+to+": "+what))
 		return
 	}
 	deliver := e.fn
@@ -107,7 +107,7 @@ func (n *Network) post(from, to string, e *event, what string) {
 			n.w.live--
 		}
 		if n.Blocked(from, to) {
-			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: from, Detail: "to " + to + ": " + what})
+			n.w.rec.event(trace.Drop(from, "to "+to+": "+what))
 			return
 		}
 		deliver()

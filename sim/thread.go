@@ -54,7 +54,7 @@ func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bo
 		fn(t)
 	}
 	t.next, t.stop = iter.Pull(seq)
-	w.rec.event(trace.Event{Kind: trace.EvThread, Party: p.Name, Client: t.Client()})
+	w.rec.event(trace.Thread(p.Name, t.Client()))
 	tok := t.waitTok
 	w.scheduleWake(w.now, t, func() { w.wake(t, tok, nil) })
 	return t
@@ -140,13 +140,22 @@ func (t *Thread) Rand() *rand.Rand { return t.w.streams.Get("proc/" + t.p.Name) 
 
 // Invoke opens an operation in the history and returns its id.
 func (t *Thread) Invoke(kind, key, value string) int {
-	return t.w.rec.invoke(t.Client(), t.p.Name, kind, key, value)
+	id := t.w.rec.invoke(t.Client(), t.p.Name, kind, key, value)
+	if len(t.w.anchors) > 0 {
+		t.w.anchorOp(t.p.Name, kind, trace.PhaseInvoke, "")
+	}
+	return id
 }
 
 // Return closes operation id with result.
-func (t *Thread) Return(id int, result string) { t.w.rec.ret(id, result) }
+func (t *Thread) Return(id int, result string) {
+	t.w.rec.ret(id, result)
+	if len(t.w.anchors) > 0 {
+		t.w.anchorOp(t.p.Name, t.w.rec.trace.Ops[id].Kind, trace.PhaseReturn, result)
+	}
+}
 
 // Note records a protocol-level event on this thread.
 func (t *Thread) Note(key, detail string) {
-	t.w.rec.event(trace.Event{Kind: trace.EvNote, Party: t.p.Name, Client: t.Client(), Key: key, Detail: detail})
+	t.w.rec.event(trace.Note(t.p.Name, t.Client(), key, detail))
 }

@@ -21,6 +21,7 @@ type Config struct {
 	Horizon        time.Duration // events after this virtual time are not run
 	Network        NetworkConfig
 	CommandTimeout time.Duration // client-side timeout of one command; 0 = none
+	MaxEvents      int64         // events run before the run stops as over budget; 0 = no limit
 }
 
 // World is one simulation run. It is single-threaded: exactly one simulated
@@ -42,6 +43,7 @@ type World struct {
 	master      string            // the node Master resolves to by default
 	scriptNames map[string]string // script body -> its name in the trace
 	repl        ReplicationConfig
+	anchors     []*armed // anchored faults
 	ext         External
 	onPromote   []func(old, new string)
 	onEnd       []func()
@@ -129,13 +131,17 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 		}
 	}()
 	started := w.live > 0
-	for w.err == nil {
+	budget := ""
+	for n := int64(0); w.err == nil; {
 		if started && w.live == 0 {
 			break // every application thread is done: daemons do not keep the run alive
 		}
 		if w.ext != nil {
 			due, alive := w.advanceExternal()
 			if !alive {
+				if w.live > 0 {
+					budget = w.horizonBudget()
+				}
 				break
 			}
 			if !due {
@@ -145,8 +151,16 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 		if w.q.Len() == 0 {
 			break
 		}
+		if w.cfg.MaxEvents > 0 && n >= w.cfg.MaxEvents {
+			budget = fmt.Sprintf("events: the run needed more than %d", w.cfg.MaxEvents)
+			break
+		}
+		n++
 		e := w.q.pop()
 		if e.at > w.cfg.Horizon {
+			if w.live > 0 {
+				budget = w.horizonBudget()
+			}
 			break
 		}
 		w.now = e.at
@@ -172,7 +186,14 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	t.Events = w.rec.events()
 	t.Stats.SimNs = w.rec.last
 	t.Stats.Events = len(t.Events)
+	t.Stats.Budget = budget
 	return t, nil
+}
+
+// horizonBudget is the budget a run exhausts when its clients are still
+// working at the horizon.
+func (w *World) horizonBudget() string {
+	return fmt.Sprintf("simulated time: clients still working at the %s horizon", w.cfg.Horizon)
 }
 
 // nodeList returns the nodes in name order.

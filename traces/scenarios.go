@@ -19,8 +19,23 @@ type Reference struct {
 	Name     string             `json:"name"`
 	Summary  string             `json:"summary"`
 	Story    string             `json:"story"`
+	Bug      *Bug               `json:"bug,omitempty"`
 	Expect   Expectation        `json:"expect"`
 	Scenario protocols.Scenario `json:"scenario"`
+}
+
+// Bug is the published report a reference reproduces: where it was
+// reported, which releases it affects and, when a release fixed it, the
+// catalog protocol of that release, which must run the same scenario
+// clean.
+type Bug struct {
+	ID            string `json:"id"` // library#issue, or the author's name for an essay
+	Library       string `json:"library"`
+	URL           string `json:"url"`
+	Affected      string `json:"affected"`
+	Fixed         string `json:"fixed,omitempty"`
+	FixedProtocol string `json:"fixed_protocol,omitempty"`
+	Cause         string `json:"cause"`
 }
 
 // Expectation is the verdict a reference pins, and the cause (and reason)
@@ -72,6 +87,9 @@ func parseReference(file string) (Reference, error) {
 	if r.Expect.Verdict == "" || r.Expect.Why == "" {
 		return Reference{}, fmt.Errorf("scenarios/%s: expect needs a verdict and why", file)
 	}
+	if b := r.Bug; b != nil && (b.ID == "" || b.Library == "" || b.URL == "" || b.Affected == "" || b.Cause == "") {
+		return Reference{}, fmt.Errorf("scenarios/%s: bug needs an id, library, url, affected releases and cause", file)
+	}
 	return r, nil
 }
 
@@ -97,5 +115,16 @@ func References() []Reference {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Bugs lists the references that reproduce a published bug, by name.
+func Bugs() []Reference {
+	var out []Reference
+	for _, r := range References() {
+		if r.Bug != nil {
+			out = append(out, r)
+		}
+	}
 	return out
 }

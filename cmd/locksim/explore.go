@@ -1,33 +1,26 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/traces"
 	"github.com/locksim/locksim/traces/explore"
 )
 
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("explore")
-	protocol := fs.String("protocol", "", "lock protocol (required)")
-	workload := fs.String("workload", "unique-name", "workload")
-	faults := fs.String("faults", "none", "comma-separated fault kinds")
-	topology := fs.String("topology", "", "single, replicated or independent")
-	clients := fs.Int("clients", 3, "client processes per run")
-	intensity := fs.Float64("intensity", 1, "fault intensity")
+	fs := newFlags("explore", stdout)
+	base := protocols.Scenario{Swarm: true} // --swarm=false turns it off
+	explore.RegisterScenarioFlags(fs.FlagSet, &base, "seed")
 	runs := fs.Int("runs", 1000, "number of seeds to run")
-	seedStart := fs.Uint64("seed-start", 1, "first seed")
+	seedStart := fs.Uint64("seed-start", defaultSeed, "first seed")
 	workers := fs.Int("workers", 0, "parallel runs (default: all cores)")
 	untilFirst := fs.Bool("until-first", false, "stop at the first violation")
 	out := fs.String("out", "", "save the first trace of each cause and summary.json in `DIR`")
@@ -40,34 +33,27 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) > 0:
 		return usageErr(stderr, "explore", fmt.Errorf("unexpected argument %q", pos[0]))
-	case *protocol == "":
+	case base.Protocol == "":
 		return usageErr(stderr, "explore", errors.New("--protocol is required"))
 	case *runs < 1:
 		return usageErr(stderr, "explore", errors.New("--runs must be at least 1"))
 	case *workers < 0:
 		return usageErr(stderr, "explore", errors.New("--workers must not be negative"))
-	case *clients < 1:
-		return usageErr(stderr, "explore", errors.New("--clients must be at least 1"))
-	case *intensity <= 0 || *intensity > 100:
-		return usageErr(stderr, "explore", errors.New("--intensity must be in (0, 100]"))
 	}
 	k, n, err := parseShard(*shard)
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}
-	kinds := splitList(*faults)
-	if len(kinds) == 1 && kinds[0] == "none" {
-		kinds = nil
-	}
 	cfg := explore.ExploreConfig{
-		Base: protocols.Scenario{Protocol: *protocol, Workload: *workload, Clients: *clients,
-			FaultKinds: kinds, Topology: *topology, Intensity: *intensity},
-		Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
+		Base: base, Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
 		UntilFirst: *untilFirst, Out: *out,
 	}
+	ctx, unlock, err := guardExplore(&cfg)
+	if err != nil {
+		return usageErr(stderr, "explore", err)
+	}
+	defer unlock()
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	s, err := explore.Explore(ctx, cfg, progressBar(stderr, *runs))
 	if err != nil {
 		return usageErr(stderr, "explore", err)
@@ -76,13 +62,13 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		b, _ := json.MarshalIndent(s, "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printSummary(stdout, s, cfg)
+		printSummary(stdout, s)
 	}
 	if s.Violating > 0 {
 		return exitViolation
 	}
 	if s.Errors > 0 {
-		return exitUsage
+		return exitInternal
 	}
 	return exitOK
 }
@@ -134,7 +120,7 @@ func progressBar(w io.Writer, total int) func(int, *explore.Summary) {
 	}
 }
 
-func printSummary(w io.Writer, s *explore.Summary, cfg explore.ExploreConfig) {
+func printSummary(w io.Writer, s *explore.Summary) {
 	faults := "none"
 	if len(s.Faults) > 0 {
 		faults = strings.Join(s.Faults, ",")
@@ -150,6 +136,17 @@ func printSummary(w io.Writer, s *explore.Summary, cfg explore.ExploreConfig) {
 	fmt.Fprintf(w, "  %d runs in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
 		s.Runs, s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
 	fmt.Fprintf(w, "  %d violating runs, %d inconclusive, %d errors\n", s.Violating, s.Unknown, s.Errors)
+	if len(s.Coverage) > 0 {
+		var parts []string
+		for _, c := range s.Coverage {
+			parts = append(parts, fmt.Sprintf("%s %d", c.State, c.Runs))
+		}
+		fmt.Fprintf(w, "  dangerous states reached (runs): %s\n", strings.Join(parts, ", "))
+	}
+	if s.Violating > 0 {
+		fmt.Fprintf(w, "  %d runs violated the lock; %d only lost data in the store (a write no lock could keep)\n",
+			s.LockViolated, s.DataLost)
+	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)
 	}
@@ -159,103 +156,8 @@ func printSummary(w io.Writer, s *explore.Summary, cfg explore.ExploreConfig) {
 			fmt.Fprintf(w, " -> %s", c.Trace)
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "      replay: locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s%s\n",
-			s.Protocol, s.Workload, c.FirstSeed, cfg.Base.Clients, orNoneStr(s.Faults), topoFlag(cfg.Base.Topology))
-	}
-}
-
-func orNoneStr(k []string) string { return strings.Join(orNone(k), ",") }
-
-func topoFlag(t string) string {
-	if t == "" {
-		return ""
-	}
-	return " --topology " + t
-}
-
-func cmdMerge(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("merge")
-	asJSON := fs.Bool("json", false, "print the merged summary as JSON")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return usageErr(stderr, "merge", err)
-	}
-	if len(pos) == 0 {
-		return usageErr(stderr, "merge", errors.New("want one or more explore --out DIRs (or summary.json files)"))
-	}
-	var parts []*explore.Summary
-	for _, p := range pos {
-		path := p
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			path = p + "/summary.json"
+		if c.Replay != "" {
+			fmt.Fprintf(w, "      replay: %s\n", c.Replay)
 		}
-		s, err := explore.ReadSummary(path)
-		if err != nil {
-			return usageErr(stderr, "merge", err)
-		}
-		parts = append(parts, s)
 	}
-	m, err := explore.Merge(parts)
-	if err != nil {
-		return usageErr(stderr, "merge", err)
-	}
-	if *asJSON {
-		b, _ := json.MarshalIndent(m, "", "  ")
-		fmt.Fprintln(stdout, string(b))
-	} else {
-		printSummary(stdout, m, explore.ExploreConfig{Base: protocols.Scenario{Clients: 3}})
-	}
-	if m.Violating > 0 {
-		return exitViolation
-	}
-	return exitOK
-}
-
-func cmdShrink(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("shrink")
-	out := fs.String("o", "", "write the minimal trace to `FILE` (default: FILE.min.json)")
-	budget := fs.Int("budget", 500, "maximum number of runs")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return usageErr(stderr, "shrink", err)
-	}
-	if len(pos) != 1 {
-		return usageErr(stderr, "shrink", errors.New("want exactly one trace FILE"))
-	}
-	if *budget < 1 {
-		return usageErr(stderr, "shrink", errors.New("--budget must be at least 1"))
-	}
-	f, err := traces.Read(pos[0])
-	if err != nil {
-		return usageErr(stderr, "shrink", err)
-	}
-	r, err := explore.Shrink(f, *budget)
-	if err != nil {
-		return usageErr(stderr, "shrink", err)
-	}
-	dest := *out
-	if dest == "" {
-		dest = strings.TrimSuffix(pos[0], ".json") + ".min.json"
-	}
-	if err := traces.Write(dest, r.File); err != nil {
-		return usageErr(stderr, "shrink", err)
-	}
-	if *asJSON {
-		b, _ := json.MarshalIndent(map[string]any{"property": r.Property, "cause": r.Cause, "before": r.Before,
-			"after": r.After, "runs": r.Runs, "trace": dest, "faults": r.File.Scenario.Faults}, "", "  ")
-		fmt.Fprintln(stdout, string(b))
-	} else {
-		fmt.Fprintf(stdout, "shrunk %s (%s) in %d runs\n  before: %s\n  after:  %s\n",
-			r.Property, r.Cause, r.Runs, r.Before, r.After)
-		for _, f := range r.File.Scenario.Faults {
-			fmt.Fprintf(stdout, "    %s %s at %d ms for %d ms", f.Kind, f.Target, f.AtMs, f.DurMs)
-			if f.Value != 0 {
-				fmt.Fprintf(stdout, " (value %d)", f.Value)
-			}
-			fmt.Fprintln(stdout)
-		}
-		fmt.Fprintf(stdout, "  wrote %s\n  replay: locksim replay %s\n", dest, dest)
-	}
-	return exitViolation
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"text/tabwriter"
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
@@ -21,10 +22,23 @@ type listing struct {
 	Faults     []string   `json:"faults"`
 	Topologies []string   `json:"topologies"`
 	Scenarios  []listItem `json:"scenarios"`
+	Bugs       []bugItem  `json:"bugs"`
+}
+
+// bugItem is one published bug of the corpus and the scenario that
+// reproduces it.
+type bugItem struct {
+	Bug      string `json:"bug"`
+	Library  string `json:"library"`
+	Affected string `json:"affected"`
+	Scenario string `json:"scenario"`
+	Cause    string `json:"cause"`
+	URL      string `json:"url"`
+	Fixed    string `json:"fixed,omitempty"`
 }
 
 func cmdList(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("list")
+	fs := newFlags("list", stdout)
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -45,6 +59,10 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	for _, r := range traces.References() {
 		l.Scenarios = append(l.Scenarios, listItem{Name: r.Name, Summary: r.Summary})
 	}
+	for _, r := range traces.Bugs() {
+		b := r.Bug
+		l.Bugs = append(l.Bugs, bugItem{b.ID, b.Library, b.Affected, r.Name, b.Cause, b.URL, b.FixedProtocol})
+	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(l, "", "  ")
 		fmt.Fprintln(stdout, string(b))
@@ -60,5 +78,17 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	section("workloads", l.Workloads)
 	fmt.Fprintf(stdout, "faults: %v\ntopologies: %v\n", l.Faults, l.Topologies)
 	section("scenarios", l.Scenarios)
+	printBugs(stdout, l.Bugs)
 	return exitOK
+}
+
+// printBugs prints the published-bug corpus as a table.
+func printBugs(w io.Writer, bugs []bugItem) {
+	fmt.Fprintln(w, "published bugs (locksim run --scenario NAME):")
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "  BUG\tLIBRARY\tAFFECTED\tSCENARIO\tCAUSE")
+	for _, b := range bugs {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", b.Bug, b.Library, b.Affected, b.Scenario, b.Cause)
+	}
+	tw.Flush()
 }

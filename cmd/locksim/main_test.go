@@ -54,6 +54,12 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"merge", garbage},
 		{"run", "--protocol", "setnx-del", "--topology", "mesh"},
 		{"run", "--protocol", "setnx-del", "--intensity", "0"},
+		{"run", "--protocol", "setnx-del", "--fault", "gc-pause:c1"},
+		{"verify", "--protocols", "nope"},
+		{"verify", "--faults", "meteor"},
+		{"verify", "--clients", "9"},
+		{"verify", "--offsets", "x"},
+		{"verify", "extra"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(args...)
@@ -149,6 +155,26 @@ func TestListJSON(t *testing.T) {
 	}
 	if len(l.Protocols) < 2 || len(l.Workloads) < 2 || len(l.Faults) < 2 {
 		t.Fatalf("listing %+v", l)
+	}
+}
+
+func TestListShowsTheBugCorpus(t *testing.T) {
+	code, out, _ := runCLI("list")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"published bugs", "BUG", "AFFECTED", "redisson#3712", "redisson-3712-stale-renewal-entry"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("list output has no %q:\n%s", want, out)
+		}
+	}
+	_, js, _ := runCLI("list", "--json")
+	var l listing
+	if err := json.Unmarshal([]byte(js), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Bugs) < 8 || l.Bugs[0].URL == "" || l.Bugs[0].Scenario == "" {
+		t.Fatalf("bugs %+v", l.Bugs)
 	}
 }
 

@@ -1,26 +1,32 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 
+	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces/explore"
 )
 
 // cmdMatrix runs the safety matrix: protocols as rows, fault kinds as
-// columns, each cell safe or unsafe with its first failing seed.
+// columns, one table per workload; each cell unsafe with its first
+// failing seed and violating rate, or safe with the rate it rules out.
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("matrix")
-	runs := fs.Int("runs", 20, "seeds per cell")
-	first := fs.Uint64("seed", 0, "first seed of every cell")
-	workload := fs.String("workload", "unique-name", "workload")
+	fs := newFlags("matrix", stdout)
+	runs := fs.Int("runs", explore.DefaultMatrixRuns, "seeds per cell")
+	first := fs.Uint64("seed", defaultSeed, "first seed of every cell")
+	workload := fs.String("workload", "unique-name", "comma-separated workloads, or \"all\"")
 	protos := fs.String("protocols", "", "comma-separated protocols (default: all)")
 	faults := fs.String("faults", "", "comma-separated fault kinds, \"none\" included (default: none and every kind)")
-	clients := fs.Int("clients", 3, "number of client processes")
+	clients := fs.Int("clients", 0, "number of client processes (default: the scenario's)")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
-	asJSON := fs.Bool("json", false, "print the matrix as JSON")
+	verify := fs.Bool("verify", false, "add each cell's bounded exhaustive verdict (as locksim verify)")
+	asJSON := fs.Bool("json", false, "print the matrices as JSON (one array, one per workload)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "matrix", err)
@@ -30,43 +36,66 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "matrix", fmt.Errorf("unexpected argument %q", pos[0]))
 	case *runs < 1 || *runs > 100000:
 		return usageErr(stderr, "matrix", errors.New("--runs must be between 1 and 100000"))
-	case *clients < 1:
+	case *clients < 0 || fs.given("clients") && *clients == 0:
 		return usageErr(stderr, "matrix", errors.New("--clients must be at least 1"))
 	case *workers < 0:
 		return usageErr(stderr, "matrix", errors.New("--workers must not be negative"))
 	}
+	workloads := splitList(*workload)
+	if *workload == "all" {
+		workloads = nil
+		for _, w := range protocols.Workloads() {
+			workloads = append(workloads, w.Name)
+		}
+	}
+	if len(workloads) == 0 {
+		return usageErr(stderr, "matrix", errors.New("--workload names no workload"))
+	}
 	tuneGC()
-	m, err := explore.RunMatrix(explore.MatrixOptions{
-		Protocols: splitList(*protos), Faults: splitList(*faults), Workload: *workload,
-		Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: *workers,
-	})
-	if err != nil {
-		return usageErr(stderr, "matrix", err)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var ms []*explore.Matrix
+	for _, w := range workloads {
+		m, err := explore.RunMatrix(ctx, explore.MatrixOptions{
+			Protocols: splitList(*protos), Faults: splitList(*faults), Workload: w,
+			Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: *workers, Verify: *verify,
+		})
+		if err != nil {
+			return usageErr(stderr, "matrix", err)
+		}
+		ms = append(ms, m)
 	}
 	if *asJSON {
-		b, _ := json.MarshalIndent(m, "", "  ")
+		b, _ := json.MarshalIndent(ms, "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		fmt.Fprint(stdout, m.Text())
+		for i, m := range ms {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprint(stdout, m.Text())
+		}
 	}
-	return matrixExit(m)
+	return matrixExit(ms)
 }
 
 // matrixExit follows the run command's codes: 1 when a cell is unsafe, 3
 // when none is but a check was inconclusive, 2 when a cell's runs could
 // not be built.
-func matrixExit(m *explore.Matrix) int {
+func matrixExit(ms []*explore.Matrix) int {
 	code := exitOK
-	for _, row := range m.Rows {
-		for _, c := range row {
-			switch c.Verdict {
-			case explore.CellError:
-				return exitUsage
-			case explore.CellUnsafe:
-				code = exitViolation
-			case explore.CellUnknown:
-				if code == exitOK {
-					code = exitUnknown
+	for _, m := range ms {
+		for _, row := range m.Rows {
+			for _, c := range row {
+				switch c.Verdict {
+				case explore.CellError:
+					return exitUsage
+				case explore.CellUnsafe:
+					code = exitViolation
+				case explore.CellUnknown:
+					if code == exitOK {
+						code = exitUnknown
+					}
 				}
 			}
 		}

@@ -15,9 +15,10 @@ func TestMatrixPrintsTableAndFirstFailures(t *testing.T) {
 	}
 	for _, want := range []string{
 		"protocol", "none", "gc-pause",
-		"local-mutex", "unsafe@0",
+		"local-mutex", "unsafe@1 100%",
+		"rate < 63% at 95% confidence",
 		"setnx-lua-del", "safe",
-		"first failures:", "local-mutex / none, seed 0: mutual-exclusion: local-lock-only",
+		"first failures:", "local-mutex / none (single), seed 1: mutual-exclusion: local-lock-only",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -30,12 +31,13 @@ func TestMatrixJSON(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	var m explore.Matrix
-	if err := json.Unmarshal([]byte(out), &m); err != nil {
+	var ms []explore.Matrix
+	if err := json.Unmarshal([]byte(out), &ms); err != nil || len(ms) != 1 {
 		t.Fatal(err)
 	}
+	m := ms[0]
 	c, ok := m.Cell("setnx-lua-del", "none")
-	if !ok || c.Verdict != explore.CellSafe || m.Runs != 2 || m.Workload != "unique-name" {
+	if !ok || c.Verdict != explore.CellSafe || m.Runs != 2 || c.Runs != 2 || m.Workload != "unique-name" {
 		t.Fatalf("matrix %+v", m)
 	}
 }

@@ -2,16 +2,16 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/locksim/locksim/traces"
 )
 
 func cmdReplay(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("replay")
+	fs := newFlags("replay", stdout)
 	var out outputFlags
 	out.register(fs)
+	maxMB := registerMaxInput(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "replay", err)
@@ -19,23 +19,26 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageErr(stderr, "replay", errors.New("want exactly one trace FILE"))
 	}
-	f, err := traces.Read(pos[0])
+	if err := checkOutputs(pos, out.trace, out.html); err != nil {
+		return usageErr(stderr, "replay", err)
+	}
+	f, err := readTrace(pos[0], *maxMB)
 	if err != nil {
 		return usageErr(stderr, "replay", err)
 	}
-	o, err := traces.Execute(f.Scenario)
+	o, err := traces.Verify(f)
 	if err != nil {
 		return usageErr(stderr, "replay", err)
-	}
-	if got := o.File.TraceSHA256; got != f.TraceSHA256 {
-		return usageErr(stderr, "replay", fmt.Errorf("trace hash mismatch: recorded %s, replayed %s", short(f.TraceSHA256), short(got)))
 	}
 	return finish(o, "locksim replay "+pos[0], out, stdout, stderr)
 }
 
-func short(h string) string {
-	if len(h) > 16 {
-		return h[:16]
+// readTrace reads a trace file under the --max-input-mb cap; the reader
+// checks its events against its hash.
+func readTrace(path string, maxMB int64) (*traces.File, error) {
+	limit, err := maxInputBytes(maxMB)
+	if err != nil {
+		return nil, err
 	}
-	return h
+	return traces.ReadLimit(path, limit)
 }

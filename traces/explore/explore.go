@@ -1,14 +1,13 @@
 package explore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/locksim/locksim/checker"
@@ -35,23 +34,34 @@ type CauseCount struct {
 	Runs      int    `json:"runs"`
 	FirstSeed uint64 `json:"first_seed"`
 	Trace     string `json:"trace,omitempty"`
+	Replay    string `json:"replay,omitempty"` // the command that reruns FirstSeed
 }
 
 // Summary aggregates an exploration. It holds counters only, so memory
 // stays flat however many runs there are.
 type Summary struct {
-	Protocol    string       `json:"protocol"`
-	Workload    string       `json:"workload"`
-	Faults      []string     `json:"faults"`
-	Topology    string       `json:"topology"`
-	SeedStart   uint64       `json:"seed_start"`
-	Shard       string       `json:"shard,omitempty"`
-	Runs        int          `json:"runs"`
-	Violating   int          `json:"violating_runs"`
-	Unknown     int          `json:"unknown_runs"`
-	Errors      int          `json:"errors"`
-	FirstError  string       `json:"first_error,omitempty"`
-	Causes      []CauseCount `json:"causes"`
+	Protocol  string             `json:"protocol"`
+	Workload  string             `json:"workload"`
+	Faults    []string           `json:"faults"`
+	Topology  string             `json:"topology"`
+	Scenario  protocols.Scenario `json:"scenario"` // every run's scenario but its seed, as given
+	SeedStart uint64             `json:"seed_start"`
+	Shard     string             `json:"shard,omitempty"`
+	Runs      int                `json:"runs"`
+	Violating int                `json:"violating_runs"`
+	// LockViolated counts the runs where the lock itself failed (a
+	// mutual-exclusion violation); DataLost the others, whose only damage
+	// is a write the data store lost (a crash or a promotion undid it),
+	// which no lock could prevent.
+	LockViolated int          `json:"lock_violated_runs"`
+	DataLost     int          `json:"data_lost_runs"`
+	Unknown      int          `json:"unknown_runs"`
+	Errors       int          `json:"errors"`
+	FirstError   string       `json:"first_error,omitempty"`
+	Causes       []CauseCount `json:"causes"`
+	// Coverage counts the runs that reached each dangerous state, so that
+	// "0 violations" comes with how often the danger was there.
+	Coverage    []StateCount `json:"coverage"`
 	SimMs       float64      `json:"sim_ms"`
 	WallMs      float64      `json:"wall_ms"`
 	RunsPerSec  float64      `json:"runs_per_sec"`
@@ -59,7 +69,7 @@ type Summary struct {
 	Interrupted bool         `json:"interrupted,omitempty"`
 }
 
-// Seeds returns the seeds of cfg in order.
+// seed is the i-th seed of cfg.
 func (cfg ExploreConfig) seed(i int) uint64 {
 	if cfg.Shards > 1 {
 		return cfg.SeedStart + uint64(i*cfg.Shards+cfg.Shard-1)
@@ -67,115 +77,59 @@ func (cfg ExploreConfig) seed(i int) uint64 {
 	return cfg.SeedStart + uint64(i)
 }
 
-type exploreResult struct {
-	seed    uint64
-	outcome *traces.Outcome
-	err     error
+// runResult is what one explore run leaves for the summary: counters,
+// and the trace file only when it may be saved.
+type runResult struct {
+	seed     uint64
+	err      error
+	simNs    int64
+	verdict  string
+	coverage checker.Coverage
+	file     *traces.File
 }
 
 // Explore runs cfg's seeds on Workers goroutines and aggregates the
-// results. progress, if not nil, is called after each run with the number
-// done. Cancelling ctx stops it early with a partial summary.
+// results in seed order. progress, if not nil, is called after each run
+// with the number done. Cancelling ctx stops it early with a partial
+// summary of the seeds delivered so far (a prefix).
 func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *Summary)) (*Summary, error) {
-	base, err := cfg.Base.Normalize()
+	base, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Runs < 1 {
-		return nil, fmt.Errorf("runs must be at least 1")
-	}
-	if cfg.Shards > 1 && (cfg.Shard < 1 || cfg.Shard > cfg.Shards) {
-		return nil, fmt.Errorf("shard must be K/N with 1 <= K <= N")
-	}
-	if cfg.Out != "" {
-		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-			return nil, fmt.Errorf("--out: %v", err)
-		}
-	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
 	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: base.FaultKinds, Topology: base.Topology,
-		SeedStart: cfg.SeedStart}
+		Scenario: cfg.Base, SeedStart: cfg.SeedStart}
 	if cfg.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
-	jobs := make(chan int)
-	results := make(chan exploreResult, workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				sc := cfg.Base
-				sc.Seed = cfg.seed(i)
-				o, err := traces.Evaluate(sc)
-				results <- exploreResult{seed: sc.Seed, outcome: o, err: err}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := 0; i < cfg.Runs; i++ {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-
-	start := time.Now()
 	causes := map[[2]string]*CauseCount{}
 	var firstErrSeed uint64
-	for r := range results {
-		s.Runs++
-		switch {
-		case r.err != nil:
-			s.Errors++
-			if s.FirstError == "" || r.seed < firstErrSeed {
-				s.FirstError, firstErrSeed = fmt.Sprintf("seed %d: %v", r.seed, r.err), r.seed
-			}
-		default:
-			f := r.outcome.File
-			s.SimMs += float64(f.Trace.Stats.SimNs) / 1e6
-			switch f.Report.Verdict {
-			case checker.VerdictViolation:
-				s.Violating++
-				if err := s.count(causes, r.seed, f, cfg.Out); err != nil {
-					return nil, err
+	start := time.Now()
+	interrupted, err := pool[runResult]{
+		Workers: cfg.Workers,
+		Jobs:    cfg.Runs,
+		Run:     func(i int) runResult { return cfg.runOne(cfg.seed(i)) },
+		Deliver: func(_ int, r runResult) (bool, error) {
+			s.Runs++
+			if r.err != nil {
+				s.Errors++
+				if s.FirstError == "" || r.seed < firstErrSeed {
+					s.FirstError, firstErrSeed = fmt.Sprintf("seed %d: %v", r.seed, r.err), r.seed
 				}
-				if cfg.UntilFirst {
-					cancel()
-				}
-			case checker.VerdictUnknown:
-				s.Unknown++
+			} else if err := s.add(causes, r, cfg.Out); err != nil {
+				return false, err
 			}
-		}
-		if progress != nil {
-			progress(s.Runs, s)
-		}
+			if progress != nil {
+				progress(s.Runs, s)
+			}
+			return cfg.UntilFirst && r.verdict == checker.VerdictViolation, nil
+		},
+	}.run(ctx)
+	if err != nil {
+		return nil, err
 	}
-	wall := time.Since(start)
-	s.WallMs = float64(wall.Microseconds()) / 1e3
-	if wall > 0 {
-		s.RunsPerSec = float64(s.Runs) / wall.Seconds()
-		s.SimPerWall = s.SimMs / s.WallMs
-	}
-	s.Interrupted = ctx.Err() != nil && !cfg.UntilFirst && s.Runs < cfg.Runs
-	for _, c := range causes {
-		s.Causes = append(s.Causes, *c)
-	}
-	sortCauses(s.Causes)
-	if s.Causes == nil {
-		s.Causes = []CauseCount{}
-	}
+	s.finish(time.Since(start), causes)
+	s.Interrupted = interrupted
 	if cfg.Out != "" {
 		b, _ := json.MarshalIndent(s, "", "  ")
 		if err := traces.WriteAtomic(filepath.Join(cfg.Out, "summary.json"), append(b, '\n')); err != nil {
@@ -183,6 +137,97 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 		}
 	}
 	return s, nil
+}
+
+// check validates cfg and returns its normalized base scenario.
+func (cfg ExploreConfig) check() (protocols.Scenario, error) {
+	base, err := cfg.Base.Normalize()
+	if err != nil {
+		return base, err
+	}
+	if cfg.Runs < 1 {
+		return base, fmt.Errorf("runs must be at least 1")
+	}
+	if cfg.Shards > 1 && (cfg.Shard < 1 || cfg.Shard > cfg.Shards) {
+		return base, fmt.Errorf("shard must be K/N with 1 <= K <= N")
+	}
+	if cfg.Out != "" {
+		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+			return base, fmt.Errorf("--out: %v", err)
+		}
+	}
+	return base, nil
+}
+
+// runOne runs one seed of cfg on a worker.
+func (cfg ExploreConfig) runOne(seed uint64) runResult {
+	sc := cfg.Base
+	sc.Seed = seed
+	o, err := traces.Evaluate(sc)
+	if err != nil {
+		return runResult{seed: seed, err: err}
+	}
+	f := o.File
+	r := runResult{seed: seed, simNs: f.Trace.Stats.SimNs, verdict: f.Report.Verdict, coverage: o.Result.Coverage}
+	if r.verdict == checker.VerdictViolation {
+		r.file = f
+	}
+	return r
+}
+
+// add folds one run into the summary.
+func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string) error {
+	s.SimMs += float64(r.simNs) / 1e6
+	s.Coverage = addCoverage(s.Coverage, r.coverage)
+	switch r.verdict {
+	case checker.VerdictViolation:
+		s.Violating++
+		s.split(r.file.Report)
+		return s.count(causes, r.seed, r.file, out)
+	case checker.VerdictUnknown:
+		s.Unknown++
+	}
+	return nil
+}
+
+// finish computes the rates and lists the causes in order.
+func (s *Summary) finish(wall time.Duration, causes map[[2]string]*CauseCount) {
+	s.WallMs = float64(wall.Microseconds()) / 1e3
+	if wall > 0 {
+		s.RunsPerSec = float64(s.Runs) / wall.Seconds()
+		s.SimPerWall = s.SimMs / s.WallMs
+	}
+	s.Causes = listCauses(s.Scenario, causes)
+}
+
+// listCauses lists the causes in order, each with the command that
+// replays its first seed.
+func listCauses(base protocols.Scenario, causes map[[2]string]*CauseCount) []CauseCount {
+	out := []CauseCount{}
+	for _, c := range causes {
+		sc := base
+		sc.Seed = c.FirstSeed
+		c.Replay = ReplayCommand(sc, c.Trace)
+		out = append(out, *c)
+	}
+	sortCauses(out)
+	return out
+}
+
+// split counts a violating run as a failure of the lock itself, or as a
+// run whose only damage is a write the data store lost.
+func (s *Summary) split(r checker.Report) {
+	data := false
+	for _, v := range r.Violations {
+		if v.Property == checker.PropMutex {
+			s.LockViolated++
+			return
+		}
+		data = data || v.Cause == checker.CauseLostAfterFailover || v.Cause == checker.CauseRestart
+	}
+	if data {
+		s.DataLost++
+	}
 }
 
 // count records each distinct cause of a violating run, keeping the trace
@@ -232,21 +277,28 @@ func Merge(parts []*Summary) (*Summary, error) {
 		return nil, fmt.Errorf("nothing to merge")
 	}
 	m := &Summary{Protocol: parts[0].Protocol, Workload: parts[0].Workload, Faults: parts[0].Faults,
-		Topology: parts[0].Topology, SeedStart: parts[0].SeedStart}
+		Topology: parts[0].Topology, Scenario: parts[0].Scenario, SeedStart: parts[0].SeedStart}
+	want, _ := json.Marshal(m.Scenario)
 	causes := map[[2]string]*CauseCount{}
 	var wall float64
 	for _, p := range parts {
-		if p.Protocol != m.Protocol || p.Workload != m.Workload || fmt.Sprint(p.Faults) != fmt.Sprint(m.Faults) || p.Topology != m.Topology {
+		if got, _ := json.Marshal(p.Scenario); !bytes.Equal(got, want) || p.Protocol != m.Protocol ||
+			p.Workload != m.Workload || fmt.Sprint(p.Faults) != fmt.Sprint(m.Faults) || p.Topology != m.Topology {
 			return nil, fmt.Errorf("summaries of different explorations (%s/%s vs %s/%s)", p.Protocol, p.Workload, m.Protocol, m.Workload)
 		}
 		m.Runs += p.Runs
 		m.Violating += p.Violating
+		m.LockViolated += p.LockViolated
+		m.DataLost += p.DataLost
+		m.LockViolated += p.LockViolated
+		m.DataLost += p.DataLost
 		m.Unknown += p.Unknown
 		m.Errors += p.Errors
 		if m.FirstError == "" {
 			m.FirstError = p.FirstError
 		}
 		m.SimMs += p.SimMs
+		m.Coverage = mergeCoverage(m.Coverage, p.Coverage)
 		wall = max(wall, p.WallMs) // shards run side by side
 		m.Interrupted = m.Interrupted || p.Interrupted
 		for _, c := range p.Causes {
@@ -267,13 +319,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 		m.RunsPerSec = float64(m.Runs) / (wall / 1e3)
 		m.SimPerWall = m.SimMs / wall
 	}
-	for _, c := range causes {
-		m.Causes = append(m.Causes, *c)
-	}
-	sortCauses(m.Causes)
-	if m.Causes == nil {
-		m.Causes = []CauseCount{}
-	}
+	m.Causes = listCauses(m.Scenario, causes)
 	return m, nil
 }
 

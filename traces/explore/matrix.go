@@ -1,16 +1,14 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -18,40 +16,84 @@ import (
 const (
 	CellSafe    = "safe"    // no run showed a violation
 	CellUnsafe  = "unsafe"  // a run showed one: Seed is the first
-	CellUnknown = "unknown" // no violation, but a check ran out of time
-	CellNA      = "n/a"     // the fault kind needs a topology the protocol does not run on
-	CellError   = "error"   // a run could not be built or run
+	CellUnknown = "unknown" // no violation, but a check was inconclusive
+	// CellDataLoss: the lock held, but the data store lost writes with a
+	// node (a failover, a restart), which no lock can prevent.
+	CellDataLoss = "data-loss"
+	CellNA       = "n/a"   // the fault kind needs a topology the protocol does not run on
+	CellError    = "error" // a run could not be built or run
 )
 
+// DefaultMatrixRuns is the seeds per cell of the README's matrix and of
+// its pins: a cell safe in all of them has a violating rate below 1.5 %
+// at 95 % confidence. The three workloads' matrices take about 6 CPU
+// minutes at this count (BENCHMARKS.md).
+const DefaultMatrixRuns = 200
+
 // FaultTopology names the topology a fault kind needs, for kinds that only
-// make sense with replicas; other kinds run on the protocol's default
-// topology. Data, not code: a kind added here changes the matrix.
-var FaultTopology = map[string]string{
-	"failover":        protocols.TopoReplicated,
-	"replication-lag": protocols.TopoReplicated,
-}
+// make sense with replicas (trace.KindSpec.Needs); other kinds run on the
+// protocol's default topology.
+var FaultTopology = func() map[string]string {
+	out := map[string]string{}
+	for _, k := range trace.Kinds() {
+		if k.Needs {
+			out[k.Name] = k.Topology
+		}
+	}
+	return out
+}()
 
 // MatrixOptions selects the rows, the columns and the seeds of a matrix.
 type MatrixOptions struct {
 	Protocols []string // rows; empty: the whole catalog
 	Faults    []string // columns; empty: "none" and protocols.FaultKinds
 	Workload  string   // empty: unique-name
-	Runs      int      // seeds per cell, FirstSeed to FirstSeed+Runs-1; 0: 20
+	Runs      int      // seeds per cell, FirstSeed to FirstSeed+Runs-1; 0: DefaultMatrixRuns
 	FirstSeed uint64
-	Clients   int // 0: the scenario default
-	Workers   int // parallel runs; 0: GOMAXPROCS
+	Clients   int  // 0: the scenario default
+	Workers   int  // parallel runs; 0: GOMAXPROCS
+	Verify    bool // add each cell's bounded exhaustive verdict (Verify's default scope)
 }
 
 // Cell is the verdict of one protocol under one fault kind.
 type Cell struct {
-	Protocol string  `json:"protocol"`
-	Fault    string  `json:"fault"`
-	Topology string  `json:"topology,omitempty"`
-	Verdict  string  `json:"verdict"`
-	Seed     *uint64 `json:"seed,omitempty"`  // the first failing seed
-	Cause    string  `json:"cause,omitempty"` // property: cause (reason) of its first counted violation
-	Detail   string  `json:"detail,omitempty"`
-	Replay   string  `json:"replay,omitempty"`
+	Protocol  string `json:"protocol"`
+	Fault     string `json:"fault"`
+	Topology  string `json:"topology,omitempty"`
+	Verdict   string `json:"verdict"`
+	Runs      int    `json:"runs"`                // seeds run
+	Violating int    `json:"violating"`           // of them, unsafe
+	Unknown   int    `json:"unknown,omitempty"`   // of them, inconclusive
+	DataLoss  int    `json:"data_loss,omitempty"` // of them, the lock held but the data store lost writes
+	// DataLossSeed and DataLossCause are the first such run's.
+	DataLossSeed  *uint64 `json:"data_loss_seed,omitempty"`
+	DataLossCause string  `json:"data_loss_cause,omitempty"`
+	Seed          *uint64 `json:"seed,omitempty"`  // the first failing seed
+	Cause         string  `json:"cause,omitempty"` // property: cause (reason) of its first counted violation
+	Detail        string  `json:"detail,omitempty"`
+	Replay        string  `json:"replay,omitempty"`
+	// TraceSHA256 is the trace hash of the first failing seed: its replay
+	// command must reproduce it.
+	TraceSHA256 string      `json:"trace_sha256,omitempty"`
+	Bounded     *VerifyCell `json:"bounded,omitempty"` // the bounded exhaustive verdict, with MatrixOptions.Verify
+}
+
+// Rate is the share of the cell's runs that were unsafe.
+func (c Cell) Rate() float64 {
+	if c.Runs == 0 {
+		return 0
+	}
+	return float64(c.Violating) / float64(c.Runs)
+}
+
+// UpperBound95 is the highest violating rate that still leaves a 5 %
+// chance of seeing no violation in n independent runs: 1 - 0.05^(1/n),
+// about 3/n (the rule of three).
+func UpperBound95(n int) float64 {
+	if n <= 0 {
+		return 1
+	}
+	return 1 - math.Pow(0.05, 1/float64(n))
 }
 
 // Matrix is the safety matrix: one row per protocol, one column per fault
@@ -77,64 +119,189 @@ func (m *Matrix) Cell(protocol, fault string) (Cell, bool) {
 	return Cell{}, false
 }
 
-// Judge decides whether one run's report shows the protocol unsafe and
-// names the cause. Any violation counts, and any harm to the data the
-// checker counted from ground truth (duplicate rows, lost updates,
-// oversold units, lost set elements); a write that merely landed after
-// its writer's lease (StaleWritesAccepted) is a hazard, not harm, and
-// counts only through the violations it causes. For a fencing lock
-// (protocols.IsFenced) two clients holding the lock at once is expected:
-// the lock is advisory there and only the protected resource decides.
-func Judge(r checker.Report, fenced bool) (unsafe bool, cause, detail string) {
-	for _, v := range r.Violations {
-		if fenced && v.Property == checker.PropMutex {
-			continue
-		}
-		cause = v.Property + ": " + v.Cause
-		if v.Reason != "" {
-			cause += " (" + v.Reason + ")"
-		}
-		return true, cause, v.Explanation
-	}
-	d := r.Damage
-	if harm := d.DuplicateInserts + d.LostUpdates + d.OversoldUnits + d.LostElements; harm > 0 {
-		return true, "damage", fmt.Sprintf("%d duplicate inserts, %d lost updates, %d oversold units, %d lost elements",
-			d.DuplicateInserts, d.LostUpdates, d.OversoldUnits, d.LostElements)
-	}
-	return false, "", ""
-}
-
 // matrixJob is one run of a matrix: a cell and a seed.
 type matrixJob struct {
 	cell int
 	seed uint64
 }
 
-type runResult struct {
-	done    bool
-	unsafe  bool
+type cellRun struct {
+	Judgement
 	unknown bool
 	err     error
-	cause   string
-	detail  string
+	hash    string
 }
 
-// RunMatrix runs every cell's seeds with traces.Execute on a pool of
-// workers. Each cell's verdict is a function of its seeds alone: a cell is
-// unsafe with the lowest failing seed, whatever order the workers ran
-// them in (seeds above a failure already found are skipped).
-func RunMatrix(opt MatrixOptions) (*Matrix, error) {
+// RunMatrix runs every seed of every cell on the worker pool, seed-major.
+// Each cell's verdict, rate and first failing seed are a function of its
+// seeds alone, whatever order the workers ran them in. A cell stops only
+// at an error; an unsafe cell runs all its seeds, for its rate.
+func RunMatrix(ctx context.Context, opt MatrixOptions) (*Matrix, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m, err := newMatrix(opt)
+	if err != nil {
+		return nil, err
+	}
+	var cells []*Cell
+	var fenced []bool
+	for i := range m.Rows {
+		p, _ := protocols.Lookup(m.Rows[i][0].Protocol)
+		for j := range m.Rows[i] {
+			cells = append(cells, &m.Rows[i][j])
+			fenced = append(fenced, protocols.IsFenced(p))
+		}
+	}
+	var jobs []matrixJob
+	for s := range uint64(opt.Runs) {
+		for ci, c := range cells {
+			if c.Verdict == "" {
+				jobs = append(jobs, matrixJob{cell: ci, seed: opt.FirstSeed + s})
+			}
+		}
+	}
+	err = judgeCells(ctx, opt.Workers, len(jobs), false,
+		func(k int) (int, protocols.Scenario, bool) {
+			j := jobs[k]
+			return j.cell, matrixScenario(opt, cells[j.cell], j.seed), fenced[j.cell]
+		},
+		func(k int, r cellRun) { cells[jobs[k].cell].add(jobs[k].seed, r, opt) })
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cells {
+		c.settle()
+	}
+	if opt.Verify {
+		if err := m.addBounded(ctx, opt); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// add folds one seed's run into the cell; seeds arrive in order.
+func (c *Cell) add(seed uint64, r cellRun, opt MatrixOptions) {
+	if c.Verdict == CellError {
+		return
+	}
+	c.Runs++
+	switch {
+	case r.err != nil:
+		c.Verdict, c.Seed, c.Detail = CellError, &seed, r.err.Error()
+	case r.Unsafe:
+		c.Violating++
+		if c.Seed == nil {
+			c.Seed, c.Cause, c.Detail = &seed, r.Cause, r.Detail
+			c.Replay = ReplayCommand(matrixScenario(opt, c, seed), "")
+			c.TraceSHA256 = r.hash
+		}
+	case r.DataLoss:
+		c.DataLoss++
+		if c.DataLossSeed == nil {
+			c.DataLossSeed, c.DataLossCause = &seed, r.Cause
+		}
+	case r.unknown:
+		c.Unknown++
+	}
+}
+
+// settle gives a cell whose runs are done its verdict.
+func (c *Cell) settle() {
+	switch {
+	case c.Verdict != "":
+	case c.Violating > 0:
+		c.Verdict = CellUnsafe
+	case c.DataLoss > 0:
+		c.Verdict = CellDataLoss
+	case c.Unknown > 0:
+		c.Verdict = CellUnknown
+	default:
+		c.Verdict = CellSafe
+	}
+}
+
+// addBounded runs Verify over the matrix's rows and columns and attaches
+// each cell's bounded verdict.
+func (m *Matrix) addBounded(ctx context.Context, opt MatrixOptions) error {
+	var kinds []string
+	for _, f := range opt.Faults {
+		if f != "none" {
+			kinds = append(kinds, f)
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	v, err := Verify(ctx, VerifyOptions{Protocols: opt.Protocols, Faults: kinds, Workload: opt.Workload, Workers: opt.Workers})
+	if err != nil {
+		return err
+	}
+	for i := range v.Cells {
+		vc := v.Cells[i]
+		for r := range m.Rows {
+			for j := range m.Rows[r] {
+				if c := &m.Rows[r][j]; c.Protocol == vc.Protocol && c.Fault == vc.Fault {
+					c.Bounded = &vc
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// judgeCells runs n jobs on the pool, job k being one scenario of one
+// cell, judged. A cell stops at its first failed run, and, with
+// stopUnsafe, at its first unsafe one. A cancelled ctx is an error: a
+// cell cut short has no verdict.
+func judgeCells(ctx context.Context, workers, n int, stopUnsafe bool, job func(k int) (cell int, sc protocols.Scenario, fenced bool),
+	deliver func(k int, r cellRun)) error {
+	interrupted, err := pool[cellRun]{
+		Workers: workers,
+		Jobs:    n,
+		Group:   func(k int) int { c, _, _ := job(k); return c },
+		Run: func(k int) cellRun {
+			_, sc, fenced := job(k)
+			return runCell(sc, fenced)
+		},
+		Deliver: func(k int, r cellRun) (bool, error) {
+			deliver(k, r)
+			return r.err != nil || stopUnsafe && r.Unsafe, nil
+		},
+	}.run(ctx)
+	if interrupted {
+		return fmt.Errorf("interrupted: %v", ctx.Err())
+	}
+	return err
+}
+
+// runCell runs one seed of a cell and judges it.
+func runCell(sc protocols.Scenario, fenced bool) cellRun {
+	o, err := traces.Evaluate(sc)
+	if err != nil {
+		return cellRun{err: err}
+	}
+	rep := o.File.Report
+	r := cellRun{Judgement: Judge(rep, o.File.Trace, fenced)}
+	r.unknown = rep.Verdict == checker.VerdictUnknown
+	if r.Unsafe {
+		r.hash = o.File.Trace.Hash()
+	}
+	return r
+}
+
+// withDefaults fills the options' defaults and checks the names.
+func (opt MatrixOptions) withDefaults() (MatrixOptions, error) {
 	if opt.Workload == "" {
 		opt.Workload = "unique-name"
 	}
 	if _, err := protocols.LookupWorkload(opt.Workload); err != nil {
-		return nil, err
+		return opt, err
 	}
 	if opt.Runs <= 0 {
-		opt.Runs = 20
-	}
-	if opt.Workers <= 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
+		opt.Runs = DefaultMatrixRuns
 	}
 	if len(opt.Protocols) == 0 {
 		for _, p := range protocols.Protocols() {
@@ -144,10 +311,20 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 	if len(opt.Faults) == 0 {
 		opt.Faults = append([]string{"none"}, protocols.FaultKinds...)
 	}
+	for _, f := range opt.Faults {
+		if f != "none" && !slices.Contains(protocols.FaultKinds, f) {
+			return opt, fmt.Errorf("unknown fault kind %q (known: none, %v)", f, protocols.FaultKinds)
+		}
+	}
+	return opt, nil
+}
+
+// newMatrix lays out the cells, each on the topology its fault is judged
+// on (CellTopology); a cell whose protocol cannot run there is n/a from
+// the start.
+func newMatrix(opt MatrixOptions) (*Matrix, error) {
 	m := &Matrix{Workload: opt.Workload, Runs: opt.Runs, FirstSeed: opt.FirstSeed,
 		Faults: opt.Faults, Protocols: opt.Protocols}
-	var cells []*Cell
-	var fenced []bool
 	for _, name := range opt.Protocols {
 		p, err := protocols.Lookup(name)
 		if err != nil {
@@ -155,112 +332,13 @@ func RunMatrix(opt MatrixOptions) (*Matrix, error) {
 		}
 		row := make([]Cell, len(opt.Faults))
 		for j, f := range opt.Faults {
-			if f != "none" && !slices.Contains(protocols.FaultKinds, f) {
-				return nil, fmt.Errorf("unknown fault kind %q (known: none, %v)", f, protocols.FaultKinds)
+			topo, na := CellTopology(p, f)
+			row[j] = Cell{Protocol: name, Fault: f, Topology: topo}
+			if na != "" {
+				row[j].Verdict, row[j].Detail = CellNA, na
 			}
-			c := Cell{Protocol: name, Fault: f, Topology: protocols.SupportedTopologies(p)[0]}
-			if need, ok := FaultTopology[f]; ok {
-				c.Topology = need
-				if !slices.Contains(protocols.SupportedTopologies(p), need) {
-					c.Verdict = CellNA
-					c.Detail = f + " needs the " + need + " topology; " + name + " runs on " +
-						strings.Join(protocols.SupportedTopologies(p), ", ")
-				}
-			}
-			row[j] = c
 		}
 		m.Rows = append(m.Rows, row)
-	}
-	for i := range m.Rows {
-		p, _ := protocols.Lookup(m.Rows[i][0].Protocol)
-		for j := range m.Rows[i] {
-			cells = append(cells, &m.Rows[i][j])
-			fenced = append(fenced, protocols.IsFenced(p))
-		}
-	}
-
-	// Seed-major order, so that early failures prune the most work.
-	var jobs []matrixJob
-	for s := range uint64(opt.Runs) {
-		for ci, c := range cells {
-			if c.Verdict == "" {
-				jobs = append(jobs, matrixJob{cell: ci, seed: opt.FirstSeed + s})
-			}
-		}
-	}
-	firstFail := make([]atomic.Uint64, len(cells))
-	for i := range firstFail {
-		firstFail[i].Store(math.MaxUint64)
-	}
-	results := make([]runResult, len(jobs))
-	next := atomic.Int64{}
-	var wg sync.WaitGroup
-	for range opt.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(jobs) {
-					return
-				}
-				j := jobs[k]
-				if j.seed > firstFail[j.cell].Load() {
-					continue // a lower seed already failed
-				}
-				c := cells[j.cell]
-				res := runResult{done: true}
-				o, err := traces.Execute(matrixScenario(opt, c, j.seed))
-				switch {
-				case err != nil:
-					res.err = err
-				default:
-					rep := o.File.Report
-					res.unsafe, res.cause, res.detail = Judge(rep, fenced[j.cell])
-					res.unknown = rep.Verdict == checker.VerdictUnknown
-				}
-				results[k] = res
-				if res.unsafe || res.err != nil {
-					for {
-						cur := firstFail[j.cell].Load()
-						if j.seed >= cur || firstFail[j.cell].CompareAndSwap(cur, j.seed) {
-							break
-						}
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-
-	// Fold each cell's seeds in seed order.
-	unknown := make([]bool, len(cells))
-	for k, j := range jobs {
-		r := results[k]
-		c := cells[j.cell]
-		if !r.done || c.Verdict == CellUnsafe || c.Verdict == CellError {
-			continue
-		}
-		switch {
-		case r.err != nil:
-			seed := j.seed
-			c.Verdict, c.Seed, c.Detail = CellError, &seed, r.err.Error()
-		case r.unsafe:
-			seed := j.seed
-			c.Verdict, c.Seed, c.Cause, c.Detail = CellUnsafe, &seed, r.cause, r.detail
-			c.Replay = replayCommand(opt, c, seed)
-		case r.unknown:
-			unknown[j.cell] = true
-		}
-	}
-	for i, c := range cells {
-		if c.Verdict != "" {
-			continue
-		}
-		c.Verdict = CellSafe
-		if unknown[i] {
-			c.Verdict = CellUnknown
-		}
 	}
 	return m, nil
 }
@@ -275,15 +353,6 @@ func matrixScenario(opt MatrixOptions, c *Cell, seed uint64) protocols.Scenario 
 	return sc
 }
 
-func replayCommand(opt MatrixOptions, c *Cell, seed uint64) string {
-	clients := opt.Clients
-	if clients == 0 {
-		clients = 3
-	}
-	return fmt.Sprintf("locksim run --protocol %s --workload %s --seed %d --clients %d --faults %s --topology %s",
-		c.Protocol, opt.Workload, seed, clients, c.Fault, c.Topology)
-}
-
 // Unsafe reports whether any cell is unsafe.
 func (m *Matrix) Unsafe() bool {
 	for _, row := range m.Rows {
@@ -294,60 +363,4 @@ func (m *Matrix) Unsafe() bool {
 		}
 	}
 	return false
-}
-
-// Text renders the matrix as an aligned table: one row per protocol, one
-// column per fault kind; an unsafe cell shows its first failing seed.
-// The causes follow the table, one line per unsafe cell.
-func (m *Matrix) Text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "safety matrix: workload %s, seeds %d-%d per cell\n\n", m.Workload, m.FirstSeed, m.FirstSeed+uint64(m.Runs)-1)
-	label := func(c Cell) string {
-		if c.Verdict == CellUnsafe || c.Verdict == CellError {
-			return fmt.Sprintf("%s@%d", c.Verdict, *c.Seed)
-		}
-		return c.Verdict
-	}
-	widths := make([]int, len(m.Faults)+1)
-	widths[0] = len("protocol")
-	for _, p := range m.Protocols {
-		widths[0] = max(widths[0], len(p))
-	}
-	for j, f := range m.Faults {
-		widths[j+1] = len(f)
-		for _, row := range m.Rows {
-			widths[j+1] = max(widths[j+1], len(label(row[j])))
-		}
-	}
-	line := func(cells []string) {
-		var l strings.Builder
-		for j, s := range cells {
-			fmt.Fprintf(&l, "%-*s  ", widths[j], s)
-		}
-		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
-	}
-	line(append([]string{"protocol"}, m.Faults...))
-	for i, row := range m.Rows {
-		labels := []string{m.Protocols[i]}
-		for _, c := range row {
-			labels = append(labels, label(c))
-		}
-		line(labels)
-	}
-	var causes []string
-	for _, row := range m.Rows {
-		for _, c := range row {
-			if c.Verdict == CellUnsafe || c.Verdict == CellError {
-				what := c.Cause
-				if c.Verdict == CellError {
-					what = "error: " + c.Detail
-				}
-				causes = append(causes, fmt.Sprintf("  %s / %s, seed %d: %s", c.Protocol, c.Fault, *c.Seed, what))
-			}
-		}
-	}
-	if len(causes) > 0 {
-		b.WriteString("\nfirst failures:\n" + strings.Join(causes, "\n") + "\n")
-	}
-	return b.String()
 }

@@ -1,0 +1,138 @@
+package checker
+
+import (
+	"strings"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/trace"
+)
+
+// Coverage says which dangerous states a run reached, read from the
+// trace's ground truth, whether or not a violation followed: it is what
+// makes "no violation in N runs" mean something.
+type Coverage struct {
+	// LostWhileHeld: a holder still believed it held the lock after the
+	// deployment had kept fewer of its keys than a quorum (one, on a
+	// single site): expiry, a clock jump, a failover, a restart or
+	// someone else's delete.
+	LostWhileHeld bool `json:"lost_while_held"`
+	// PromotionDuringHold: a replica was promoted while a client held
+	// the lock.
+	PromotionDuringHold bool `json:"promotion_during_hold"`
+	// BareQuorum: a holder of a lock on several masters owned exactly a
+	// majority of them at some moment of its hold.
+	BareQuorum bool `json:"bare_quorum"`
+	// RenewalAfterExpiry: a holder renewed after one of its keys had
+	// expired or been lost.
+	RenewalAfterExpiry bool `json:"renewal_after_expiry"`
+	// ReleaseFoundOtherOwner: a release ran while another client's key
+	// was live on the lock.
+	ReleaseFoundOtherOwner bool `json:"release_found_other_owner"`
+}
+
+// coverage reads the states of Coverage from the truth and the holds.
+func coverage(t *truth, hs []hold) Coverage {
+	var c Coverage
+	byKeySite := map[siteKey][]*grant{}
+	for _, g := range t.grants {
+		k := siteKey{g.Site, g.Key}
+		byKeySite[k] = append(byKeySite[k], g)
+	}
+	for _, h := range hs {
+		gs := t.holdGrants(h)
+		q := t.quorum(h.Key)
+		atStart, atEnd := 0, 0
+		var firstEnd int64 = maxTime
+		for _, g := range gs {
+			if g.EndT > h.Start {
+				atStart++
+			}
+			if g.EndT >= h.End {
+				atEnd++
+			}
+			firstEnd = min(firstEnd, g.EndT)
+		}
+		c.LostWhileHeld = c.LostWhileHeld || len(gs) > 0 && atEnd < q
+		c.BareQuorum = c.BareQuorum || len(t.sites[h.Key]) > 1 && atStart >= q && atEnd <= q
+		for _, p := range t.promotes {
+			if at := t.tr.Events[p].T; at > h.Start && at < h.End {
+				c.PromotionDuringHold = true
+			}
+		}
+		c.RenewalAfterExpiry = c.RenewalAfterExpiry || firstEnd < h.End && t.renewedAfter(h, firstEnd)
+		if h.End != maxTime && h.Crash < 0 {
+			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || otherOwnerAt(h, gs, byKeySite)
+		}
+	}
+	return c
+}
+
+// renewedAfter reports whether h's process renewed h's lock after at and
+// before the hold ended: a renew operation, or an EXPIRE-family command
+// on the key, whatever it answered.
+func (t *truth) renewedAfter(h hold, at int64) bool {
+	proc := model.ProcessOf(h.Client)
+	for client, ids := range t.opsBy {
+		if model.ProcessOf(client) != proc {
+			continue
+		}
+		for _, i := range ids {
+			op := t.tr.Ops[i]
+			if op.Kind == model.OpRenew && op.Key == h.Key && op.Call > at && op.Call < h.End {
+				return true
+			}
+		}
+	}
+	for client, idx := range t.byClient {
+		if model.ProcessOf(client) != proc {
+			continue
+		}
+		for _, i := range window(t.tr, idx, at+1, h.End-1) {
+			if e := t.tr.Events[i]; e.Kind == trace.EvCommand && e.Key == h.Key && isExpireFamily(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isExpireFamily(e trace.Event) bool {
+	if len(e.Args) == 0 {
+		return false
+	}
+	switch strings.ToUpper(e.Args[0]) {
+	case "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT":
+		return true
+	}
+	return false
+}
+
+// otherOwnerAt reports whether, when h's release was invoked, another
+// client's key was live on a site where h had counted on its own.
+func otherOwnerAt(h hold, gs map[string]*grant, byKeySite map[siteKey][]*grant) bool {
+	for site := range gs {
+		for _, g := range byKeySite[siteKey{site, h.Key}] {
+			if g.Owner != h.Client && g.T <= h.End && g.EndT > h.End {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CoverageState is one state of Coverage by name.
+type CoverageState struct {
+	Name    string
+	Reached bool
+}
+
+// States lists the states in a fixed order, named as the CLI prints them.
+func (c Coverage) States() []CoverageState {
+	return []CoverageState{
+		{"lost-while-held", c.LostWhileHeld},
+		{"promotion-during-hold", c.PromotionDuringHold},
+		{"bare-quorum", c.BareQuorum},
+		{"renewal-after-expiry", c.RenewalAfterExpiry},
+		{"release-found-other-owner", c.ReleaseFoundOtherOwner},
+	}
+}

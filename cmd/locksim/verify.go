@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+
+	"github.com/locksim/locksim/traces/explore"
+)
+
+// cmdVerify runs the bounded exhaustive check: every single fault of each
+// kind at every step of the fault-free run of a small scope.
+func cmdVerify(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("verify", stdout)
+	protos := fs.String("protocols", "", "comma-separated protocols (default: all)")
+	faults := fs.String("faults", "", "comma-separated fault kinds (default: every kind)")
+	workload := fs.String("workload", "unique-name", "workload")
+	clients := fs.Int("clients", 2, "client processes")
+	ops := fs.Int("ops", 1, "operations per client")
+	seed := fs.Uint64("seed", 1, "noise seed of every run")
+	offsets := fs.String("offsets", "0,1", "comma-separated offsets in ms after each step")
+	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return usageErr(stderr, "verify", err)
+	}
+	var offs []int64
+	for _, s := range splitList(*offsets) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return usageErr(stderr, "verify", fmt.Errorf("--offsets: %q is not a non-negative number of ms", s))
+		}
+		offs = append(offs, n)
+	}
+	switch {
+	case len(pos) > 0:
+		return usageErr(stderr, "verify", fmt.Errorf("unexpected argument %q", pos[0]))
+	case *clients < 1 || *clients > 4:
+		return usageErr(stderr, "verify", errors.New("--clients must be between 1 and 4 (the scope is exhaustive)"))
+	case *ops < 1 || *ops > 3:
+		return usageErr(stderr, "verify", errors.New("--ops must be between 1 and 3 (the scope is exhaustive)"))
+	case len(offs) == 0:
+		return usageErr(stderr, "verify", errors.New("--offsets must name at least one offset"))
+	case *workers < 0:
+		return usageErr(stderr, "verify", errors.New("--workers must not be negative"))
+	}
+	tuneGC()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	v, err := explore.Verify(ctx, explore.VerifyOptions{Protocols: splitList(*protos), Faults: splitList(*faults),
+		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: *workers})
+	if err != nil {
+		return usageErr(stderr, "verify", err)
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(v, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		printVerification(stdout, v, time.Since(start))
+	}
+	return verifyExit(v)
+}
+
+func printVerification(w io.Writer, v *explore.Verification, wall time.Duration) {
+	runs := 0
+	for _, c := range v.Cells {
+		runs += c.Runs
+		fmt.Fprintf(w, "%s / %s", c.Protocol, c.Fault)
+		if c.Topology != "" {
+			fmt.Fprintf(w, " (%s)", c.Topology)
+		}
+		fmt.Fprintf(w, ": %s\n", c.Claim)
+		if c.Replay != "" {
+			fmt.Fprintf(w, "    replay: %s\n", c.Replay)
+		}
+	}
+	fmt.Fprintf(w, "%d runs in %.1f s (workload %s, %d clients, %d op each, seed %d, offsets %v ms)\n",
+		runs, wall.Seconds(), v.Workload, v.Clients, v.Ops, v.Seed, v.Offsets)
+}
+
+// verifyExit: 1 when a cell is unsafe, 2 when a cell's runs failed.
+func verifyExit(v *explore.Verification) int {
+	code := exitOK
+	for _, c := range v.Cells {
+		switch c.Verdict {
+		case explore.CellError:
+			return exitUsage
+		case explore.CellUnsafe, explore.CellUnsafeNoFault:
+			code = exitViolation
+		}
+	}
+	return code
+}
