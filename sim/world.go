@@ -144,6 +144,9 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 		if w.ext != nil {
 			due, alive := w.advanceExternal()
 			if !alive {
+				if w.live > 0 {
+					budget = w.horizonBudget()
+				}
 				break
 			}
 			if !due {
@@ -161,7 +164,7 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 		e := w.q.pop()
 		if e.at > w.cfg.Horizon {
 			if w.live > 0 {
-				budget = fmt.Sprintf("simulated time: clients still working at the %s horizon", w.cfg.Horizon)
+				budget = w.horizonBudget()
 			}
 			break
 		}
@@ -191,6 +194,12 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	t.Stats.Events = len(t.Events)
 	t.Stats.Budget = budget
 	return &t, nil
+}
+
+// horizonBudget is the budget a run exhausts when its clients are still
+// working at the horizon.
+func (w *World) horizonBudget() string {
+	return fmt.Sprintf("simulated time: clients still working at the %s horizon", w.cfg.Horizon)
 }
 
 // nodeList returns the nodes in name order.

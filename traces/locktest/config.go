@@ -174,6 +174,7 @@ func (cfg Config) prepare() (*config, error) {
 		return nil, fmt.Errorf("locktest: %v", err)
 	}
 	c.proto = p
+	c.bridged = c.bridged || p.Attach != nil // a GoRedis lock named by Protocol
 	c.custom = cfg.Lock != nil || !catalog[p.Name]
 	if c.Workload == "" {
 		c.Workload = "unique-name"
