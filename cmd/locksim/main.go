@@ -32,7 +32,7 @@ func commands() []command {
 		{"run", "run one scenario, check it, explain violations", "locksim run --protocol setnx-del --faults gc-pause --seed 7", cmdRun},
 		{"replay", "re-run a trace file's scenario and verify its hash", "locksim replay out/trace.json", cmdReplay},
 		{"view", "write a trace file's HTML timeline (self-contained, with porcupine's linearization)", "locksim view out/trace.json -o out/trace.html", cmdView},
-		{"matrix", "run every protocol under every fault kind: safe, or unsafe with the first failing seed", "locksim matrix --runs 20", cmdMatrix},
+		{"matrix", "run every protocol under every fault kind: unsafe with its first failing seed and rate, or the rate it rules out", "locksim matrix --workload all --verify", cmdMatrix},
 		{"verify", "bounded exhaustive check: every single fault of a kind at every step of a small scenario", "locksim verify --protocols setnx-del --faults gc-pause", cmdVerify},
 		{"explore", "run many seeds on all cores; violations by cause, first trace of each saved", "locksim explore --protocol setnx-del --faults gc-pause --runs 10000 --out out/", cmdExplore},
 		{"shrink", "make a failing trace's scenario minimal, keeping its cause", "locksim shrink out/mutual-exclusion-premature-expiry.json -o min.json", cmdShrink},

@@ -24,10 +24,10 @@ const (
 )
 
 // DefaultMatrixRuns is the seeds per cell of the README's matrix and of
-// its pins: a cell safe in all of them has a violating rate below 1.5 %
-// at 95 % confidence. The three workloads' matrices take about 6 CPU
+// its pins: a cell safe in all of them has a violating rate below 3 %
+// at 95 % confidence. The three workloads' matrices take about 3 CPU
 // minutes at this count (BENCHMARKS.md).
-const DefaultMatrixRuns = 200
+const DefaultMatrixRuns = 100
 
 // MatrixOptions selects the rows, the columns and the seeds of a matrix.
 type MatrixOptions struct {
