@@ -40,7 +40,7 @@ func concurrentTrace(n, clients, keys int, violate bool) *trace.Trace {
 		b.op(lost, acq, key, "error: command timed out", base+0.001, base+0.020).setnxBusyPX(base+0.005, "redis", lost, key, "30")
 		name := fmt.Sprintf("row-%d", r)
 		b.op(holder, model.OpInsert, name, model.ResInserted, base+0.010, base+0.025)
-		b.add(base+0.015, trace.Event{Kind: trace.EvService, Party: "db", Client: holder, Key: name, Args: []string{"INSERT", name}, Reply: "OK"})
+		b.add(base+0.015, trace.Service("db", holder, name, []string{"INSERT", name}, "OK"))
 		if paused {
 			b.pause(base+0.005, model.ProcessOf(holder), 0.070)
 			b.expire(base+0.032, "redis", key)
@@ -101,20 +101,22 @@ func hasOverlap(tr *trace.Trace) bool {
 
 // BenchmarkCheckConcurrent checks 100,000 operations from 50 clients
 // over 10 keys with real overlap (see concurrentTrace), legal and
-// violating. cpu-ns/op is the process's CPU time per check (all cores).
+// violating, and legal with the liveness checks. cpu-ns/op is the
+// process's CPU time per check (all cores).
 func BenchmarkCheckConcurrent(b *testing.B) {
 	for _, c := range []struct {
-		name    string
-		violate bool
-		want    string
-	}{{"legal", false, VerdictOK}, {"violating", true, VerdictViolation}} {
+		name     string
+		violate  bool
+		liveness bool
+		want     string
+	}{{"legal", false, false, VerdictOK}, {"violating", true, false, VerdictViolation}, {"legal-liveness", false, true, VerdictOK}} {
 		b.Run(c.name, func(b *testing.B) {
 			tr := concurrentTrace(100_000, 50, 10, c.violate)
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu := cpuTime()
 			for b.Loop() {
-				if res := Check(tr, Options{LeaseMs: 30}); res.Verdict != c.want {
+				if res := Check(tr, Options{LeaseMs: 30, Liveness: c.liveness}); res.Verdict != c.want {
 					b.Fatalf("verdict %s", res.Verdict)
 				}
 			}

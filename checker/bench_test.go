@@ -27,7 +27,7 @@ func bigTrace(n, clients, keys int) *trace.Trace {
 		b.op(c, acq, key, ok, from, from+0.002).setnx(from+0.001, "redis", c, key, "10")
 		b.op(w, acq, key, model.ResFail, from+0.010, from+0.012).setnxBusy(from+0.011, "redis", w, key, "10")
 		b.op(c, model.OpInsert, name, model.ResInserted, from+0.003, from+0.030)
-		b.add(from+0.020, trace.Event{Kind: trace.EvService, Party: "db", Client: c, Key: name, Args: []string{"INSERT", name}, Reply: "OK"})
+		b.add(from+0.020, trace.Service("db", c, name, []string{"INSERT", name}, "OK"))
 		b.op(c, rel, key, ok, from+0.040, from+0.042).del(from+0.041, "redis", c, key, true)
 	}
 	return b.trace()

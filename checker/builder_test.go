@@ -2,6 +2,7 @@ package checker
 
 import (
 	"sort"
+	"time"
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/trace"
@@ -15,6 +16,8 @@ type tb struct {
 }
 
 func sec(x float64) int64 { return int64(x * 1e9) }
+
+func dur(x float64) time.Duration { return time.Duration(sec(x)) }
 
 func (b *tb) add(at float64, e trace.Event) *tb {
 	e.T = sec(at)
@@ -31,7 +34,7 @@ func (b *tb) cmd(at float64, node, client, reply, change string, args ...string)
 	case len(args) > 1:
 		key = args[1]
 	}
-	return b.add(at, trace.Event{Kind: trace.EvCommand, Party: node, Client: client, Key: key, Args: args, Reply: reply, Change: change})
+	return b.add(at, trace.Command(node, client, key, args, reply, change))
 }
 
 func (b *tb) setnx(at float64, node, client, key, ttl string) *tb {
@@ -50,12 +53,12 @@ func (b *tb) del(at float64, node, client, key string, deleted bool) *tb {
 }
 
 func (b *tb) expire(at float64, node, key string) *tb {
-	return b.add(at, trace.Event{Kind: trace.EvExpire, Party: node, Key: key, Change: trace.KeyExpired})
+	return b.add(at, trace.Expire(node, key))
 }
 
-func (b *tb) pause(at float64, process string, dur float64) *tb {
-	b.add(at, trace.Event{Kind: trace.EvPause, Party: process, Detail: trace.FaultGCPause, DurNs: sec(dur)})
-	return b.add(at+dur, trace.Event{Kind: trace.EvResume, Party: process})
+func (b *tb) pause(at float64, process string, d float64) *tb {
+	b.add(at, trace.Pause(process, trace.FaultGCPause, dur(d)))
+	return b.add(at+d, trace.Resume(process))
 }
 
 // op records an operation; ret < 0 leaves it open.

@@ -149,8 +149,8 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
-			b.add(1, trace.Event{Kind: trace.EvPause, Party: "c1", Detail: trace.FaultGCPause, DurNs: sec(20)})
-			b.add(5, trace.Event{Kind: trace.EvCrash, Party: "c1"}).expire(10.1, "redis", "k")
+			b.add(1, trace.Pause("c1", trace.FaultGCPause, dur(20)))
+			b.add(5, trace.Crash("c1")).expire(10.1, "redis", "k")
 			b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
 			b.op("c2/t1", rel, "k", ok, 15, 15.1).del(15.05, "redis", "c2/t1", "k", true)
 			return b.trace()
@@ -195,8 +195,8 @@ var causeCases = []causeCase{
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
 			b.cmd(3.3, "redis", "c1/watchdog", "(integer) 1", "", "PEXPIRE", "k", "10000")
 			b.cmd(6.6, "redis", "c1/watchdog", "(integer) 1", "", "PEXPIRE", "k", "10000")
-			b.add(7, trace.Event{Kind: trace.EvPartition, Party: "c1", Detail: "redis", DurNs: sec(20)})
-			b.add(12.9, trace.Event{Kind: trace.EvTimeout, Party: "c1", Client: "c1/watchdog", Detail: "PEXPIRE to redis"})
+			b.add(7, trace.Partition("c1<->redis", trace.FaultPartition, dur(20)))
+			b.add(12.9, trace.Timeout("c1", "c1/watchdog", "PEXPIRE to redis"))
 			b.expire(16.6, "redis", "k")
 			b.op("c2/t1", acq, "k", ok, 16.7, 16.8).setnx(16.75, "redis", "c2/t1", "k", "10")
 			b.op("c2/t1", rel, "k", ok, 18, 18.1).del(18.05, "redis", "c2/t1", "k", true)
@@ -210,7 +210,7 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
-			b.add(1, trace.Event{Kind: trace.EvFault, Party: "c1", Detail: trace.FaultWatchdogStall + ": background threads stalled", DurNs: sec(15)})
+			b.add(1, trace.FaultApplied("c1", trace.FaultWatchdogStall, "background threads stalled", dur(15)))
 			b.expire(10.1, "redis", "k")
 			b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
 			b.op("c1/t1", rel, "k", model.ResNotOwner, 12, 12.1).del(12.05, "redis", "c1/t1", "k", true)
@@ -238,10 +238,10 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis-1", "c1/t1", "k", "10")
-			b.add(0.5, trace.Event{Kind: trace.EvNodeCrash, Party: "redis-1", DurNs: -1})
-			b.add(1.5, trace.Event{Kind: trace.EvMasterDown, Party: "sentinel", Detail: "redis-1"})
-			b.add(2, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
-			b.add(2, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Key: "k", Change: trace.KeyLost})
+			b.add(0.5, trace.NodeCrash("redis-1", -1))
+			b.add(1.5, trace.MasterDown("sentinel", "redis-1"))
+			b.add(2, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
+			b.add(2, trace.Lost(trace.EvPromote, "redis-2", "k", ""))
 			b.op("c2/t1", acq, "k", ok, 2.4, 2.6).setnx(2.5, "redis-2", "c2/t1", "k", "10")
 			b.op("c2/t1", rel, "k", ok, 4, 4.1).del(4.05, "redis-2", "c2/t1", "k", true)
 			b.op("c1/t1", rel, "k", model.ResNotOwner, 5, 5.1).del(5.05, "redis-2", "c1/t1", "k", false)
@@ -253,9 +253,9 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis-1", "c1/t1", "k", "10")
-			b.add(0.15, trace.Event{Kind: trace.EvReplicate, Party: "redis-2", Key: "k", Change: trace.KeyCreated})
-			b.add(0.5, trace.Event{Kind: trace.EvNodeCrash, Party: "redis-1", DurNs: -1})
-			b.add(2, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
+			b.add(0.15, trace.Replicated("redis-2", "k", trace.KeyCreated, ""))
+			b.add(0.5, trace.NodeCrash("redis-1", -1))
+			b.add(2, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
 			b.op("c2/t1", acq, "k", model.ResFail, 2.4, 2.6).setnxBusy(2.5, "redis-2", "c2/t1", "k", "10")
 			b.op("c1/t1", rel, "k", ok, 5, 5.1).del(5.05, "redis-2", "c1/t1", "k", true)
 			b.op("c2/t1", acq, "k", ok, 5.2, 5.4).setnx(5.3, "redis-2", "c2/t1", "k", "10")
@@ -268,7 +268,7 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.3).redlock(0.1, "c1/t1", "k", "a", "b", "c")
-			b.add(3, trace.Event{Kind: trace.EvClockJump, Party: "redis-c", DurNs: sec(8)}).expire(3, "redis-c", "k")
+			b.add(3, trace.ClockJump("redis-c", dur(8))).expire(3, "redis-c", "k")
 			b.op("c2/t1", acq, "k", ok, 3.9, 4.2).redlock(4, "c2/t1", "k", "c", "d", "e")
 			b.setnxBusy(4, "redis-a", "c2/t1", "k", "10").setnxBusy(4, "redis-b", "c2/t1", "k", "10")
 			b.op("c2/t1", rel, "k", ok, 6, 6.1).unlockAll(6.05, "c2/t1", "k", all, "c", "d", "e")
@@ -282,7 +282,7 @@ var causeCases = []causeCase{
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.3).redlock(0.1, "c1/t1", "k", "a", "b", "c")
 			b.op("c1/t1", rel, "k", ok, 2.5, 2.6).unlockAll(2.55, "c1/t1", "k", all, "a", "b", "c")
-			b.add(3, trace.Event{Kind: trace.EvClockJump, Party: "redis-c", DurNs: sec(8)})
+			b.add(3, trace.ClockJump("redis-c", dur(8)))
 			b.op("c2/t1", acq, "k", ok, 3.9, 4.2).redlock(4, "c2/t1", "k", "c", "d", "e")
 			return b.trace()
 		},
@@ -293,9 +293,9 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.3).redlock(0.1, "c1/t1", "k", "a", "b", "c")
-			b.add(2, trace.Event{Kind: trace.EvNodeCrash, Party: "redis-c", DurNs: sec(1)})
-			b.add(3, trace.Event{Kind: trace.EvNodeStart, Party: "redis-c", Detail: "persistence none"})
-			b.add(3, trace.Event{Kind: trace.EvNodeStart, Party: "redis-c", Key: "k", Change: trace.KeyLost, Detail: "not persisted (none)"})
+			b.add(2, trace.NodeCrash("redis-c", dur(1)))
+			b.add(3, trace.NodeStart("redis-c", "persistence none"))
+			b.add(3, trace.Lost(trace.EvNodeStart, "redis-c", "k", "not persisted (none)"))
 			b.op("c2/t1", acq, "k", ok, 3.9, 4.2).redlock(4, "c2/t1", "k", "c", "d", "e")
 			b.op("c2/t1", rel, "k", ok, 6, 6.1).unlockAll(6.05, "c2/t1", "k", all, "c", "d", "e")
 			b.op("c1/t1", rel, "k", ok, 7, 7.1)
@@ -307,8 +307,8 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.3).redlock(0.1, "c1/t1", "k", "a", "b", "c")
-			b.add(2, trace.Event{Kind: trace.EvNodeCrash, Party: "redis-c", DurNs: sec(1)})
-			b.add(3, trace.Event{Kind: trace.EvNodeStart, Party: "redis-c", Detail: "persistence always"})
+			b.add(2, trace.NodeCrash("redis-c", dur(1)))
+			b.add(3, trace.NodeStart("redis-c", "persistence always"))
 			b.op("c2/t1", acq, "k", model.ResFail, 3.9, 4.2).redlock(4, "c2/t1", "k", "d", "e")
 			b.setnxBusy(4, "redis-c", "c2/t1", "k", "10")
 			b.unlockAll(4.1, "c2/t1", "k", all, "d", "e")
@@ -391,8 +391,8 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", "error: command timed out", 0, 3).setnx(0.1, "redis", "c1/t1", "k", "10")
-			b.add(0.2, trace.Event{Kind: trace.EvDrop, Party: "redis", Detail: "to c1: reply to SET"})
-			b.add(3, trace.Event{Kind: trace.EvTimeout, Party: "c1", Client: "c1/t1", Detail: "SET to redis"})
+			b.add(0.2, trace.Drop("redis", "to c1: reply to SET"))
+			b.add(3, trace.Timeout("c1", "c1/t1", "SET to redis"))
 			b.op("c1/t1", acq, "k", ok, 3.5, 3.7).setnxBusy(3.55, "redis", "c1/t1", "k", "10")
 			b.cmd(3.6, "redis", "c1/t1", `"c1/t1"`, "", "GET", "k").expire(10.1, "redis", "k")
 			b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
@@ -406,7 +406,7 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.op("c1/t1", acq, "k", "error: command timed out", 0, 3)
-			b.add(0.05, trace.Event{Kind: trace.EvDrop, Party: "c1", Detail: "to redis: SET"})
+			b.add(0.05, trace.Drop("c1", "to redis: SET"))
 			b.op("c1/t1", acq, "k", ok, 3.5, 3.7).setnx(3.6, "redis", "c1/t1", "k", "10")
 			b.op("c1/t1", rel, "k", ok, 12, 12.1).del(12.05, "redis", "c1/t1", "k", true)
 			b.op("c2/t1", acq, "k", ok, 12.2, 12.3).setnx(12.25, "redis", "c2/t1", "k", "10")
@@ -420,9 +420,9 @@ var causeCases = []causeCase{
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "30")
 			b.op("c1/t1", rel, "k", ok, 5, 9.7).del(5.1, "redis", "c1/t1", "k", true)
-			b.add(5.1, trace.Event{Kind: trace.EvDrop, Party: "redis", Detail: "to c1: reply to DEL"})
+			b.add(5.1, trace.Drop("redis", "to c1: reply to DEL"))
 			b.op("c2/t1", acq, "k", ok, 5.5, 5.7).setnx(5.6, "redis", "c2/t1", "k", "30")
-			b.add(8.1, trace.Event{Kind: trace.EvRetry, Party: "c1", Client: "c1/t1", Detail: "DEL to redis, attempt 2"})
+			b.add(8.1, trace.Retry("c1", "c1/t1", "DEL to redis, attempt 2"))
 			b.del(9.6, "redis", "c1/t1", "k", true)
 			b.op("c3/t1", acq, "k", ok, 9.8, 9.9).setnx(9.85, "redis", "c3/t1", "k", "30")
 			b.op("c2/t1", rel, "k", ok, 12, 12.1).op("c3/t1", rel, "k", ok, 13, 13.1)
@@ -435,7 +435,7 @@ var causeCases = []causeCase{
 			b := &tb{}
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "30")
 			b.op("c1/t1", rel, "k", ok, 5, 9.7).del(5.1, "redis", "c1/t1", "k", true)
-			b.add(8.1, trace.Event{Kind: trace.EvRetry, Party: "c1", Client: "c1/t1", Detail: "DEL to redis, attempt 2"})
+			b.add(8.1, trace.Retry("c1", "c1/t1", "DEL to redis, attempt 2"))
 			b.del(9.6, "redis", "c1/t1", "k", false)
 			b.section("c2/t1", "redis", "k", 10, 12)
 			return b.trace()
@@ -501,12 +501,12 @@ var causeCases = []causeCase{
 		clients: []string{"c2/t1", "c1/t1"}, nodes: []string{"redis-2", "redis-1"}, cites: []string{trace.EvPromote}, lease: true,
 		trace: func() *trace.Trace {
 			b := &tb{}
-			b.add(1, trace.Event{Kind: trace.EvMasterDown, Party: "sentinel", Detail: "redis-1"})
-			b.add(1, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
+			b.add(1, trace.MasterDown("sentinel", "redis-1"))
+			b.add(1, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
 			b.op("c2/t1", acq, "k", ok, 1.9, 2.1).setnx(2, "redis-2", "c2/t1", "k", "10")
 			b.op("c1/t1", acq, "k", ok, 2.9, 3.1).setnx(3, "redis-1", "c1/t1", "k", "10")
-			b.add(5, trace.Event{Kind: trace.EvDemote, Party: "redis-1", Detail: "rejoined as replica of redis-2"})
-			b.add(5, trace.Event{Kind: trace.EvDemote, Party: "redis-1", Key: "k", Change: trace.KeyLost})
+			b.add(5, trace.Demote("redis-1", "rejoined as replica of redis-2"))
+			b.add(5, trace.Lost(trace.EvDemote, "redis-1", "k", ""))
 			b.op("c2/t1", rel, "k", ok, 6, 6.1).del(6.05, "redis-2", "c2/t1", "k", true)
 			b.op("c1/t1", rel, "k", ok, 7, 7.1).del(7.05, "redis-2", "c1/t1", "k", false)
 			return b.trace()
@@ -516,10 +516,10 @@ var causeCases = []causeCase{
 		name: "legal: the deposed master refused the write",
 		trace: func() *trace.Trace {
 			b := &tb{}
-			b.add(1, trace.Event{Kind: trace.EvMasterDown, Party: "sentinel", Detail: "redis-1"})
-			b.add(1, trace.Event{Kind: trace.EvPromote, Party: "redis-2", Detail: "was replica of redis-1"})
+			b.add(1, trace.MasterDown("sentinel", "redis-1"))
+			b.add(1, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
 			b.op("c2/t1", acq, "k", ok, 1.9, 2.1).setnx(2, "redis-2", "c2/t1", "k", "10")
-			b.add(2.5, trace.Event{Kind: trace.EvDemote, Party: "redis-1", Detail: "rejoined as replica of redis-2"})
+			b.add(2.5, trace.Demote("redis-1", "rejoined as replica of redis-2"))
 			b.op("c1/t1", acq, "k", "error: READONLY", 2.9, 3.1).cmd(3, "redis-1", "c1/t1", "(error) READONLY", "", "SET", "k", "c1/t1", "EX", "10", "NX")
 			b.op("c2/t1", rel, "k", ok, 6, 6.1).del(6.05, "redis-2", "c2/t1", "k", true)
 			return b.trace()
@@ -532,7 +532,7 @@ var causeCases = []causeCase{
 func TestSlowWorkCitesADelayedWrite(t *testing.T) {
 	b := &tb{}
 	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
-	b.add(4, trace.Event{Kind: trace.EvPartition, Party: "c1->db", Detail: trace.FaultDelay, DurNs: sec(2)})
+	b.add(4, trace.Partition("c1->db", trace.FaultDelay, dur(2)))
 	b.expire(10.1, "redis", "k")
 	b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
 	b.op("c1/t1", rel, "k", ok, 25, 25.1)

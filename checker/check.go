@@ -17,6 +17,14 @@ type Options struct {
 	// DefaultBudget. A check that runs out yields unknown, naming it.
 	Budget    int
 	Reentrant bool // check locks as reentrant even if no client re-acquires
+	// AllSites says a lock of independent masters holds only with every
+	// master (MultiLock); otherwise a majority (Redlock). A single master
+	// or a replicated deployment is one site either way.
+	AllSites bool
+	// Liveness adds the liveness checks: after the last fault healed, no
+	// client waits through a free lock and no key outlives its holder,
+	// each by more than two leases.
+	Liveness bool
 }
 
 // Result is a Report plus what the visualization needs.
@@ -117,14 +125,21 @@ func Check(tr *trace.Trace, opt Options) *Result {
 				vs = []Violation{{Property: PropResource, Cause: CauseUnexplained,
 					Explanation: "porcupine found no linearization of the " + c.name + " history."}}
 			}
+			for i := range vs {
+				vs[i].Model = c.name
+			}
 			res.Violations = append(res.Violations, vs...)
 		}
 	}
 	res.Violations = append(res.Violations, retriedWrites(t)...)
+	if opt.Liveness && len(tr.Events) > 0 {
+		res.Violations = append(res.Violations, liveness(t, ix, 2*opt.LeaseMs*1e6)...)
+	}
 	res.Damage = damage(t, ix, opt.InitialStock)
 	if res.Violations == nil {
 		res.Violations = []Violation{}
 	}
+	rankByCausality(res.Violations)
 	res.Verdict = VerdictOK
 	switch {
 	case len(res.Violations) > 0:

@@ -149,6 +149,8 @@ func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 		out.prefix = fmt.Sprintf("the clock of %s jumped forward by %s at %s and %s's key expired there at once, %s before its lease ran out",
 			e.Party, fmtDur(j.DurNs), fmtMs(j.T), owner, fmtDur(x.Deadline-e.T))
 		return out
+	case endTaken:
+		return t.takeover(x, e)
 	case endDeleted:
 		if r := t.retryOf(x.End); r >= 0 {
 			out.cause = CauseRetriedCommand
@@ -207,6 +209,23 @@ func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 	out.prefix = expired
 	if why != "" {
 		out.prefix = why + "; " + expired
+	}
+	return out
+}
+
+// takeover classifies a grant that another client's command overwrote
+// (GETSET, SET without NX): a takeover that a client clock running ahead
+// made look legal to the taker, or a plain foreign release.
+func (t *truth) takeover(x *grant, e trace.Event) ending {
+	out := ending{nodes: []string{e.Party}, cause: CauseForeignRelease}
+	what := fmt.Sprintf("%s overwrote %s's key on %s at %s (%s)", x.EndBy, x.Owner, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
+	out.prefix = what + " although it was not the owner"
+	p := model.ProcessOf(x.EndBy)
+	if j := t.lastOf(p, trace.EvClockJump, 0, e.T); j >= 0 && t.tr.Events[j].DurNs > 0 {
+		je := t.tr.Events[j]
+		out.cause, out.reason, out.events = CauseClockJump, ReasonClientClock, []int{j}
+		out.prefix = fmt.Sprintf("the clock of %s jumped forward by %s at %s, so %s read %s's lock as expired: %s",
+			p, fmtDur(je.DurNs), fmtMs(je.T), x.EndBy, x.Owner, what)
 	}
 	return out
 }
@@ -279,11 +298,11 @@ func (t *truth) pauseCovering(process string, from, to int64) int {
 	return t.covering(process, from, to, func(e trace.Event) bool { return e.Kind == trace.EvPause })
 }
 
-// faultCovering is pauseCovering for an injected fault of kind (EvFault,
-// Detail "kind: ...").
+// faultCovering is pauseCovering for an injected fault of kind (the event
+// the fault table says it records).
 func (t *truth) faultCovering(process, kind string, from, to int64) int {
 	return t.covering(process, from, to, func(e trace.Event) bool {
-		return e.Kind == trace.EvFault && strings.HasPrefix(e.Detail, kind+":")
+		return trace.CitesFault(e, kind)
 	})
 }
 
@@ -336,18 +355,19 @@ func (t *truth) processClients(process string) []string {
 }
 
 // stalls lists what kept a process's renewals from the node in
-// [from, to]: timeouts, retries, drops, partitions.
+// [from, to]: timeouts, retries, drops, and partitions that cut the
+// process from the node.
 func (t *truth) stalls(process, node string, from, to int64) []int {
 	var out []int
 	for _, i := range t.partyEvents(process, from, to) {
 		switch t.tr.Events[i].Kind {
-		case trace.EvTimeout, trace.EvRetry, trace.EvDrop, trace.EvPartition:
+		case trace.EvTimeout, trace.EvRetry, trace.EvDrop:
 			out = append(out, i)
 		}
 	}
-	for _, i := range t.partyEvents(node, 0, to) {
+	for _, i := range t.partitions {
 		e := t.tr.Events[i]
-		if e.Kind == trace.EvPartition && e.Detail == process && e.T+e.DurNs >= from {
+		if e.T <= to && e.T+e.DurNs >= from && (e.Cuts(process, node) || e.Cuts(node, process)) {
 			out = append(out, i)
 		}
 	}
@@ -485,7 +505,7 @@ func describeFault(e trace.Event) string {
 	case trace.EvDrop:
 		return fmt.Sprintf("a lost message at %s (%s)", fmtMs(e.T), e.Detail)
 	case trace.EvPartition:
-		return fmt.Sprintf("a partition %s -> %s at %s for %s", e.Party, e.Detail, fmtMs(e.T), fmtDur(e.DurNs))
+		return fmt.Sprintf("a %s of %s at %s for %s", e.Detail, e.Party, fmtMs(e.T), fmtDur(e.DurNs))
 	}
 	return fmt.Sprintf("%s at %s", e.Kind, fmtMs(e.T))
 }
@@ -494,12 +514,13 @@ func describeFault(e trace.Event) string {
 // started within [from, to], or -1: a request that sat in the network
 // made the critical section outlast the lease.
 func (t *truth) delayFrom(process string, from, to int64) int {
-	for i, e := range t.tr.Events {
+	for _, i := range t.partitions {
+		e := t.tr.Events[i]
 		if e.T > to {
 			break
 		}
-		if e.Kind == trace.EvPartition && e.Detail == trace.FaultDelay && e.T >= from &&
-			strings.HasPrefix(e.Party, process+"->") {
+		a, b, both := e.Link()
+		if e.Detail == trace.FaultDelay && e.T >= from && (a == process || both && b == process) {
 			return i
 		}
 	}

@@ -17,10 +17,10 @@ func fencedPause(reply string) *trace.Trace {
 	b.pause(1, "c1", 20).expire(10.1, "redis", "k")
 	b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
 	b.opv("c2/t1", model.OpWrite, "file", "34", ok, 10.4, 10.6)
-	b.add(10.5, trace.Event{Kind: trace.EvService, Party: "storage", Client: "c2/t1", Key: "file", Args: []string{"WRITE", "file", "34"}, Reply: ok})
+	b.add(10.5, trace.Service("storage", "c2/t1", "file", []string{"WRITE", "file", "34"}, ok))
 	b.op("c2/t1", rel, "k", ok, 11, 11.1).del(11.05, "redis", "c2/t1", "k", true)
 	b.opv("c1/t1", model.OpWrite, "file", "33", reply, 21, 21.2)
-	b.add(21.1, trace.Event{Kind: trace.EvService, Party: "storage", Client: "c1/t1", Key: "file", Args: []string{"WRITE", "file", "33"}, Reply: reply})
+	b.add(21.1, trace.Service("storage", "c1/t1", "file", []string{"WRITE", "file", "33"}, reply))
 	b.op("c1/t1", rel, "k", model.ResNotOwner, 21.3, 21.4).del(21.35, "redis", "c1/t1", "k", false)
 	return b.trace()
 }
@@ -81,9 +81,9 @@ func TestRetriedInsertRunsTwice(t *testing.T) {
 	b := &tb{}
 	b.section("c1/t1", "redis", "lock", 0, 10)
 	b.op("c1/t1", model.OpInsert, "p", model.ResInserted, 1, 5.2)
-	b.add(1.1, trace.Event{Kind: trace.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
-	b.add(4.1, trace.Event{Kind: trace.EvRetry, Party: "c1", Client: "c1/t1", Detail: "INSERT to db, attempt 2"})
-	b.add(5.1, trace.Event{Kind: trace.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
+	b.add(1.1, trace.Service("db", "c1/t1", "p", []string{"INSERT", "p"}, "OK"))
+	b.add(4.1, trace.Retry("c1", "c1/t1", "INSERT to db, attempt 2"))
+	b.add(5.1, trace.Service("db", "c1/t1", "p", []string{"INSERT", "p"}, "OK"))
 	res := Check(b.trace(), Options{LeaseMs: 10000})
 	if _, found := findViolation(res.Violations, CauseRetriedCommand, []string{"c1/t1"}); !found {
 		t.Fatalf("violations %+v", res.Violations)

@@ -104,13 +104,17 @@ type holdIndex struct {
 	hs       []hold
 	byClient map[string][]int
 	byKey    map[string][]int
-	reach    map[string][]int64 // per key: the latest End among its holds so far
+	reach    map[string][]int64  // per key: the latest End among its holds so far
+	byOwner  map[[2]string][]int // (client, key)
 }
 
 func indexHolds(hs []hold) holdIndex {
-	ix := holdIndex{hs: hs, byClient: map[string][]int{}, byKey: map[string][]int{}, reach: map[string][]int64{}}
+	ix := holdIndex{hs: hs, byClient: map[string][]int{}, byKey: map[string][]int{}, reach: map[string][]int64{},
+		byOwner: map[[2]string][]int{}}
 	for i, h := range hs {
 		ix.byClient[h.Client] = append(ix.byClient[h.Client], i)
+		ck := [2]string{h.Client, h.Key}
+		ix.byOwner[ck] = append(ix.byOwner[ck], i)
 		r := h.End
 		if rs := ix.reach[h.Key]; len(rs) > 0 {
 			r = max(r, rs[len(rs)-1])
@@ -119,6 +123,13 @@ func indexHolds(hs []hold) holdIndex {
 		ix.reach[h.Key] = append(ix.reach[h.Key], r)
 	}
 	return ix
+}
+
+// holds reports whether client held key at time t.
+func (ix holdIndex) holds(client, key string, t int64) bool {
+	idx := ix.byOwner[[2]string{client, key}]
+	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > t })
+	return n > 0 && ix.hs[idx[n-1]].End >= t
 }
 
 // at returns client's hold that started at or before t and had not ended

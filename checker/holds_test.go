@@ -17,7 +17,7 @@ func reentrant(other float64, deleted bool) *trace.Trace {
 	if deleted {
 		b.del(2.5, "redis", "c9/t1", "k", true)
 	} else {
-		b.add(3.1, trace.Event{Kind: trace.EvCommand, Party: "redis", Client: "c1/t1", Key: "k", Change: trace.KeyDeleted, Args: []string{"DEL", "k"}})
+		b.add(3.1, trace.Command("redis", "c1/t1", "k", []string{"DEL", "k"}, "", trace.KeyDeleted))
 	}
 	b.op("c2/t1", acq, "k", ok, other, other+0.2).setnx(other+0.1, "redis", "c2/t1", "k", "30")
 	return b.trace()

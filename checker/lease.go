@@ -38,10 +38,7 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 			ev(g.End, model.LeaseEnd, g, g.Owner)
 			continue
 		}
-		owed := h.End
-		if g.Deadline > 0 && g.Deadline < owed {
-			owed = g.Deadline
-		}
+		owed := t.owed(g, h, believed)
 		if owed <= g.EndT {
 			ev(g.End, model.LeaseEnd, g, g.Owner)
 			continue
@@ -83,10 +80,7 @@ func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Viola
 		if !ok || (x.EndKind != endLost && x.EndKind != endJump) {
 			continue
 		}
-		owed := h.End
-		if x.Deadline > 0 && x.Deadline < owed {
-			owed = x.Deadline
-		}
+		owed := t.owed(x, h, believed)
 		for _, y := range t.grants {
 			if y.Key != x.Key || y.Site != x.Site || y.T < x.EndT || y.T >= owed || y == x {
 				continue
@@ -107,4 +101,28 @@ func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Viola
 		}
 	}
 	return out
+}
+
+// owed is until when the deployment owed x's holder h the grant x, which
+// it lost early: until its lease would have run out or h stopped
+// believing in it, whichever is first. On a lock of several masters one
+// master's grant is no hold, so a rival's grant there ends the debt on
+// that site when the rival's hold formed only after it.
+func (t *truth) owed(x *grant, h hold, believed map[*grant]hold) int64 {
+	owed := h.End
+	if x.Deadline > 0 && x.Deadline < owed {
+		owed = x.Deadline
+	}
+	if len(t.sites[x.Key]) < 2 || x.End < 0 {
+		return owed
+	}
+	for _, y := range t.grants {
+		if y.Key != x.Key || y.Site != x.Site || y == x || y.T < x.EndT || y.T >= owed {
+			continue
+		}
+		if hy, ok := believed[y]; ok && hy.Start >= owed {
+			owed = y.T
+		}
+	}
+	return owed
 }

@@ -82,10 +82,7 @@ func foreignRenewals(t *truth, ix holdIndex) []Violation {
 // ran.
 func ownHold(t *truth, ix holdIndex, op trace.Op) bool {
 	for _, c := range t.processClients(op.Process) {
-		if h, ok := ix.at(c, op.Return); ok && h.Key == op.Key {
-			return true
-		}
-		if h, ok := ix.at(c, op.Call); ok && h.Key == op.Key {
+		if ix.holds(c, op.Key, op.Return) || ix.holds(c, op.Key, op.Call) {
 			return true
 		}
 	}

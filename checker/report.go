@@ -2,6 +2,8 @@
 // against the models, and classifies and explains every violation.
 package checker
 
+import "sort"
+
 // Verdicts.
 const (
 	VerdictOK        = "ok"
@@ -13,6 +15,7 @@ const (
 const (
 	PropMutex    = "mutual-exclusion" // two clients believed they held one lock at once
 	PropResource = "resource"         // the protected data is not what serial use would leave
+	PropLiveness = "liveness"         // after the last fault healed, a lock stopped making progress
 )
 
 // Causes: why two clients held the lock at once (or why data was damaged).
@@ -23,15 +26,18 @@ const (
 	// dropped it (EvDemote, Change=lost) before its lease ran out.
 	CauseLostAfterFailover = "lost-after-failover"
 	// The key expired early because the node's clock jumped forward
-	// (EvClockJump on the node, then the expiry at the same instant).
+	// (EvClockJump on the node, then the expiry at the same instant); or
+	// (Reason ReasonClientClock) a client whose clock had jumped forward
+	// read the holder's lock as expired and overwrote it (GETSET).
 	CauseClockJump = "clock-jump"
 	// The node restarted without the key (EvNodeStart, Change=lost).
 	CauseRestart = "restart-without-persistence"
 	// A client's command ran twice because it retried after a timeout
 	// (EvRetry): the second run deleted the next holder's key.
 	CauseRetriedCommand = "retried-command"
-	// Another client deleted the holder's key (plain DEL after its own
-	// lease had expired, or a non-atomic compare-then-delete).
+	// Another client deleted or overwrote the holder's key (plain DEL
+	// after its own lease had expired, a non-atomic compare-then-delete, a
+	// GETSET or SET without NX over a key another client owns).
 	CauseForeignRelease = "foreign-release"
 	// A client extended (EXPIRE/PEXPIRE, or a renew that returned ok) a key
 	// that another client's process created.
@@ -52,6 +58,15 @@ const (
 	CauseLocalLockOnly = "local-lock-only"
 	// No cause found in the trace; the explanation lists what is known.
 	CauseUnexplained = "unexplained"
+
+	// Liveness causes (Options.Liveness), judged after the last fault healed.
+	// A client kept waiting for a lock that was free in Redis (an unlock
+	// message it needed was lost).
+	CauseLostWakeup = "lost-wakeup"
+	// The owner's process kept renewing a key after it released the lock.
+	CauseRenewalAfterRelease = "renewal-after-release"
+	// A key outlived its owner's last hold by more than the bound, unrenewed.
+	CauseOrphanKey = "orphan-key"
 )
 
 // Causes lists every cause, most specific first: when several apply to
@@ -60,6 +75,29 @@ var Causes = []string{
 	CauseLostAfterFailover, CauseClockJump, CauseRestart, CauseRetriedCommand,
 	CauseForeignRelease, CauseForeignRenewal, CauseOrphanAcquire,
 	CauseValidityNotChecked, CausePrematureExpiry, CauseLocalLockOnly, CauseUnexplained,
+	CauseLostWakeup, CauseRenewalAfterRelease, CauseOrphanKey,
+}
+
+// defects are the causes a correct protocol would not have, whatever the
+// faults: its own code broke the lock. The others are what the
+// environment did to a lease (an expiry, a lost or restarted node).
+var defects = map[string]bool{
+	CauseForeignRenewal: true, CauseForeignRelease: true, CauseRetriedCommand: true,
+	CauseValidityNotChecked: true, CauseLocalLockOnly: true,
+}
+
+// rankByCausality orders violations so that the headline (the first) is
+// the earliest protocol defect, and the violations it led to, or that
+// the environment caused, follow as contributing causes in the order
+// they were found.
+func rankByCausality(vs []Violation) {
+	sort.SliceStable(vs, func(i, j int) bool {
+		di, dj := defects[vs[i].Cause], defects[vs[j].Cause]
+		if di != dj {
+			return di
+		}
+		return di && vs[i].AtMs < vs[j].AtMs
+	})
 }
 
 // Reasons for premature expiry.
@@ -68,6 +106,8 @@ const (
 	ReasonSlowWork       = "work longer than the lease"
 	ReasonRenewalStalled = "renewal stalled"
 	ReasonNoProgress     = "lease ran out while the holder was still working"
+	// Clock-jump takeover: the taker's own clock ran ahead.
+	ReasonClientClock = "takeover by a client whose clock jumped"
 )
 
 // Report is the checker's verdict on one trace.
@@ -76,6 +116,9 @@ type Report struct {
 	Violations []Violation `json:"violations"`
 	Damage     Damage      `json:"damage"`
 	Checked    []Checked   `json:"checked"`
+	// Budget names the run budget that stopped the run early (set by the
+	// runner, which then makes an ok verdict unknown).
+	Budget string `json:"budget,omitempty"`
 }
 
 // Checked says what one porcupine check covered and found.
@@ -99,6 +142,9 @@ type Violation struct {
 	Nodes       []string `json:"nodes,omitempty"` // where the first holder's key vanished
 	Explanation string   `json:"explanation"`
 	Events      []int    `json:"events,omitempty"` // indexes into the trace's events
+	// Model names the history check that found a resource violation
+	// ("fenced-register", "unique-set", ...); not in the trace file.
+	Model string `json:"-"`
 }
 
 // Damage counts what the violations did to the protected data, from

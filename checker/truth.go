@@ -11,10 +11,11 @@ import (
 
 // How a grant ended.
 const (
-	endExpired = "expired"    // expired on time
-	endDeleted = "deleted"    // a command deleted it
-	endLost    = "lost"       // failover, demotion, restart (Change=lost)
-	endJump    = "clock-jump" // expired early: the node's clock jumped
+	endExpired = "expired"     // expired on time
+	endDeleted = "deleted"     // a command deleted it
+	endLost    = "lost"        // failover, demotion, restart (Change=lost)
+	endJump    = "clock-jump"  // expired early: the node's clock jumped
+	endTaken   = "overwritten" // another client's command overwrote its value
 )
 
 // replicatedSite names the one site of a replicated deployment: its
@@ -54,6 +55,7 @@ type truth struct {
 	tr         *trace.Trace
 	lease      time.Duration
 	replicated bool
+	allSites   bool // a hold needs every site (MultiLock), not a majority
 	lockKeys   map[string]bool
 	grants     []*grant
 	bySite     map[[3]string][]*grant // (owner, key, site), in creation order
@@ -68,13 +70,14 @@ type truth struct {
 	held       map[int]map[string]*grant // holdGrants by the hold's acquire
 	lostKeys   map[string][]int          // any key -> events that lost it (Change=lost)
 	promotes   []int                     // promotions (EvPromote without a key)
+	partitions []int                     // partitions and delays of links
 }
 
 type siteKey struct{ site, key string }
 
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
-		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond,
+		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
 		lockKeys: map[string]bool{}, bySite: map[[3]string][]*grant{}, sites: map[string][]string{},
 		opsBy: map[string][]int{}, byClient: map[string][]int{}, byParty: map[string][]int{},
 		crashAt: map[string]int{}, lastJump: map[string]int{}, live: map[siteKey][]*grant{},
@@ -110,6 +113,9 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		if e.Change == trace.KeyLost {
 			t.lostKeys[e.Key] = append(t.lostKeys[e.Key], i)
 		}
+		if e.Kind == trace.EvPartition {
+			t.partitions = append(t.partitions, i)
+		}
 		if e.Kind == trace.EvPromote && e.Key == "" {
 			t.promotes = append(t.promotes, i)
 		}
@@ -139,9 +145,14 @@ func (t *truth) site(node string) string {
 // apply updates the grants with event i; it returns a grant it created.
 func (t *truth) apply(i int, e trace.Event) *grant {
 	if e.Kind == trace.EvPromote && e.Change != trace.KeyLost {
+		// The keys of the replaced master now live on the promoted node;
+		// keys on another node (an old master still up: split brain) stay.
+		old := e.Replaced()
 		for _, gs := range t.live {
 			for _, g := range gs {
-				g.Node = e.Party
+				if g.Node == old || old == "" {
+					g.Node = e.Party
+				}
 			}
 		}
 		return nil
@@ -177,47 +188,76 @@ func (t *truth) apply(i int, e trace.Event) *grant {
 			t.end(sk, g, i, kind)
 		}
 	case e.Kind == trace.EvCommand && e.Client != "":
-		switch e.Change {
-		case trace.KeyCreated:
-			g := &grant{Key: e.Key, Site: t.site(e.Party), Node: e.Party, Owner: e.Client, Create: i, T: e.T,
-				End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
-			if ttl, ok := commandTTL(e, t.tr.Scripts); ok {
-				g.Deadline = e.T + int64(ttl)
-			} else if t.lease > 0 {
-				g.Deadline = e.T + int64(t.lease)
+		return t.applyCommand(i, e, sk)
+	}
+	return nil
+}
+
+// applyCommand updates the grants with a client's command: a key it
+// created or overwrote (a takeover when another process owned it) is
+// granted to it; one it deleted ends; a TTL it set renews the grant.
+func (t *truth) applyCommand(i int, e trace.Event, sk siteKey) *grant {
+	switch e.Change {
+	case trace.KeyCreated:
+		return t.grant(i, e, sk)
+	case trace.KeyDeleted:
+		for _, g := range t.live[sk] {
+			if g.Node == e.Party {
+				g.EndBy = e.Client
+				t.end(sk, g, i, endDeleted)
 			}
-			t.live[sk] = append(t.live[sk], g)
-			t.grants = append(t.grants, g)
-			bk := [3]string{g.Owner, g.Key, g.Site}
-			t.bySite[bk] = append(t.bySite[bk], g)
-			return g
-		case trace.KeyDeleted:
-			for _, g := range t.live[sk] {
-				if g.Node == e.Party {
-					g.EndBy = e.Client
-					t.end(sk, g, i, endDeleted)
-				}
+		}
+		return nil
+	case trace.KeyOverwritten:
+		held := false
+		for _, g := range t.live[sk] {
+			if g.Node != e.Party {
+				continue
 			}
-		default:
-			for _, g := range t.live[sk] {
-				if g.Node != e.Party {
-					continue
-				}
-				own := model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
-				if ttl, ok := commandTTL(e, t.tr.Scripts); ok && (own || !isScript(e)) {
-					g.Deadline = e.T + int64(ttl)
-					g.TTLBy = i
-					if own {
-						g.Renewals = append(g.Renewals, i)
-					}
-				}
-				if !own && isExpireCommand(e) {
-					t.foreign = append(t.foreign, foreignRenewal{Event: i, G: g})
-				}
+			if model.ProcessOf(e.Client) == model.ProcessOf(g.Owner) {
+				held = true
+				continue
 			}
+			g.EndBy = e.Client
+			t.end(sk, g, i, endTaken)
+		}
+		if !held {
+			return t.grant(i, e, sk)
+		}
+	}
+	for _, g := range t.live[sk] {
+		if g.Node != e.Party {
+			continue
+		}
+		own := model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
+		if ttl, ok := commandTTL(e, t.tr.Scripts); ok && (own || !isScript(e)) {
+			g.Deadline = e.T + int64(ttl)
+			g.TTLBy = i
+			if own {
+				g.Renewals = append(g.Renewals, i)
+			}
+		}
+		if !own && isExpireCommand(e) {
+			t.foreign = append(t.foreign, foreignRenewal{Event: i, G: g})
 		}
 	}
 	return nil
+}
+
+// grant records that event i made its client owner of a key.
+func (t *truth) grant(i int, e trace.Event, sk siteKey) *grant {
+	g := &grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
+		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
+	if ttl, ok := commandTTL(e, t.tr.Scripts); ok {
+		g.Deadline = e.T + int64(ttl)
+	} else if t.lease > 0 {
+		g.Deadline = e.T + int64(t.lease)
+	}
+	t.live[sk] = append(t.live[sk], g)
+	t.grants = append(t.grants, g)
+	bk := [3]string{g.Owner, g.Key, g.Site}
+	t.bySite[bk] = append(t.bySite[bk], g)
+	return g
 }
 
 func (t *truth) end(sk siteKey, g *grant, i int, kind string) {
@@ -310,9 +350,15 @@ func (t *truth) liveAt(client, key string, at int64) int {
 	return n
 }
 
-// quorum is how many sites a holder of key must keep: a majority of the
-// sites the key was ever granted on.
-func (t *truth) quorum(key string) int { return len(t.sites[key])/2 + 1 }
+// quorum is how many sites a holder of key must keep live for no rival
+// to hold it too: a majority of the sites the key was ever granted on
+// (Redlock), or one when a holder needs every site (MultiLock).
+func (t *truth) quorum(key string) int {
+	if t.allSites {
+		return 1
+	}
+	return len(t.sites[key])/2 + 1
+}
 
 // retryOf returns the retry event behind command event i when its client
 // had sent the same command before and that first run reached the node

@@ -55,10 +55,10 @@ func TestCrashGivesFreshIdentity(t *testing.T) {
 	b := &tb{}
 	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
 	b.op("c1/t1", model.OpInsert, "p", "", 1, -1)
-	b.add(1.5, trace.Event{Kind: trace.EvService, Party: "db", Client: "c1/t1", Key: "p", Args: []string{"INSERT", "p"}, Reply: "OK"})
+	b.add(1.5, trace.Service("db", "c1/t1", "p", []string{"INSERT", "p"}, "OK"))
 	b.op("c1/t1", model.OpInsert, "q", "", 1.6, -1)
-	b.add(2, trace.Event{Kind: trace.EvCrash, Party: "c1"}).expire(10.1, "redis", "k")
-	b.add(11, trace.Event{Kind: trace.EvRestart, Party: "c1#2", Detail: "new instance of c1"})
+	b.add(2, trace.Crash("c1")).expire(10.1, "redis", "k")
+	b.add(11, trace.Restart("c1#2", "c1"))
 	b.section("c1#2/t1", "redis", "k", 12, 13).section("c2/t1", "redis", "k", 10.2, 11.5)
 	b.op("c2/t1", model.OpInsert, "p", model.ResExists, 10.5, 10.6)
 	tr := b.trace()

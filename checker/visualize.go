@@ -54,9 +54,9 @@ func faultAnnotations(tr *trace.Trace) []porcupine.Annotation {
 		case trace.EvPause:
 			desc, end = "GC pause "+fmtDur(e.DurNs), e.T+e.DurNs
 		case trace.EvPartition:
-			desc, col, end = "partition to "+e.Detail+" "+fmtDur(e.DurNs), colNet, e.T+e.DurNs
+			desc, col, end = e.Detail+" "+e.Party+" "+fmtDur(e.DurNs), colNet, e.T+e.DurNs
 		case trace.EvHeal:
-			desc, col = "heal "+e.Detail, colNet
+			desc, col = "heal "+e.Party, colNet
 		case trace.EvPromote, trace.EvDemote, trace.EvMasterDown:
 			tag, desc, col = "redis "+e.Party, e.Kind, colNode
 			if e.Change == trace.KeyLost {

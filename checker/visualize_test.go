@@ -17,11 +17,11 @@ func TestLinearizationEscapesOnlyMarkup(t *testing.T) {
 	owner := "c1<x>/t1"
 	b.op(owner, acq, key, ok, 0, 0.2).setnx(0.1, "redis", owner, key, "10")
 	b.pause(1, "c1", 20).expire(10.1, "redis", key)
-	b.add(3, trace.Event{Kind: trace.EvPartition, Party: "c1", Detail: "<b>redis</b>", DurNs: sec(2)})
-	b.add(4, trace.Event{Kind: trace.EvClockJump, Party: "redis", DurNs: sec(1)})
-	b.add(5, trace.Event{Kind: trace.EvPromote, Party: "redis", Key: key, Change: trace.KeyLost})
-	b.add(6, trace.Event{Kind: trace.EvNodeStart, Party: "redis", Detail: "persistence none"})
-	b.add(7, trace.Event{Kind: trace.EvCrash, Party: "c9"})
+	b.add(3, trace.Partition("c1<-><b>redis</b>", trace.FaultPartition, dur(2)))
+	b.add(4, trace.ClockJump("redis", dur(1)))
+	b.add(5, trace.Lost(trace.EvPromote, "redis", key, ""))
+	b.add(6, trace.NodeStart("redis", "persistence none"))
+	b.add(7, trace.Crash("c9"))
 	b.op("c2/t1", acq, key, ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", key, "10")
 	b.op(owner, rel, key, ok, 21, 21.1)
 	res := Check(b.trace(), Options{LeaseMs: 10000})
@@ -31,7 +31,7 @@ func TestLinearizationEscapesOnlyMarkup(t *testing.T) {
 	}
 	page := buf.String()
 	// json.Marshal writes < as \u003c and & as \u0026.
-	for _, want := range []string{"GC pause 20.0 s", "partition to \\u003cb\\u003eredis", "clock jump +1.0 s",
+	for _, want := range []string{"GC pause 20.0 s", "partition c1\\u003c-\\u003e\\u003cb\\u003eredis", "clock jump +1.0 s",
 		"promote: lost \\u003cimg", "restart", "crash", "expired \\u003cimg", "fault c1", "redis redis",
 		"held by c1\\u0026lt;x\\u0026gt;/t1"} {
 		if !strings.Contains(page, want) {

@@ -1,134 +1,140 @@
 package protocols
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/trace"
 )
 
-// FaultKinds lists the fault kinds the generator knows, in CLI order.
-var FaultKinds = []string{
-	trace.FaultGCPause, trace.FaultSlowWork, trace.FaultWatchdogStall, trace.FaultPartition,
-	trace.FaultReplicationLag, trace.FaultFailover, trace.FaultClockJump, trace.FaultClockDrift,
-	trace.FaultClientCrash, trace.FaultNodeRestart, trace.FaultReplyLoss,
+// FaultKinds lists the fault kinds, in the order of the one fault table
+// (trace.Kinds).
+var FaultKinds = trace.KindNames()
+
+// A generator draws the faults of one kind for a scenario. One per kind
+// of trace.Kinds (a test checks it).
+type generator func(g *gen) []trace.Fault
+
+var generators = map[string]generator{
+	trace.FaultGCPause:        genPause,
+	trace.FaultSlowWork:       genSlowWork,
+	trace.FaultWatchdogStall:  genStall,
+	trace.FaultPartition:      genPartition,
+	trace.FaultBlackhole:      genBlackhole,
+	trace.FaultReplicationLag: genReplicationLag,
+	trace.FaultFailover:       genFailover,
+	trace.FaultClockJump:      genClockJump,
+	trace.FaultClockDrift:     genClockDrift,
+	trace.FaultClientCrash:    genClientCrash,
+	trace.FaultNodeRestart:    genNodeRestart,
+	trace.FaultReplyLoss:      genReplyLoss,
+	trace.FaultDelay:          genDelay,
 }
 
-// GenerateFaults draws an explicit, timed fault schedule from the
-// scenario's seed, its fault kinds and intensity. Each kind draws from its
-// own stream, so adding a kind does not move the others. Durations are
-// drawn at the scale of the lease: shorter faults cannot break a lease.
+// Generates reports whether the generator draws faults of kind.
+func Generates(kind string) bool { return generators[kind] != nil }
+
+// GenerateFaults draws an explicit fault schedule from the scenario's
+// seed, its fault kinds and intensity. Each kind draws from its own
+// stream, so adding a kind does not move the others. Durations are drawn
+// at the scale of the lease (shorter faults cannot break a lease), and a
+// share of the faults (AnchorPct) is anchored to a client's operation
+// instead of a random time, so that it lands while a lock is held.
 func GenerateFaults(sc Scenario) ([]trace.Fault, error) {
-	intensity := sc.Intensity
-	if intensity <= 0 {
-		intensity = 1
+	g := &gen{sc: sc, window: sc.activeWindow().Milliseconds(), lease: sc.LeaseMs, work: sc.WorkMs,
+		intensity: sc.Intensity}
+	if g.intensity <= 0 {
+		g.intensity = 1
 	}
-	g := gen{sc: sc, window: sc.activeWindow().Milliseconds(), lease: sc.LeaseMs}
 	var out []trace.Fault
 	for _, kind := range sc.FaultKinds {
-		g.r = sim.NewStreams(sc.Seed).Get("faults/" + kind)
-		n := func(base int) int { return max(1, int(math.Round(intensity*float64(base)))) }
-		switch kind {
-		case "none":
-		case trace.FaultGCPause:
-			// Half the pauses are ordinary (10 ms to 1 s); half are at the
-			// scale of the lease, the only ones that can outlast it.
-			for c := 0; c < sc.Clients; c++ {
-				for range n(1 + g.r.IntN(2)) {
-					dur := 10 + g.r.Int64N(990)
-					if g.r.IntN(2) == 1 {
-						dur = g.span(1, 2, 2)
-					}
-					out = append(out, g.fault(kind, g.sc.Client(c), dur, 0))
-				}
-			}
-		case trace.FaultSlowWork:
-			for range n(1) {
-				out = append(out, g.fault(kind, g.client(), g.window/2, g.span(1, 1, 3)))
-			}
-		case trace.FaultWatchdogStall:
-			for c := 0; c < sc.Clients; c++ {
-				out = append(out, g.fault(kind, g.sc.Client(c), g.span(1, 1, 3), 0))
-			}
-		case trace.FaultPartition:
-			for range n(2) {
-				out = append(out, g.partition()...)
-			}
-		case trace.FaultReplicationLag:
-			out = append(out, g.fault(kind, sim.Master, g.window, 500+g.r.Int64N(4500)))
-		case trace.FaultFailover:
-			// Down long enough for the sentinel to promote a replica, after
-			// a stretch of slow replication, so that the master dies with
-			// writes its replicas have not received (seed 001's failure).
-			down := max(sc.DownAfterMs, 1000)
-			f := g.fault(kind, g.node(true), down*2+g.r.Int64N(down*2), 0)
-			lag := g.span(1, 1, 4)
-			from := max(0, f.AtMs-lag)
-			out = append(out, trace.Fault{Kind: trace.FaultReplicationLag, Target: f.Target, AtMs: from,
-				DurMs: f.AtMs - from + f.DurMs, Value: lag}, f)
-		case trace.FaultClockJump:
-			for range n(1) {
-				jump := g.span(1, 2, 2)
-				if g.r.IntN(4) == 0 {
-					jump = -jump
-				}
-				target := g.node(false)
-				if g.r.IntN(3) == 0 {
-					target = g.client()
-				}
-				out = append(out, g.fault(kind, target, 0, jump))
-			}
-		case trace.FaultClockDrift:
-			ppm := 5_000 + g.r.Int64N(195_000) // 0.5 % to 20 % fast
-			out = append(out, g.fault(kind, g.node(false), 0, ppm))
-		case trace.FaultClientCrash:
-			for range n(1) {
-				restart := int64(0)
-				if g.r.IntN(3) > 0 {
-					restart = 1000 + g.r.Int64N(9000)
-				}
-				out = append(out, g.fault(kind, g.client(), restart, 0))
-			}
-		case trace.FaultNodeRestart:
-			out = append(out, g.fault(kind, g.node(false), 100+g.r.Int64N(4900), 0))
-		case trace.FaultReplyLoss:
-			for range n(2) {
-				out = append(out, g.fault(kind, g.node(true), 1000+g.r.Int64N(4000), 200+g.r.Int64N(801)))
-			}
-		default:
+		if kind == "none" {
+			continue
+		}
+		draw := generators[kind]
+		if draw == nil {
 			return nil, fmt.Errorf("unknown fault kind %q (known: none, %v)", kind, FaultKinds)
 		}
+		g.r = sim.NewStreams(sc.Seed).Get("faults/" + kind)
+		out = append(out, draw(g)...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].AtMs < out[j].AtMs })
 	return out, nil
 }
 
 type gen struct {
-	sc     Scenario
-	r      *rand.Rand
-	window int64
-	lease  int64
+	sc        Scenario
+	r         *rand.Rand
+	window    int64
+	lease     int64
+	work      int64
+	intensity float64
 }
 
-func (g gen) fault(kind, target string, dur, value int64) trace.Fault {
+// n scales a count by the intensity.
+func (g *gen) n(base int) int { return max(1, int(math.Round(g.intensity*float64(base)))) }
+
+func (g *gen) fault(kind, target string, dur, value int64) trace.Fault {
 	return trace.Fault{Kind: kind, Target: target, AtMs: g.r.Int64N(g.window), DurMs: dur, Value: value}
 }
 
-// span draws between lease*lo/div and lease*hi/div... in halves of the
-// lease: span(1, 2, 2) is lease/2 to 2*lease.
-func (g gen) span(lo, hi, div int64) int64 {
+// span draws between lease*lo/div and lease*hi: span(1, 2, 2) is lease/2
+// to 2*lease.
+func (g *gen) span(lo, hi, div int64) int64 {
 	a := g.lease * lo / div
 	b := g.lease * hi
 	return a + g.r.Int64N(b-a+1)
 }
 
-func (g gen) client() string { return g.sc.Client(g.r.IntN(g.sc.Clients)) }
+func (g *gen) client() string { return g.sc.Client(g.r.IntN(g.sc.Clients)) }
+
+// anchored draws whether the next fault is anchored to an operation.
+func (g *gen) anchored() bool { return g.r.IntN(100) < cmp.Or(g.sc.AnchorPct, DefaultAnchorPct) }
+
+// nth draws which occurrence of an operation an anchor waits for: the
+// first half the time, else any of the thread's operations.
+func (g *gen) nth() int {
+	if g.r.IntN(2) == 0 {
+		return 1
+	}
+	return 1 + g.r.IntN(g.sc.Ops)
+}
+
+// acquired anchors f right after client's nth successful acquire, or
+// within its work.
+func (g *gen) acquired(f trace.Fault, client string) trace.Fault {
+	after := int64(0)
+	if g.r.IntN(2) == 0 && g.work > 0 {
+		after = g.r.Int64N(g.work)
+	}
+	f.AtMs = 0
+	f.Anchor = &trace.Anchor{Party: client, Op: model.OpAcquire, Phase: trace.PhaseReturn, Result: model.ResOK,
+		Nth: g.nth(), AfterMs: after}
+	return f
+}
+
+// place anchors f after client's acquire when the anchor share says so.
+func (g *gen) place(f trace.Fault, client string) trace.Fault {
+	if g.anchored() {
+		return g.acquired(f, client)
+	}
+	return f
+}
+
+// invoked anchors f when client invokes its nth operation op.
+func (g *gen) invoked(f trace.Fault, client, op string) trace.Fault {
+	f.AtMs = 0
+	f.Anchor = &trace.Anchor{Party: client, Op: op, Phase: trace.PhaseInvoke, Nth: g.nth()}
+	return f
+}
 
 // node picks a node faults may hit; master prefers the current master.
-func (g gen) node(master bool) string {
+func (g *gen) node(master bool) string {
 	nodes := lockNodes(g.sc)
 	if g.sc.Topology == TopoReplicated && master {
 		return sim.Master
@@ -137,22 +143,4 @@ func (g gen) node(master bool) string {
 		return nodes[0]
 	}
 	return nodes[g.r.IntN(len(nodes))]
-}
-
-// partition cuts a client from the lock's node(s), or in a replicated
-// deployment may cut the master from the sentinel and replicas while
-// clients still reach it (split brain).
-func (g gen) partition() []trace.Fault {
-	dur := g.span(1, 2, 4)
-	nodes := lockNodes(g.sc)
-	if g.sc.Topology == TopoReplicated && g.r.IntN(2) == 0 {
-		at := g.r.Int64N(g.window)
-		var out []trace.Fault
-		for _, other := range append([]string{sim.Sentinel}, nodes[1:]...) {
-			out = append(out, trace.Fault{Kind: trace.FaultPartition, Target: MasterNode + "<->" + other, AtMs: at, DurMs: dur})
-		}
-		return out
-	}
-	target := g.client() + "<->" + nodes[g.r.IntN(len(nodes))]
-	return []trace.Fault{g.fault(trace.FaultPartition, target, dur, 0)}
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Redisson's RFencedLock (RedissonFencedLock, 3.x master): the newer
+// Redisson's RFencedLock (RedissonFencedLock, master at 66863978b): the newer
 // RLock whose lock script also INCRs redisson_lock_token:{name} and
 // returns the counter with each acquisition, lockAndGetToken() with the
 // watchdog. The script goes through syncedEvalNoRetry: no command
@@ -28,7 +28,7 @@ const redissonFencedLock = "if (redis.call('exists', KEYS[1]) == 0 " +
 func init() {
 	register(Protocol{
 		Name:    "fenced",
-		Source:  "Redisson RFencedLock.lockAndGetToken() (RedissonFencedLock, 3.x master)",
+		Source:  "Redisson RFencedLock.lockAndGetToken() (RedissonFencedLock, master 66863978b)",
 		Summary: "newer Redisson lock whose script INCRs a fencing token; the resource rejects stale tokens",
 		Lease:   30 * time.Second,
 		Client:  RedissonClientLatest,

@@ -29,8 +29,12 @@ func init() {
 		Source:  "Jepsen lock-set (read-modify-write of a set under the lock)",
 		Summary: "add a unique element to a set stored in Redis by GET/SET under the lock; lost elements are the damage",
 		WorkMs:  0,
+		// Jepsen's schedule: many short adds close together, so that
+		// holds follow each other and a lapse is seen by the next writer.
+		Ops:     10,
+		ThinkMs: 20,
 		Setup: func(w *sim.World, sc Scenario) {
-			w.Record(trace.Event{Kind: trace.EvWorkload, Party: DataNode(sc), Key: LockSetKey, Detail: "initial set empty"})
+			w.Record(trace.Workload(DataNode(sc), LockSetKey, "initial set empty"))
 		},
 		Thread: lockSetThread,
 	})

@@ -46,7 +46,11 @@ type Protocol struct {
 	// Masters is how many independent masters a multi-master lock uses by
 	// default (topology independent).
 	Masters int
-	New     func(env Env, key string) Lock
+	// AllMasters: on independent masters, a hold needs every master
+	// (MultiLock), not a majority (Redlock). The checker's deployment
+	// model reads it.
+	AllMasters bool
+	New        func(env Env, key string) Lock
 }
 
 // Fencer is a Lock that hands out a fencing token with each acquisition;

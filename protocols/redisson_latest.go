@@ -8,8 +8,8 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Newer Redisson (the 3.x line from 3.2x on, as on the master branch in
-// 2025-2026: RedissonLock.tryLockInnerAsync/unlockInnerAsync,
+// Newer Redisson: the master branch at 66863978b (2026-08-21, after tag
+// redisson-4.7.0): RedissonLock.tryLockInnerAsync/unlockInnerAsync,
 // RedissonBaseLock.unlockInnerAsync, renewal.LockTask,
 // CommandAsyncService.syncedEval, ServiceManager.execute), so users see
 // what changed since 3.16:
@@ -95,7 +95,7 @@ const redissonRenewChunk = 100
 func init() {
 	register(Protocol{
 		Name:    "redisson-latest",
-		Source:  "Redisson 3.x master (2025-2026): RedissonLock.lock(), unlock latch, renewal.LockTask, syncedEval",
+		Source:  "Redisson master 66863978b (after 4.7.0): RedissonLock.lock(), unlock latch, renewal.LockTask, syncedEval",
 		Summary: "newer Redisson RLock.lock(): combined acquire, unlock latch, renewal task, replica sync check",
 		Lease:   30 * time.Second,
 		Client:  RedissonClientLatest,

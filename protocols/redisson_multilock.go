@@ -26,6 +26,7 @@ func init() {
 		Client:     RedissonClient316,
 		Topologies: []string{TopoIndependent},
 		Masters:    3,
+		AllMasters: true,
 		New: func(env Env, key string) Lock {
 			m := &multiLock{env: env, wait: 10 * time.Second, lease: env.Lease}
 			for _, node := range env.Nodes {

@@ -172,3 +172,27 @@ func TestRedissonLatestUnlockKeepsItsRequestIDAcrossRetries(t *testing.T) {
 		}
 	}
 }
+
+// Newer Redisson waits for connected_slaves (INFO), not for the replicas
+// it was configured with: with the only replica down, it sends WAIT 0
+// and the acquire succeeds; counting configured replicas would wait for
+// one that cannot answer and fail with "None of slaves were synced".
+func TestRedissonLatestWaitsForConnectedSlaves(t *testing.T) {
+	b := newBench(t, "redisson-latest")
+	r := b.w.AddNode("redis-r1")
+	b.w.AddReplica(b.w.Node(MasterNode), r)
+	b.w.At(0, func() { r.Crash(-1) })
+	var ok bool
+	var err error
+	b.proc("c1").Go("t1", func(th *sim.Thread) {
+		th.Sleep(100 * time.Millisecond)
+		ok, err = b.lock("redisLock").Acquire(th)
+	})
+	tr := b.run()
+	if !ok || err != nil {
+		t.Fatalf("acquire %v %v, want success with WAIT 0", ok, err)
+	}
+	if count(tr, "WAIT 0 1000") != 1 || count(tr, "WAIT 1 1000") != 0 {
+		t.Fatal("the script's WAIT should ask for the 0 connected slaves")
+	}
+}

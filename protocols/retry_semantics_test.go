@@ -49,3 +49,23 @@ func TestGoRedisRetriesAfterALateObtainReply(t *testing.T) {
 		t.Fatalf("obtain.lua ran %d times, want 2", n)
 	}
 }
+
+// RFencedLock and newer RLock acquire with syncedEvalNoRetry: on a
+// single server a reply that misses the 3 s timeout is not resent.
+func TestNewerRedissonAcquireIsNotRetried(t *testing.T) {
+	for _, tc := range []struct{ protocol, script string }{
+		{"fenced", redissonFencedLock}, {"redisson-latest", redissonLockLatest}} {
+		b := newBench(t, tc.protocol)
+		b.w.At(0, func() { b.w.Net().SetDelay(MasterNode, "c1", 3500*time.Millisecond) })
+		b.w.At(time.Second, func() { b.w.Net().SetDelay(MasterNode, "c1", 0) })
+		var err error
+		b.proc("c1").Go("t1", func(th *sim.Thread) { _, err = b.lock("redisLock").Acquire(th) })
+		tr := b.run()
+		if err != sim.ErrTimeout {
+			t.Fatalf("%s: acquire error %v, want a timeout", tc.protocol, err)
+		}
+		if n := count(tr, scriptSHA(tr, tc.script)); n != 1 {
+			t.Fatalf("%s: the lock script ran %d times, want 1", tc.protocol, n)
+		}
+	}
+}

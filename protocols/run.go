@@ -21,6 +21,7 @@ func Run(sc Scenario) (Scenario, *trace.Trace, error) {
 		Horizon:        time.Duration(sc.HorizonMs) * time.Millisecond,
 		Network:        sc.Network,
 		CommandTimeout: time.Duration(sc.TimeoutMs) * time.Millisecond,
+		MaxEvents:      sc.EventBudget(),
 	})
 	env := build(w, sc, wl)
 	r := &Runner{Sc: sc, Proto: p, Env: env}
@@ -46,5 +47,6 @@ func Run(sc Scenario) (Scenario, *trace.Trace, error) {
 		}
 	}
 	tr, err := w.Run()
+	w.Release()
 	return sc, tr, err
 }

@@ -1,6 +1,7 @@
 package protocols
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -41,9 +42,39 @@ type Scenario struct {
 	DiscoveryMs int64             `json:"discovery_ms,omitempty"`  // clients learn a new master within
 	FaultKinds  []string          `json:"fault_kinds,omitempty"`
 	Intensity   float64           `json:"intensity,omitempty"`
-	Faults      []trace.Fault     `json:"faults"`
+	// AnchorPct is the share (percent) of generated faults anchored to a
+	// client's operation; 0: the default (DefaultAnchorPct), -1: none.
+	AnchorPct int    `json:"anchor_pct,omitempty"`
+	Arrival   string `json:"arrival,omitempty"`    // closed ("", the default) or open loop
+	DataApart bool   `json:"data_apart,omitempty"` // protected data on its own node, off the lock's master
+	// Swarm draws every parameter left unset (a subset of FaultKinds,
+	// intensity, sentinel timing, work, think time, stagger, arrival,
+	// clients, anchor share) from the seed; Normalize writes the draws
+	// into the scenario, so the result replays without Swarm.
+	Swarm     bool          `json:"swarm,omitempty"`
+	Faults    []trace.Fault `json:"faults"`
+	MaxEvents int64         `json:"max_events,omitempty"` // event budget; 0 = DefaultEventBudget
+	// Liveness asks the checker for its liveness checks too (after the
+	// last fault heals: lost wake-ups, keys renewed after release, orphan
+	// keys); off by default.
+	Liveness    bool `json:"liveness,omitempty"`
 	faultsDrawn bool
 }
+
+// DefaultClients is the number of client processes of a scenario that
+// does not say.
+const DefaultClients = 3
+
+// DefaultAnchorPct is the share of generated faults anchored to an
+// operation when the scenario does not say.
+const DefaultAnchorPct = 50
+
+// Arrival patterns: a closed loop thinks between operations; an open
+// loop starts operations at drawn arrival times, late or not.
+const (
+	ArrivalClosed = "closed"
+	ArrivalOpen   = "open"
+)
 
 // Default returns the default scenario of protocol on workload.
 func Default(protocol, workload string, seed uint64) Scenario {
@@ -77,14 +108,22 @@ func (sc Scenario) Normalize() (Scenario, error) {
 			*v = d
 		}
 	}
+	sc.chooseTopology(p)
+	if sc.Swarm {
+		sc.drawSwarm(p, wl)
+	}
+	sc.drawSentinel(wl)
+	// The draws are in the scenario now; a draw of 0 (no stagger) must not
+	// be drawn again when the normalized scenario is normalized again.
+	sc.Swarm = false
 	if sc.Clients == 0 {
-		sc.Clients = 3
+		sc.Clients = DefaultClients
 	}
 	if sc.Threads == 0 {
 		sc.Threads = 1
 	}
 	if sc.Ops == 0 {
-		sc.Ops = 4
+		sc.Ops = cmp.Or(wl.Ops, 4)
 	}
 	if sc.Attempts == 0 {
 		sc.Attempts = 200
@@ -93,7 +132,8 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	if sc.WorkMs == 0 {
 		sc.WorkMs = wl.WorkMs
 	}
-	def(&sc.ThinkMs, 200)
+	def(&sc.ThinkMs, cmp.Or(wl.ThinkMs, 200))
+
 	def(&sc.RetryMs, 500)
 	def(&sc.TimeoutMs, 3000)
 	def(&sc.HorizonMs, int64(time.Hour/time.Millisecond))
@@ -117,6 +157,13 @@ func (sc Scenario) Normalize() (Scenario, error) {
 		return sc, errors.New("durations must be positive")
 	case sc.Network.LossRate < 0 || sc.Network.LossRate > 1:
 		return sc, errors.New("network loss rate must be between 0 and 1")
+	case sc.AnchorPct < -1 || sc.AnchorPct > 100:
+		return sc, errors.New("anchor_pct must be between 0 and 100 (-1: no anchored faults)")
+	case sc.Arrival != "" && sc.Arrival != ArrivalClosed && sc.Arrival != ArrivalOpen:
+		return sc, fmt.Errorf("arrival must be %s or %s", ArrivalClosed, ArrivalOpen)
+	}
+	if err := sc.validateNumbers(); err != nil {
+		return sc, err
 	}
 	if len(sc.ClientNames) > 0 {
 		if len(sc.ClientNames) != sc.Clients {
@@ -140,6 +187,9 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	if sc.Faults == nil {
 		sc.Faults = []trace.Fault{}
 	}
+	// The draws are written in; a second draw would redraw the values a
+	// swarm drew as zero (stagger 0), so the result is not a swarm.
+	sc.Swarm = false
 	return sc, nil
 }
 

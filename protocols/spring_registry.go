@@ -7,7 +7,8 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Spring Integration's RedisLockRegistry (6.4, spin-lock mode, the
+// Spring Integration's RedisLockRegistry (v6.4.10, 16e0ef8a2b; the spin
+// lock's scripts are the same across 6.4.x; spin-lock mode, the
 // default): one registry per application instance with a random UUID as
 // its clientId; obtain(path) returns the registry's lock for the path
 // (key registryKey:path), whose lock() takes a local ReentrantLock first
@@ -63,7 +64,7 @@ var ErrConcurrentModification = errors.New("ConcurrentModificationException: Loc
 func init() {
 	register(Protocol{
 		Name:    "spring-registry",
-		Source:  "Spring Integration 6.4 RedisLockRegistry (spin lock: obtain script, 100 ms idle, UNLINK script)",
+		Source:  "Spring Integration v6.4.10 RedisLockRegistry (spin lock: obtain script, 100 ms idle, UNLINK script)",
 		Summary: "Spring RedisLockRegistry: local ReentrantLock, then spin on a clientId Lua obtain every 100 ms; 60 s expiry",
 		Lease:   60 * time.Second,
 		Client:  sim.ClientConfig{Timeout: 60 * time.Second},

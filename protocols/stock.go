@@ -23,8 +23,7 @@ func init() {
 		Setup: func(w *sim.World, sc Scenario) {
 			n := w.Node(DataNode(sc))
 			n.Miniredis().Set(StockKey, strconv.Itoa(sc.Stock))
-			w.Record(trace.Event{Kind: trace.EvWorkload, Party: n.Name, Key: StockKey,
-				Detail: "initial stock " + strconv.Itoa(sc.Stock)})
+			w.Record(trace.Workload(n.Name, StockKey, "initial stock "+strconv.Itoa(sc.Stock)))
 		},
 		Thread: stockThread,
 	})

@@ -96,10 +96,20 @@ func IndependentName(i int) string { return MasterNode + "-" + strconv.Itoa(i+1)
 
 // DataNode is the node that holds the protected data of sc.
 func DataNode(sc Scenario) string {
-	if sc.Topology == TopoIndependent {
+	if sc.Topology == TopoIndependent || sc.DataApart {
 		return dataNodeIndependent
 	}
 	return MasterNode
+}
+
+// addDataNode adds the separate data node of a DataApart scenario; its
+// data survives the lock's faults, so what the checker finds lost there
+// was lost by the lock.
+func addDataNode(w *sim.World, sc Scenario, env *Env) {
+	if sc.DataApart {
+		w.AddNode(dataNodeIndependent)
+		env.Data = dataNodeIndependent
+	}
 }
 
 // lockNodes lists the nodes faults may hit, by role.
@@ -141,6 +151,8 @@ func build(w *sim.World, sc Scenario, wl Workload) Env {
 		m := w.AddNode(MasterNode)
 		m.Persistence = sc.Persistence
 		w.SetMaster(MasterNode)
+		env := Env{Master: sim.Master, Nodes: []string{sim.Master}, Data: sim.Master, Lease: lease}
+		addDataNode(w, sc, &env)
 		wl.Setup(w, sc)
 		w.SetReplication(sim.ReplicationConfig{
 			LagMin: time.Duration(sc.ReplLagMs[0]) * time.Millisecond,
@@ -157,14 +169,16 @@ func build(w *sim.World, sc Scenario, wl Workload) Env {
 			DiscoveryMax: time.Duration(sc.DiscoveryMs) * time.Millisecond,
 		})
 		startFsync(w, sc)
-		return Env{Master: sim.Master, Nodes: []string{sim.Master}, Data: sim.Master, Lease: lease}
+		return env
 	}
 	n := w.AddNode(MasterNode)
 	n.Persistence = sc.Persistence
 	w.SetMaster(MasterNode)
+	env := Env{Master: sim.Master, Nodes: []string{MasterNode}, Data: sim.Master, Lease: lease}
+	addDataNode(w, sc, &env)
 	wl.Setup(w, sc)
 	startFsync(w, sc)
-	return Env{Master: sim.Master, Nodes: []string{MasterNode}, Data: sim.Master, Lease: lease}
+	return env
 }
 
 // startFsync runs AOF everysec snapshots only where a restart can need them.

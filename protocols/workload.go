@@ -15,6 +15,8 @@ type Workload struct {
 	Source  string
 	Summary string
 	WorkMs  int64 // default time spent inside the critical section
+	Ops     int   // default operations per thread (0: 4)
+	ThinkMs int64 // default think time between operations (0: 200 ms)
 	Setup   func(w *sim.World, sc Scenario)
 	Thread  func(t *sim.Thread, r *Runner)
 }
@@ -48,8 +50,9 @@ type Runner struct {
 	Proto Protocol
 	Env   Env
 
-	run runState       // client library state per process
-	wl  map[string]any // workload state shared by the run's threads
+	run      runState                      // client library state per process
+	wl       map[string]any                // workload state shared by the run's threads
+	arrivals map[*sim.Thread]time.Duration // open loop: each thread's next arrival
 }
 
 // Lock returns a fresh, recorded lock instance on key.
@@ -81,10 +84,28 @@ func (r *Runner) shared(key string, init func() any) any {
 	return v
 }
 
-// Think sleeps a random think time before a request.
+// Think waits before a request: a random think time in a closed loop;
+// in an open loop, until the thread's next arrival (drawn with mean
+// ThinkMs), however long the previous request took.
 func (r *Runner) Think(t *sim.Thread) {
-	if r.Sc.ThinkMs > 0 {
+	if r.Sc.ThinkMs <= 0 {
+		return
+	}
+	if r.Sc.Arrival != ArrivalOpen {
 		t.Sleep(time.Duration(t.Rand().Int64N(r.Sc.ThinkMs+1)) * time.Millisecond)
+		return
+	}
+	if r.arrivals == nil {
+		r.arrivals = map[*sim.Thread]time.Duration{}
+	}
+	next, ok := r.arrivals[t]
+	if !ok {
+		next = t.Monotonic()
+	}
+	next += time.Duration(t.Rand().ExpFloat64() * float64(r.Sc.ThinkMs) * float64(time.Millisecond))
+	r.arrivals[t] = next
+	if d := next - t.Monotonic(); d > 0 {
+		t.Sleep(d)
 	}
 }
 

@@ -16,6 +16,10 @@ const Master = "master"
 // ErrTimeout is returned when a command's reply did not arrive in time.
 var ErrTimeout = errors.New("command timed out")
 
+// ErrRefused is returned for a command to a crashed or restarting node:
+// its host refuses the connection at once, as a real one does.
+var ErrRefused = errors.New("connection refused")
+
 // ErrUnknownParty is returned for a command to a node or service that does
 // not exist.
 var ErrUnknownParty = errors.New("unknown node or service")
@@ -45,11 +49,18 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 	return t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.refuse(t, what, reply)
 			return
 		}
 		n.exec(t, args, func(r Reply) { reply(r) })
 	})
+}
+
+// refuse answers a request to a down node: the host's refusal travels
+// back like a reply.
+func (n *Node) refuse(t *Thread, what string, reply func(any)) {
+	n.w.rec.event(trace.Drop(t.p.Name, "to "+n.Name+" (down, refused): "+what))
+	reply(ErrRefused)
 }
 
 // Pipeline sends cmds to node as one batch (a pipeline, or Redisson's
@@ -81,7 +92,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 	r, err := t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
-			n.w.rec.event(trace.Event{Kind: trace.EvDrop, Party: t.p.Name, Detail: "to " + to + " (down): " + what})
+			n.refuse(t, what, reply)
 			return
 		}
 		out := make([]Reply, len(cmds))
@@ -174,15 +185,38 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 		timeout = w.cfg.CommandTimeout
 	}
 	waiting := func() bool { return t.waitTok == tok && !t.done }
-	cur := 0 // the attempt whose reply completes the call; -1: none
+	live := 0 // the attempt whose timer counts: an earlier one's is stale
+	cur := 0  // CancelOnTimeout: the attempt whose reply completes the call; -1: none
 	var attempt func(n int)
+	retry := func(n int) bool {
+		if n >= cfg.Retries {
+			return false
+		}
+		live = n + 1
+		if cfg.CancelOnTimeout {
+			cur = -1
+		}
+		w.rec.event(trace.Retry(from, t.Client(), what+" to "+route()+", attempt "+strconv.Itoa(n+2)))
+		w.scheduleWake(w.now+t.RetryDelay(cfg, n), t, func() {
+			if waiting() {
+				cur = n + 1
+				attempt(n + 1)
+			}
+		})
+		return true
+	}
 	attempt = func(n int) {
 		party := route()
 		w.net.send(from, party, nil, what, func() {
 			serve(party, func(v any) {
 				w.net.sendTo(party, t, "reply to "+what, func() {
+					// A refused connection is retried at once, as a
+					// client does when the node is down.
+					if v == ErrRefused && waiting() && live == n && retry(n) {
+						return
+					}
 					if cfg.CancelOnTimeout && n != cur && waiting() {
-						w.rec.event(trace.Event{Kind: trace.EvDrop, Party: from, Client: t.Client(), Detail: "late reply to " + what + " attempt " + strconv.Itoa(n+1) + " (timed out)"})
+						w.rec.event(trace.LateReply(from, t.Client(), "late reply to "+what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
 						return
 					}
 					w.wake(t, tok, v)
@@ -193,23 +227,10 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 			return
 		}
 		w.scheduleWake(w.now+timeout, t, func() {
-			if !waiting() || (cfg.CancelOnTimeout && n != cur) {
+			if !waiting() || live != n || retry(n) {
 				return
 			}
-			if n < cfg.Retries {
-				if cfg.CancelOnTimeout {
-					cur = -1
-				}
-				w.rec.event(trace.Event{Kind: trace.EvRetry, Party: from, Client: t.Client(), Detail: what + " to " + route() + ", attempt " + strconv.Itoa(n+2)})
-				w.scheduleWake(w.now+t.RetryDelay(cfg, n), t, func() {
-					if waiting() {
-						cur = n + 1
-						attempt(n + 1)
-					}
-				})
-				return
-			}
-			w.rec.event(trace.Event{Kind: trace.EvTimeout, Party: from, Client: t.Client(), Detail: what + " to " + route()})
+			w.rec.event(trace.Timeout(from, t.Client(), what+" to "+route()))
 			w.wake(t, tok, ErrTimeout)
 		})
 	}

@@ -137,7 +137,8 @@ func TestRetryFollowsTheNewMaster(t *testing.T) {
 	var r Reply
 	p.Go("main", func(th *Thread) { r, _ = th.Call(Master, "SET", "k", "v") })
 	w.At(0, func() { a.Crash(-1) })
-	w.At(500*time.Millisecond, func() { w.SetMaster("b") })
+	// a refuses at once: the retries, 100 ms apart, follow the master.
+	w.At(150*time.Millisecond, func() { w.SetMaster("b") })
 	if _, err := w.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestCallWithOverridesRetries(t *testing.T) {
 	p.Go("main", func(th *Thread) { _, err = th.CallWith(ClientConfig{Timeout: 100 * time.Millisecond}, "a", "PING") })
 	w.At(0, func() { n.Crash(-1) })
 	tr, runErr := w.Run()
-	if runErr != nil || err != ErrTimeout {
+	if runErr != nil || err != ErrRefused {
 		t.Fatal(runErr, err)
 	}
 	if find(tr, trace.EvRetry, "") != nil {

@@ -66,12 +66,7 @@ const (
 
 // AddNode adds a Redis node.
 func (w *World) AddNode(name string) *Node {
-	m := miniredis.NewMiniRedis()
-	c, err := m.Dial() // starts the server without a listener
-	if err != nil {
-		panic(err) // a pipe never fails to open
-	}
-	c.Close()
+	m := newStore()
 	m.Seed(int(w.cfg.Seed & 0x7fffffff))
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
@@ -121,18 +116,15 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	cmd := strings.ToUpper(args[0])
 	touched := n.touchedKeys(p, cmd, args)
 	write := writes(n, cmd)
-	var existed []bool
-	if write { // a read cannot create or delete a key
-		existed = make([]bool, len(touched))
-		for i, k := range touched {
-			existed[i] = n.m.Exists(k)
-		}
+	var before []stored
+	if write { // a read cannot create, delete or overwrite a key
+		before = n.storedAt(touched)
 	}
 	replicating := n.role == roleMaster && len(n.links) > 0 && write
-	var before []keyState
+	var shipped []keyState
 	if replicating {
 		for _, k := range touched {
-			before = append(before, n.capture(k))
+			shipped = append(shipped, n.capture(k))
 		}
 	}
 	var r Reply
@@ -152,25 +144,12 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	}
 	n.w.rec.trace.Stats.RedisCommands++
 	key, change := keyOf(args), ""
-	for i, k := range touched {
-		if !write {
-			break
-		}
-		exists := n.m.Exists(k)
-		c := ""
-		switch {
-		case exists && !existed[i]:
-			c = trace.KeyCreated
-		case !exists && existed[i]:
-			c = trace.KeyDeleted
-		}
-		if c != "" {
+	if write {
+		if k, c := n.keyChange(touched, before); c != "" {
 			key, change = k, c
-			break
 		}
 	}
-	e := trace.Event{Kind: trace.EvCommand, Party: n.Name, Client: client, Key: key,
-		Args: n.w.traceArgs(args), Reply: r.String(), Change: change}
+	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), r.String(), change)
 	if wait {
 		e.Reply = "(waiting for replicas)"
 	}
@@ -180,7 +159,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	}
 	if replicating {
 		for i, k := range touched {
-			if after := n.capture(k); !after.equal(before[i]) {
+			if after := n.capture(k); !after.equal(shipped[i]) {
 				n.ship(after)
 			}
 		}
@@ -202,6 +181,7 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 		}
 		n.inMulti[p] = true
 	case "EXEC", "DISCARD":
+		n.scripts.sync(n)
 		delete(n.inMulti, p)
 		delete(n.queued, p)
 		delete(n.queuedN, p)
@@ -311,7 +291,7 @@ func (n *Node) advance() {
 		if !n.m.Exists(k) {
 			// Recorded even while the node is down: the key's lease ended
 			// then, whatever the restart brings back.
-			n.w.rec.event(trace.Event{Kind: trace.EvExpire, Party: n.Name, Key: k, Change: trace.KeyExpired})
+			n.w.rec.event(trace.Expire(n.Name, k))
 			if n.role == roleMaster && len(n.links) > 0 {
 				n.ship(keyState{Key: k, Gone: true})
 			}

@@ -14,7 +14,7 @@ const (
 	PersistAlways   = "always"   // AOF fsync on every write: loses nothing
 )
 
-// Crash stops the node: requests to it are dropped (clients time out),
+// Crash stops the node: requests to it are refused at once (ErrRefused),
 // connections, subscriptions, WAITs and undelivered replication close.
 // With downFor >= 0 it restarts that much later with its persistence mode.
 func (n *Node) Crash(downFor time.Duration) {
@@ -23,7 +23,7 @@ func (n *Node) Crash(downFor time.Duration) {
 	}
 	n.advance()
 	n.down = true
-	n.w.rec.event(trace.Event{Kind: trace.EvNodeCrash, Party: n.Name, DurNs: int64(downFor)})
+	n.w.rec.event(trace.NodeCrash(n.Name, downFor))
 	n.peers = map[int]*server.Peer{}
 	n.inMulti = map[*server.Peer]bool{}
 	n.queued = map[*server.Peer][]string{}
@@ -68,9 +68,9 @@ func (n *Node) restart() {
 	if mode == "" {
 		mode = PersistNone
 	}
-	n.w.rec.event(trace.Event{Kind: trace.EvNodeStart, Party: n.Name, Detail: "persistence " + mode})
+	n.w.rec.event(trace.NodeStart(n.Name, "persistence "+mode))
 	for _, k := range lost {
-		n.w.rec.event(trace.Event{Kind: trace.EvNodeStart, Party: n.Name, Key: k, Change: trace.KeyLost, Detail: "not persisted (" + mode + ")"})
+		n.w.rec.event(trace.Lost(trace.EvNodeStart, n.Name, k, "not persisted ("+mode+")"))
 	}
 	// A master that restarts keeps its replicas: they resynchronise from
 	// it and lose what it lost.
@@ -89,7 +89,7 @@ func (n *Node) resync(l *replLink) {
 	l.to.offset = n.offset
 	l.acked = n.offset
 	for _, k := range lost {
-		n.w.rec.event(trace.Event{Kind: trace.EvReplicate, Party: l.to.Name, Key: k, Change: trace.KeyLost, Detail: "full resync from " + n.Name})
+		n.w.rec.event(trace.Lost(trace.EvReplicate, l.to.Name, k, "full resync from "+n.Name))
 	}
 	l.to.scheduleTick()
 }
@@ -112,7 +112,7 @@ func (n *Node) JumpClock(d time.Duration) {
 	n.advance()
 	n.Clock.Offset += d
 	n.Clock.Jumped += d
-	n.w.rec.event(trace.Event{Kind: trace.EvClockJump, Party: n.Name, DurNs: int64(d)})
+	n.w.rec.event(trace.ClockJump(n.Name, d))
 	n.advance()
 	n.scheduleTick()
 }
@@ -121,6 +121,6 @@ func (n *Node) JumpClock(d time.Duration) {
 func (n *Node) SetDrift(ppm int64) {
 	n.advance()
 	n.Clock = n.Clock.withDrift(n.w.now, ppm)
-	n.w.rec.event(trace.Event{Kind: trace.EvFault, Party: n.Name, Detail: "clock drift " + itoa64(ppm) + " ppm"})
+	n.w.rec.event(trace.FaultNote(n.Name, "clock drift "+itoa64(ppm)+" ppm"))
 	n.scheduleTick()
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -51,8 +52,9 @@ type Process struct {
 	boot        func(*Process)
 	base        string // the first instance's name, for restarts
 	incarnation int
-	stalled     bool     // background threads are stalled (watchdog-stall)
-	stallHeld   []*event // their wake-ups, held
+	stalled     bool       // background threads are stalled (watchdog-stall)
+	stallHeld   []*event   // their wake-ups, held
+	rng         *rand.Rand // the process's stream, once drawn from
 	// SlowWork is added to every critical section while a slow-work fault
 	// is on (the workload reads it).
 	SlowWork time.Duration
@@ -91,7 +93,7 @@ func (p *Process) Pause(d time.Duration, why string) {
 		return
 	}
 	p.paused = true
-	p.w.rec.event(trace.Event{Kind: trace.EvPause, Party: p.Name, Detail: why, DurNs: int64(d)})
+	p.w.rec.event(trace.Pause(p.Name, why, d))
 	p.w.schedule(p.w.now+d, nil, p.resume)
 }
 
@@ -100,7 +102,7 @@ func (p *Process) resume() {
 		return
 	}
 	p.paused = false
-	p.w.rec.event(trace.Event{Kind: trace.EvResume, Party: p.Name})
+	p.w.rec.event(trace.Resume(p.Name))
 	held := p.held
 	p.held = nil
 	for _, e := range held {
@@ -132,7 +134,7 @@ func (p *Process) Crash(restartAfter time.Duration) {
 	p.crashed = true
 	p.paused = false
 	p.held = nil
-	w.rec.event(trace.Event{Kind: trace.EvCrash, Party: p.Name})
+	w.rec.event(trace.Crash(p.Name))
 	for _, n := range w.nodeList() {
 		for ch, subs := range n.subs {
 			kept := subs[:0:0]
@@ -166,7 +168,7 @@ func (p *Process) Crash(restartAfter time.Duration) {
 		np := w.AddProcess(base + "#" + strconv.Itoa(inc))
 		np.base, np.incarnation = base, inc
 		np.Clock, np.Client, np.boot, np.view = p.Clock, p.Client, p.boot, p.view
-		w.rec.event(trace.Event{Kind: trace.EvRestart, Party: np.Name, Detail: "new instance of " + base})
+		w.rec.event(trace.Restart(np.Name, base))
 		np.boot(np)
 	})
 }
@@ -182,13 +184,13 @@ func (c Clock) withDrift(now time.Duration, ppm int64) Clock {
 func (p *Process) JumpClock(d time.Duration) {
 	p.Clock.Offset += d
 	p.Clock.Jumped += d
-	p.w.rec.event(trace.Event{Kind: trace.EvClockJump, Party: p.Name, DurNs: int64(d)})
+	p.w.rec.event(trace.ClockJump(p.Name, d))
 }
 
 // SetDrift changes the process's clock rate without a jump.
 func (p *Process) SetDrift(ppm int64) {
 	p.Clock = p.Clock.withDrift(p.w.now, ppm)
-	p.w.rec.event(trace.Event{Kind: trace.EvFault, Party: p.Name, Detail: "clock drift " + itoa64(ppm) + " ppm"})
+	p.w.rec.event(trace.FaultNote(p.Name, "clock drift "+itoa64(ppm)+" ppm"))
 }
 
 func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
@@ -201,10 +203,10 @@ func (p *Process) Stall(d time.Duration) {
 		return
 	}
 	p.stalled = true
-	p.w.rec.event(trace.Event{Kind: trace.EvFault, Party: p.Name, Detail: "watchdog-stall: background threads stalled", DurNs: int64(d)})
+	p.w.rec.event(trace.FaultApplied(p.Name, trace.FaultWatchdogStall, "background threads stalled", d))
 	p.w.schedule(p.w.now+d, nil, func() {
 		p.stalled = false
-		p.w.rec.event(trace.Event{Kind: trace.EvFault, Party: p.Name, Detail: "watchdog-stall over"})
+		p.w.rec.event(trace.FaultNote(p.Name, "watchdog-stall over"))
 		held := p.stallHeld
 		p.stallHeld = nil
 		for _, e := range held {

@@ -37,8 +37,7 @@ func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Sub
 		}
 		s.active = true
 		n.subs[channel] = append(n.subs[channel], s)
-		n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Client: t.Client(), Key: channel,
-			Args: []string{"SUBSCRIBE", channel}, Reply: "subscribed"})
+		n.w.rec.event(trace.Command(n.Name, t.Client(), channel, []string{"SUBSCRIBE", channel}, "subscribed", ""))
 		reply(Reply{Kind: '+', Str: "OK"})
 	})
 	if err != nil {
@@ -67,14 +66,14 @@ func (s *Subscription) Unsubscribe() {
 // many there were, as PUBLISH does.
 func (n *Node) publish(channel, msg string) int {
 	subs := n.subs[channel]
-	n.w.rec.event(trace.Event{Kind: trace.EvPublish, Party: n.Name, Key: channel, Detail: msg + " to " + strconv.Itoa(len(subs)) + " subscribers"})
+	n.w.rec.event(trace.Publish(n.Name, channel, msg+" to "+strconv.Itoa(len(subs))+" subscribers"))
 	for _, s := range subs {
 		s := s
 		n.w.net.send(n.Name, s.p.Name, s.p, "message on "+channel, func() {
 			if !s.active {
 				return
 			}
-			n.w.rec.event(trace.Event{Kind: trace.EvDeliver, Party: s.p.Name, Key: channel, Detail: msg})
+			n.w.rec.event(trace.Deliver(s.p.Name, channel, msg))
 			s.handler(msg)
 		})
 	}

@@ -111,8 +111,8 @@ func (n *Node) applyReplicated(e effect) {
 	case !exists && existed:
 		change = trace.KeyDeleted
 	}
-	n.w.rec.event(trace.Event{Kind: trace.EvReplicate, Party: n.Name, Key: e.st.Key, Change: change,
-		Detail: "offset " + strconv.FormatInt(e.offset, 10) + " from " + e.st.Key})
+	n.w.rec.event(trace.Replicated(n.Name, e.st.Key, change,
+		"offset "+strconv.FormatInt(e.offset, 10)+" from "+e.st.Key))
 	n.noteTTLs([]string{e.st.Key})
 }
 
@@ -149,7 +149,7 @@ func (n *Node) wait(args []string, reply func(Reply)) (Reply, bool) {
 			if !wt.done && !n.down {
 				wt.done = true
 				c := n.acked(wt.target)
-				n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Args: []string{"WAIT", "(timeout)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
+				n.w.rec.event(trace.Command(n.Name, "", "", []string{"WAIT", "(timeout)"}, Reply{Kind: ':', Int: int64(c)}.String(), ""))
 				reply(Reply{Kind: ':', Int: int64(c)})
 			}
 		})
@@ -175,7 +175,7 @@ func (n *Node) checkWaiters() {
 		}
 		if c := n.acked(wt.target); c >= wt.num {
 			wt.done = true
-			n.w.rec.event(trace.Event{Kind: trace.EvCommand, Party: n.Name, Args: []string{"WAIT", "(acknowledged)"}, Reply: Reply{Kind: ':', Int: int64(c)}.String()})
+			n.w.rec.event(trace.Command(n.Name, "", "", []string{"WAIT", "(acknowledged)"}, Reply{Kind: ':', Int: int64(c)}.String(), ""))
 			wt.reply(Reply{Kind: ':', Int: int64(c)})
 			continue
 		}

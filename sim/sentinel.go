@@ -69,16 +69,15 @@ func (w *World) failover(t *Thread, cfg FailoverConfig) bool {
 		}
 	}
 	if best == nil {
-		w.rec.event(trace.Event{Kind: trace.EvMasterDown, Party: Sentinel, Detail: old.Name + " down; no reachable replica to promote"})
+		w.rec.event(trace.MasterDown(Sentinel, old.Name+" down; no reachable replica to promote"))
 		return false
 	}
-	w.rec.event(trace.Event{Kind: trace.EvMasterDown, Party: Sentinel, Detail: old.Name + " down"})
+	w.rec.event(trace.MasterDown(Sentinel, old.Name+" down"))
 	best.advance()
 	old.advance()
-	w.rec.event(trace.Event{Kind: trace.EvPromote, Party: best.Name, Detail: "promoted to master, replacing " + old.Name +
-		" (offset " + itoa64(best.offset) + " of " + itoa64(old.offset) + ")"})
+	w.rec.event(trace.Promote(best.Name, old.Name, "offset "+itoa64(best.offset)+" of "+itoa64(old.offset)))
 	for _, k := range lostKeys(old, best) {
-		w.rec.event(trace.Event{Kind: trace.EvPromote, Party: best.Name, Key: k, Change: trace.KeyLost, Detail: "not replicated from " + old.Name})
+		w.rec.event(trace.Lost(trace.EvPromote, best.Name, k, "not replicated from "+old.Name))
 	}
 	best.role = roleMaster
 	best.links = nil
@@ -110,7 +109,7 @@ func (w *World) failover(t *Thread, cfg FailoverConfig) bool {
 				return
 			}
 			p.view = ""
-			w.rec.event(trace.Event{Kind: trace.EvDiscover, Party: p.Name, Detail: "now uses " + w.master})
+			w.rec.event(trace.Discover(p.Name, "now uses "+w.master))
 		})
 	}
 	return true
@@ -127,9 +126,9 @@ func (w *World) demote(old, master *Node) {
 	old.load(master.snapshot())
 	old.offset = master.offset
 	l.acked = master.offset
-	w.rec.event(trace.Event{Kind: trace.EvDemote, Party: old.Name, Detail: "rejoined as replica of " + master.Name})
+	w.rec.event(trace.Demote(old.Name, "rejoined as replica of "+master.Name))
 	for _, k := range lost {
-		w.rec.event(trace.Event{Kind: trace.EvDemote, Party: old.Name, Key: k, Change: trace.KeyLost, Detail: "discarded by full resync from " + master.Name})
+		w.rec.event(trace.Lost(trace.EvDemote, old.Name, k, "discarded by full resync from "+master.Name))
 	}
 	old.scheduleTick()
 }

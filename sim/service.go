@@ -23,6 +23,6 @@ func (s *Service) handle(t *Thread, args []string) Reply {
 	if len(args) > 1 {
 		key = args[1]
 	}
-	s.w.rec.event(trace.Event{Kind: trace.EvService, Party: s.Name, Client: t.Client(), Key: key, Args: args, Reply: res})
+	s.w.rec.event(trace.Service(s.Name, t.Client(), key, args, res))
 	return Reply{Kind: '$', Str: res}
 }

@@ -18,6 +18,7 @@ type Thread struct {
 	w       *World
 	p       *Process
 	Name    string
+	client  string // process/thread, its identity in histories
 	id      int
 	next    func() (struct{}, bool)
 	stop    func()
@@ -38,7 +39,7 @@ func (w *World) spawn(p *Process, name string, fn func(*Thread)) *Thread {
 }
 
 func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bool) *Thread {
-	t := &Thread{w: w, p: p, Name: name, id: len(w.threads), bg: daemon}
+	t := &Thread{w: w, p: p, Name: name, client: p.Name + "/" + name, id: len(w.threads), bg: daemon}
 	if !daemon {
 		w.live++
 	}
@@ -54,7 +55,7 @@ func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bo
 		fn(t)
 	}
 	t.next, t.stop = iter.Pull(seq)
-	w.rec.event(trace.Event{Kind: trace.EvThread, Party: p.Name, Client: t.Client()})
+	w.rec.event(trace.Thread(p.Name, t.Client()))
 	tok := t.waitTok
 	w.scheduleWake(w.now, t, func() { w.wake(t, tok, nil) })
 	return t
@@ -99,7 +100,7 @@ func (t *Thread) park() any {
 }
 
 // Client is the thread's identity in histories: process/thread.
-func (t *Thread) Client() string { return t.p.Name + "/" + t.Name }
+func (t *Thread) Client() string { return t.client }
 
 // Process returns the thread's process.
 func (t *Thread) Process() *Process { return t.p }
@@ -136,17 +137,31 @@ func (t *Thread) Go(name string, fn func(*Thread)) *Thread {
 }
 
 // Rand is the process's own PRNG stream (tokens, UUIDs, think times).
-func (t *Thread) Rand() *rand.Rand { return t.w.streams.Get("proc/" + t.p.Name) }
+func (t *Thread) Rand() *rand.Rand {
+	if t.p.rng == nil {
+		t.p.rng = t.w.streams.Get("proc/" + t.p.Name)
+	}
+	return t.p.rng
+}
 
 // Invoke opens an operation in the history and returns its id.
 func (t *Thread) Invoke(kind, key, value string) int {
-	return t.w.rec.invoke(t.Client(), t.p.Name, kind, key, value)
+	id := t.w.rec.invoke(t.Client(), t.p.Name, kind, key, value)
+	if len(t.w.anchors) > 0 {
+		t.w.anchorOp(t.p.Name, kind, trace.PhaseInvoke, "")
+	}
+	return id
 }
 
 // Return closes operation id with result.
-func (t *Thread) Return(id int, result string) { t.w.rec.ret(id, result) }
+func (t *Thread) Return(id int, result string) {
+	t.w.rec.ret(id, result)
+	if len(t.w.anchors) > 0 {
+		t.w.anchorOp(t.p.Name, t.w.rec.trace.Ops[id].Kind, trace.PhaseReturn, result)
+	}
+}
 
 // Note records a protocol-level event on this thread.
 func (t *Thread) Note(key, detail string) {
-	t.w.rec.event(trace.Event{Kind: trace.EvNote, Party: t.p.Name, Client: t.Client(), Key: key, Detail: detail})
+	t.w.rec.event(trace.Note(t.p.Name, t.Client(), key, detail))
 }

@@ -21,6 +21,7 @@ type Config struct {
 	Horizon        time.Duration // events after this virtual time are not run
 	Network        NetworkConfig
 	CommandTimeout time.Duration // client-side timeout of one command; 0 = none
+	MaxEvents      int64         // events run before the run stops as over budget; 0 = no limit
 }
 
 // World is one simulation run. It is single-threaded: exactly one simulated
@@ -42,6 +43,8 @@ type World struct {
 	master      string            // the node Master resolves to by default
 	scriptNames map[string]string // script body -> its name in the trace
 	repl        ReplicationConfig
+	anchors     []*armed // anchored faults
+	free        []*event // events that ran, for reuse
 	err         error
 	ran         bool
 }
@@ -84,12 +87,16 @@ func (w *World) Record(e trace.Event) { w.rec.event(e) }
 func (w *World) At(at time.Duration, fn func()) { w.schedule(at, nil, fn) }
 
 func (w *World) schedule(at time.Duration, p *Process, fn func()) {
-	w.scheduleEvent(&event{at: at, proc: p, fn: fn})
+	e := w.newEvent()
+	e.at, e.proc, e.fn = at, p, fn
+	w.scheduleEvent(e)
 }
 
 // scheduleWake schedules fn, a wake-up of thread t.
 func (w *World) scheduleWake(at time.Duration, t *Thread, fn func()) {
-	w.scheduleEvent(&event{at: at, proc: t.p, thr: t, fn: fn})
+	e := w.newEvent()
+	e.at, e.proc, e.thr, e.fn = at, t.p, t, fn
+	w.scheduleEvent(e)
 }
 
 func (w *World) scheduleEvent(e *event) {
@@ -126,12 +133,20 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 		}
 	}()
 	started := w.live > 0
-	for w.q.Len() > 0 && w.err == nil {
+	budget := ""
+	for n := int64(0); w.q.Len() > 0 && w.err == nil; n++ {
 		if started && w.live == 0 {
 			break // every application thread is done: daemons do not keep the run alive
 		}
+		if w.cfg.MaxEvents > 0 && n >= w.cfg.MaxEvents {
+			budget = fmt.Sprintf("events: the run needed more than %d", w.cfg.MaxEvents)
+			break
+		}
 		e := w.q.pop()
 		if e.at > w.cfg.Horizon {
+			if w.live > 0 {
+				budget = fmt.Sprintf("simulated time: clients still working at the %s horizon", w.cfg.Horizon)
+			}
 			break
 		}
 		w.now = e.at
@@ -148,7 +163,7 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 				continue
 			}
 		}
-		e.fn()
+		w.fire(e)
 	}
 	if w.err != nil {
 		return nil, w.err
@@ -157,6 +172,7 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	t.Events = w.rec.events()
 	t.Stats.SimNs = w.rec.last
 	t.Stats.Events = len(t.Events)
+	t.Stats.Budget = budget
 	return t, nil
 }
 

@@ -14,6 +14,9 @@ var goldenScenarios = []protocols.Scenario{
 	{Seed: 3, Protocol: "setnx-lua-del", Workload: "unique-name", Topology: "replicated", FaultKinds: []string{"failover", "partition"}},
 	{Seed: 4, Protocol: "setnx-del", Workload: "stock", FaultKinds: []string{"client-crash", "node-restart", "clock-drift"}, Persistence: "everysec"},
 	{Seed: 5, Protocol: "setnx-lua-del", Workload: "stock", Topology: "replicated", FaultKinds: []string{"replication-lag", "watchdog-stall", "slow-work"}},
+	// Swarm: the fault subset, timing and clients are drawn from the seed.
+	{Seed: 6, Protocol: "redisson", Workload: "lock-set", Swarm: true, FaultKinds: []string{"gc-pause", "failover", "partition", "node-restart", "blackhole", "delay"}},
+	{Seed: 7, Protocol: "redlock", Workload: "unique-name", Swarm: true, FaultKinds: []string{"clock-jump", "node-restart"}},
 }
 
 // TestTraceHashGolden pins the hashes of a few runs, so that a trace is the
@@ -28,9 +31,11 @@ func TestTraceHashGolden(t *testing.T) {
 }
 
 var goldenHashes = []string{
-	"bdff1c11b6db0b36fadef2e932d71e7645cc5c509f642a36810e324d8bb18e18",
-	"4c1d3fbf4d808facc585e0aa9648e9dd2e9bd5a8bd34869c963f098ea67a3b6d",
-	"26bb50d77681215dd46b83169d541339068cfabb58958481ece77226a8eefec1",
-	"465488f3b0570657881cb1d3cb461e31f576f9a533879050bccd5b3fc97f6069",
-	"5fb60f865e48e855d86925e6032c9d733ef37851e4e34218a8c1da7c8b94e9ba",
+	"780e1f315698f2c8e143944d587d9edcce2383dd7209b29ecbb06667ad309afb",
+	"02dc7c9c008f46071548fc9fcd223f3c8f6f2aaeea705ba20013aef32d16fa6f",
+	"61d912641f4c21f420dfedf6aee0a61f3ae4304476883f632528b774457a9379",
+	"74464d46ac7f4628bc4f84df54e23dcd9f44b76ac2cdffff1aaefd3db2ce65e9",
+	"514ad7412ebe2d5eba57757c5a525ed4285624de0d5b562847e832e2a57d4d87",
+	"10f06eb437ea35f99e563ebdcd072b871492ce3117d4de3c6d852d09513a7f4d",
+	"655f70192b6f7875acac353b23b22bf07ee5e8500082035de33b26d4f68a4a9f",
 }

@@ -1,29 +1,26 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/traces"
 	"github.com/locksim/locksim/traces/explore"
 )
 
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("explore")
-	var base protocols.Scenario
-	explore.RegisterScenarioFlags(fs, &base, "seed")
+	fs := newFlags("explore", stdout)
+	base := protocols.Scenario{Swarm: true} // --swarm=false turns it off
+	explore.RegisterScenarioFlags(fs.FlagSet, &base, "seed")
 	runs := fs.Int("runs", 1000, "number of seeds to run")
-	seedStart := fs.Uint64("seed-start", 1, "first seed")
+	seedStart := fs.Uint64("seed-start", defaultSeed, "first seed")
 	workers := fs.Int("workers", 0, "parallel runs (default: all cores)")
 	untilFirst := fs.Bool("until-first", false, "stop at the first violation")
 	out := fs.String("out", "", "save the first trace of each cause and summary.json in `DIR`")
@@ -51,9 +48,12 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		Base: base, Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
 		UntilFirst: *untilFirst, Out: *out,
 	}
+	ctx, unlock, err := guardExplore(&cfg)
+	if err != nil {
+		return usageErr(stderr, "explore", err)
+	}
+	defer unlock()
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	s, err := explore.Explore(ctx, cfg, progressBar(stderr, *runs))
 	if err != nil {
 		return usageErr(stderr, "explore", err)
@@ -68,7 +68,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	if s.Errors > 0 {
-		return exitUsage
+		return exitInternal
 	}
 	return exitOK
 }
@@ -133,15 +133,19 @@ func printSummary(w io.Writer, s *explore.Summary) {
 	if s.Interrupted {
 		fmt.Fprintln(w, "  interrupted: partial summary")
 	}
-	fmt.Fprintf(w, "  %d runs in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
-		s.Runs, s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
-	fmt.Fprintf(w, "  %d violating runs, %d inconclusive, %d errors\n", s.Violating, s.Unknown, s.Errors)
+	fmt.Fprintf(w, "  %s in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
+		explore.Plural(s.Runs, "run"), s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
+	fmt.Fprintf(w, "  %d violating, %d inconclusive, %s\n", s.Violating, s.Unknown, explore.Plural(s.Errors, "error"))
 	if len(s.Coverage) > 0 {
 		var parts []string
 		for _, c := range s.Coverage {
 			parts = append(parts, fmt.Sprintf("%s %d", c.State, c.Runs))
 		}
 		fmt.Fprintf(w, "  dangerous states reached (runs): %s\n", strings.Join(parts, ", "))
+	}
+	if s.Violating > 0 {
+		fmt.Fprintf(w, "  %d runs violated the lock; %d only lost data in the store (a write no lock could keep)\n",
+			s.LockViolated, s.DataLost)
 	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)
@@ -156,91 +160,4 @@ func printSummary(w io.Writer, s *explore.Summary) {
 			fmt.Fprintf(w, "      replay: %s\n", c.Replay)
 		}
 	}
-}
-
-func cmdMerge(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("merge")
-	asJSON := fs.Bool("json", false, "print the merged summary as JSON")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return usageErr(stderr, "merge", err)
-	}
-	if len(pos) == 0 {
-		return usageErr(stderr, "merge", errors.New("want one or more explore --out DIRs (or summary.json files)"))
-	}
-	var parts []*explore.Summary
-	for _, p := range pos {
-		path := p
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			path = p + "/summary.json"
-		}
-		s, err := explore.ReadSummary(path)
-		if err != nil {
-			return usageErr(stderr, "merge", err)
-		}
-		parts = append(parts, s)
-	}
-	m, err := explore.Merge(parts)
-	if err != nil {
-		return usageErr(stderr, "merge", err)
-	}
-	if *asJSON {
-		b, _ := json.MarshalIndent(m, "", "  ")
-		fmt.Fprintln(stdout, string(b))
-	} else {
-		printSummary(stdout, m)
-	}
-	if m.Violating > 0 {
-		return exitViolation
-	}
-	return exitOK
-}
-
-func cmdShrink(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("shrink")
-	out := fs.String("o", "", "write the minimal trace to `FILE` (default: FILE.min.json)")
-	budget := fs.Int("budget", 500, "maximum number of runs")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return usageErr(stderr, "shrink", err)
-	}
-	if len(pos) != 1 {
-		return usageErr(stderr, "shrink", errors.New("want exactly one trace FILE"))
-	}
-	if *budget < 1 {
-		return usageErr(stderr, "shrink", errors.New("--budget must be at least 1"))
-	}
-	f, err := traces.Read(pos[0])
-	if err != nil {
-		return usageErr(stderr, "shrink", err)
-	}
-	r, err := explore.Shrink(f, *budget)
-	if err != nil {
-		return usageErr(stderr, "shrink", err)
-	}
-	dest := *out
-	if dest == "" {
-		dest = strings.TrimSuffix(pos[0], ".json") + ".min.json"
-	}
-	if err := traces.Write(dest, r.File); err != nil {
-		return usageErr(stderr, "shrink", err)
-	}
-	if *asJSON {
-		b, _ := json.MarshalIndent(map[string]any{"property": r.Property, "cause": r.Cause, "before": r.Before,
-			"after": r.After, "runs": r.Runs, "trace": dest, "faults": r.File.Scenario.Faults}, "", "  ")
-		fmt.Fprintln(stdout, string(b))
-	} else {
-		fmt.Fprintf(stdout, "shrunk %s (%s) in %d runs\n  before: %s\n  after:  %s\n",
-			r.Property, r.Cause, r.Runs, r.Before, r.After)
-		for _, f := range r.File.Scenario.Faults {
-			fmt.Fprintf(stdout, "    %s %s at %d ms for %d ms", f.Kind, f.Target, f.AtMs, f.DurMs)
-			if f.Value != 0 {
-				fmt.Fprintf(stdout, " (value %d)", f.Value)
-			}
-			fmt.Fprintln(stdout)
-		}
-		fmt.Fprintf(stdout, "  wrote %s\n  replay: %s\n", dest, explore.ReplayCommand(r.File.Scenario, dest))
-	}
-	return exitViolation
 }

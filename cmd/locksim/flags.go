@@ -5,36 +5,173 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 )
 
-// newFlags returns a flag set that never prints usage on its own: errors
-// become one line from the caller.
-func newFlags(name string) *flag.FlagSet {
+// errHelp is returned by parse after it printed a command's usage for
+// --help: the command then exits 0.
+var errHelp = errors.New("help shown")
+
+// flagSet is a command's flags plus what its --help prints.
+type flagSet struct {
+	*flag.FlagSet
+	cmd  command
+	help io.Writer
+}
+
+// newFlags returns a flag set that never prints on its own: errors become
+// one line from the caller, and --help prints the command's usage on help.
+func newFlags(name string, help io.Writer) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return fs
+	c, _ := lookupCommand(name)
+	s := &flagSet{FlagSet: fs, cmd: c, help: help}
+	if flagSetHook != nil {
+		flagSetHook(s)
+	}
+	return s
 }
 
+// flagSetHook lets tests see every flag set a command defines.
+var flagSetHook func(*flagSet)
+
 // parse parses args, allowing flags after positional arguments, and
-// returns the positional arguments.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+// returns the positional arguments. A valued flag given an empty string
+// is refused.
+func (fs *flagSet) parse(args []string) ([]string, error) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !(ok && b.IsBoolFlag()) {
+			if _, done := f.Value.(nonEmpty); !done {
+				f.Value = nonEmpty{f.Value}
+			}
+		}
+	})
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, fmt.Errorf("use `locksim help` for usage")
+				fs.usage(fs.help)
+				return nil, errHelp
 			}
-			return nil, err
+			return nil, flagError(err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			break
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+	if afterParse != nil {
+		return nil, afterParse()
+	}
+	return pos, nil
+}
+
+// afterParse, when set (by the flag-parser fuzz test), ends a command as
+// soon as its flags are parsed, with its error.
+var afterParse func() error
+
+var invalidValue = regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`)
+
+var strconvPrefix = regexp.MustCompile(`strconv\.\w+: parsing ".*": `)
+
+// flagError rewrites the flag package's "invalid value "x" for flag -n:
+// why" as "--n "x": why".
+func flagError(err error) error {
+	m := invalidValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return errors.New(strings.Replace(err.Error(), "flag: -", "flag: --", 1))
+	}
+	dash := "--"
+	if len(m[2]) == 1 {
+		dash = "-"
+	}
+	why := strconvPrefix.ReplaceAllString(m[3], "")
+	return fmt.Errorf("%s%s %s: %s", dash, m[2], m[1], why)
+}
+
+// nonEmpty refuses an empty or blank value: every valued flag names or
+// counts something.
+type nonEmpty struct{ flag.Value }
+
+func (v nonEmpty) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("must not be empty")
+	}
+	return v.Value.Set(s)
+}
+
+// isSet reports whether the flag name was given on the command line.
+func (fs *flagSet) isSet(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// usage prints the command's synopsis, every flag with its default, and
+// the limits that apply.
+func (fs *flagSet) usage(w io.Writer) {
+	c := fs.cmd
+	fmt.Fprintf(w, "usage: %s\n\n%s.\n", c.usage, capitalize(c.summary))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nFlags:")
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		plain := *f
+		if v, ok := f.Value.(nonEmpty); ok {
+			plain.Value = v.Value // UnquoteUsage names a value by its type
+		}
+		arg, text := flag.UnquoteUsage(&plain)
+		if arg == "value" {
+			arg = argName(f.Name)
+		}
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		line := "  " + dash + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		if def := f.DefValue; def != "" && def != "false" && !strings.Contains(text, "(default") {
+			text += fmt.Sprintf(" (default %s)", def)
+		}
+		if len(line) > 23 {
+			line += "\n" + strings.Repeat(" ", 24)
+		}
+		fmt.Fprintf(w, "%-24s %s\n", line, text)
+	})
+	if c.notes != "" {
+		fmt.Fprintf(w, "\n%s\n", c.notes)
+	}
+	fmt.Fprintf(w, "\nExample: %s\n%s\n", c.example, exitCodesLine)
+}
+
+// argName names the value of a flag whose usage does not.
+func argName(flag string) string {
+	switch {
+	case strings.HasSuffix(flag, "-ms"):
+		return "MS"
+	case strings.HasSuffix(flag, "s") && flag != "clients" && flag != "threads" && flag != "ops" && flag != "nodes":
+		return "LIST"
+	case flag == "intensity":
+		return "X"
+	case flag == "seed" || flag == "clients" || flag == "threads" || flag == "ops" || flag == "nodes":
+		return "N"
+	}
+	return "NAME"
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.
@@ -48,8 +185,10 @@ func splitList(s string) []string {
 	return out
 }
 
-// flagSet reports whether the flag name was given.
-func flagSet(fs *flag.FlagSet, name string) bool {
+func parse(fs *flagSet, args []string) ([]string, error) { return fs.parse(args) }
+
+// given reports whether the flag name was given.
+func (fs *flagSet) given(name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set

@@ -38,7 +38,7 @@ type bugItem struct {
 }
 
 func cmdList(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("list")
+	fs := newFlags("list", stdout)
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {

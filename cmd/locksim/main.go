@@ -3,9 +3,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/traces"
 )
 
 // Exit codes.
@@ -14,57 +21,124 @@ const (
 	exitViolation = 1
 	exitUsage     = 2
 	exitUnknown   = 3
+	exitInternal  = 4
 )
 
+const exitCodesLine = "Exit status: 0 no violation, 1 a violation was found, 2 bad usage or input, 3 inconclusive, 4 internal error."
+
+// defaultSeed is the seed of run and the first seed of explore and matrix.
+const defaultSeed = 1
+
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	stop := cleanOnSignal()
+	code := Main(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 type command struct {
 	name    string
 	summary string
+	usage   string
 	example string
+	notes   string
 	run     func(args []string, stdout, stderr io.Writer) int
 }
 
+var scenarioLimits = "Limits: 1 to 1,000 clients, 1 to 64 threads per client, 1 to 100,000 operations per thread;\n" +
+	fmt.Sprintf("--intensity in (0, 100]; --max-events from 1 to %d (default %d).", protocols.MaxEventBudget, protocols.DefaultEventBudget)
+
 func commands() []command {
 	return []command{
-		{"run", "run one scenario, check it, explain violations", "locksim run --protocol setnx-del --faults gc-pause --seed 7", cmdRun},
-		{"replay", "re-run a trace file's scenario and verify its hash", "locksim replay out/trace.json", cmdReplay},
-		{"view", "write a trace file's HTML timeline (self-contained, with porcupine's linearization)", "locksim view out/trace.json -o out/trace.html", cmdView},
-		{"matrix", "run every protocol under every fault kind: unsafe with its first failing seed and rate, or the rate it rules out", "locksim matrix --workload all --verify", cmdMatrix},
-		{"verify", "bounded exhaustive check: every single fault of a kind at every step of a small scenario", "locksim verify --protocols setnx-del --faults gc-pause", cmdVerify},
-		{"explore", "run many seeds on all cores; violations by cause, first trace of each saved", "locksim explore --protocol setnx-del --faults gc-pause --runs 10000 --out out/", cmdExplore},
-		{"shrink", "make a failing trace's scenario minimal, keeping its cause", "locksim shrink out/mutual-exclusion-premature-expiry.json -o min.json", cmdShrink},
-		{"merge", "combine the summaries of sharded explore runs", "locksim merge shard1/ shard2/", cmdMerge},
-		{"list", "list protocols, workloads, faults and scenarios", "locksim list --json", cmdList},
-		{"help", "show this help", "locksim help", nil},
+		{"run", "run one scenario, check it, explain violations",
+			"locksim run [--scenario NAME | --protocol NAME [flags]] [--trace FILE] [--html FILE] [--json]",
+			"locksim run --protocol setnx-del --faults gc-pause --seed 7",
+			"Without --protocol, runs the reference scenario NAME (default " + defaultReferenceName + ").\n" + scenarioLimits, cmdRun},
+		{"replay", "re-run a trace file's scenario and verify its hash",
+			"locksim replay FILE [--trace FILE] [--html FILE] [--json]", "locksim replay out/trace.json",
+			"The file's events and report are checked against its hash before it is trusted.\n" + inputLimitNote, cmdReplay},
+		{"view", "write a trace file's HTML timeline (self-contained, with porcupine's linearization)",
+			"locksim view FILE -o OUT.html", "locksim view out/trace.json -o out/trace.html", inputLimitNote, cmdView},
+		{"matrix", "run every protocol under every fault kind: unsafe with its first failing seed and rate, or the rate it rules out",
+			"locksim matrix [flags]", "locksim matrix --workload all --verify", "", cmdMatrix},
+		{"verify", "bounded exhaustive check: every single fault of a kind at every step of a small scenario",
+			"locksim verify [--protocols P,...] [--faults F,...] [flags]",
+			"locksim verify --protocols setnx-del --faults gc-pause", "", cmdVerify},
+		{"explore", "run many seeds on all cores; violations by cause, first trace of each saved",
+			"locksim explore --protocol NAME [flags]",
+			"locksim explore --protocol setnx-del --faults gc-pause --runs 10000 --out out/",
+			"Ctrl-C or SIGTERM stops it with a partial summary (written to --out too).\n" +
+				"--workers is capped at --runs and the number of cores. One explore at a time owns an --out directory.\n" +
+				scenarioLimits, cmdExplore},
+		{"shrink", "make a failing trace's scenario minimal, keeping its cause",
+			"locksim shrink FILE [-o OUT] [--budget N] [--json]",
+			"locksim shrink out/mutual-exclusion-premature-expiry.json -o min.json", inputLimitNote, cmdShrink},
+		{"merge", "combine the summaries of sharded explore runs",
+			"locksim merge DIR|summary.json... [--json]", "locksim merge shard1/ shard2/",
+			"Shards must share one scenario template and have disjoint seeds.\n" + inputLimitNote, cmdMerge},
+		{"list", "list protocols, workloads, faults and scenarios", "locksim list [--json]", "locksim list --json", "", cmdList},
+		{"help", "show the commands, or one command's usage and flags", "locksim help [CMD]", "locksim help explore", "", nil},
 	}
+}
+
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 // Main runs the CLI with args and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "locksim: internal error: %v\n", r)
-			code = exitUsage
+			code = internalError(stderr, r)
 		}
 	}()
 	if len(args) == 0 {
 		return cmdRun(nil, stdout, stderr)
 	}
 	name := args[0]
-	if name == "help" || name == "-h" || name == "--help" {
-		help(stdout)
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return cmdHelp(args[1:], stdout, stderr)
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, versionLine())
 		return exitOK
 	}
-	for _, c := range commands() {
-		if c.name == name && c.run != nil {
-			return c.run(args[1:], stdout, stderr)
-		}
+	if c, ok := lookupCommand(name); ok && c.run != nil {
+		return c.run(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "locksim: unknown command %q (see locksim help)\n", name)
 	return exitUsage
+}
+
+// internalError reports a panic as a bug in locksim, on one line.
+func internalError(stderr io.Writer, r any) int {
+	first, _, _ := strings.Cut(fmt.Sprint(r), "\n")
+	fmt.Fprintf(stderr, "locksim: internal error (a bug in locksim, please report it with the command line): %s\n", first)
+	return exitInternal
+}
+
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	switch len(args) {
+	case 0:
+		help(stdout)
+		return exitOK
+	case 1:
+		c, ok := lookupCommand(args[0])
+		if !ok {
+			return usageErr(stderr, "help", fmt.Errorf("unknown command %q", args[0]))
+		}
+		if c.run == nil {
+			help(stdout)
+			return exitOK
+		}
+		return c.run([]string{"--help"}, stdout, stderr)
+	}
+	return usageErr(stderr, "help", errors.New("want at most one command name"))
 }
 
 func help(w io.Writer) {
@@ -75,10 +149,42 @@ func help(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n           e.g. %s\n", c.name, c.summary, c.example)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Exit codes: 0 no violation, 1 violation, 2 bad usage or input, 3 checker inconclusive.")
+	fmt.Fprintln(w, "`locksim help CMD` or `locksim CMD --help` shows a command's flags. `locksim --version` prints the version.")
+	fmt.Fprintf(w, "The default seed is %d everywhere (run --seed, explore --seed-start, matrix --seed).\n", defaultSeed)
+	fmt.Fprintln(w, exitCodesLine)
+}
+
+// versionLine is the module version (from the build) and the Go version.
+func versionLine() string {
+	v := "(devel)"
+	mod := "github.com/locksim/locksim"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path != "" {
+			mod = bi.Main.Path
+		}
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && v == "(devel)" {
+				v += " " + s.Value[:min(12, len(s.Value))]
+			}
+		}
+	}
+	return fmt.Sprintf("locksim %s %s, %s %s/%s", mod, v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 func usageErr(stderr io.Writer, cmd string, err error) int {
-	fmt.Fprintf(stderr, "locksim %s: %v\n", cmd, err)
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	if traces.IsInternal(err) {
+		return internalError(stderr, err)
+	}
+	fmt.Fprintf(stderr, "locksim %s: %v\n", cmd, oneLine(err.Error()))
 	return exitUsage
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }

@@ -17,9 +17,9 @@ import (
 // columns, one table per workload; each cell unsafe with its first
 // failing seed and violating rate, or safe with the rate it rules out.
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("matrix")
+	fs := newFlags("matrix", stdout)
 	runs := fs.Int("runs", explore.DefaultMatrixRuns, "seeds per cell")
-	first := fs.Uint64("seed", 0, "first seed of every cell")
+	first := fs.Uint64("seed", defaultSeed, "first seed of every cell")
 	workload := fs.String("workload", "unique-name", "comma-separated workloads, or \"all\"")
 	protos := fs.String("protocols", "", "comma-separated protocols (default: all)")
 	faults := fs.String("faults", "", "comma-separated fault kinds, \"none\" included (default: none and every kind)")
@@ -36,7 +36,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "matrix", fmt.Errorf("unexpected argument %q", pos[0]))
 	case *runs < 1 || *runs > 100000:
 		return usageErr(stderr, "matrix", errors.New("--runs must be between 1 and 100000"))
-	case *clients < 0 || flagSet(fs, "clients") && *clients == 0:
+	case *clients < 0 || fs.given("clients") && *clients == 0:
 		return usageErr(stderr, "matrix", errors.New("--clients must be at least 1"))
 	case *workers < 0:
 		return usageErr(stderr, "matrix", errors.New("--workers must not be negative"))

@@ -15,10 +15,10 @@ func TestMatrixPrintsTableAndFirstFailures(t *testing.T) {
 	}
 	for _, want := range []string{
 		"protocol", "none", "gc-pause",
-		"local-mutex", "unsafe@0 100%",
+		"local-mutex", "unsafe@1 100%",
 		"rate < 63% at 95% confidence",
 		"setnx-lua-del", "safe",
-		"first failures:", "local-mutex / none (single), seed 0: mutual-exclusion: local-lock-only",
+		"first failures:", "local-mutex / none (single), seed 1: mutual-exclusion: local-lock-only",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

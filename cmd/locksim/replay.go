@@ -4,14 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"regexp"
 
+	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
 )
 
 func cmdReplay(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("replay")
+	fs := newFlags("replay", stdout)
 	var out outputFlags
 	out.register(fs)
+	maxMB := registerMaxInput(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "replay", err)
@@ -19,23 +23,52 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageErr(stderr, "replay", errors.New("want exactly one trace FILE"))
 	}
-	f, err := traces.Read(pos[0])
+	if err := checkOutputs(pos, out.trace, out.html); err != nil {
+		return usageErr(stderr, "replay", err)
+	}
+	f, err := readTrace(pos[0], *maxMB)
 	if err != nil {
 		return usageErr(stderr, "replay", err)
 	}
-	o, err := traces.Execute(f.Scenario)
+	if _, err := protocols.Lookup(f.Scenario.Protocol); err != nil {
+		return usageErr(stderr, "replay", userProtocol(f.Scenario.Protocol, pos[0]))
+	}
+	o, err := traces.Verify(f)
 	if err != nil {
 		return usageErr(stderr, "replay", err)
-	}
-	if got := o.File.TraceSHA256; got != f.TraceSHA256 {
-		return usageErr(stderr, "replay", fmt.Errorf("trace hash mismatch: recorded %s, replayed %s", short(f.TraceSHA256), short(got)))
 	}
 	return finish(o, "locksim replay "+pos[0], out, stdout, stderr)
 }
 
-func short(h string) string {
-	if len(h) > 16 {
-		return h[:16]
+// locktestReplayFlag is locktest.ReplayFlag; the CLI does not link
+// locktest (and its test dependencies), a test keeps the two equal.
+const locktestReplayFlag = "locktest.replay"
+
+// traceTestName reads the test name locktest puts in a trace's file name
+// (<test>-<12 hex>.json).
+var traceTestName = regexp.MustCompile(`^(.+)-[0-9a-f]{12}\.json$`)
+
+// userProtocol explains how to replay a trace of a protocol that a Go test
+// registered with locktest: only that test binary can run it.
+func userProtocol(name, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
 	}
-	return h
+	run := "<TestName>"
+	if m := traceTestName.FindStringSubmatch(filepath.Base(path)); m != nil {
+		run = "'^" + regexp.QuoteMeta(m[1]) + "$'"
+	}
+	return fmt.Errorf("protocol %q is not in locksim's catalog (a Go test registered it with locktest): replay the trace in that test's package with: go test -run %s -%s=%s (locksim view %s renders it)",
+		name, run, locktestReplayFlag, abs, path)
+}
+
+// readTrace reads a trace file under the --max-input-mb cap; the reader
+// checks its events against its hash.
+func readTrace(path string, maxMB int64) (*traces.File, error) {
+	limit, err := maxInputBytes(maxMB)
+	if err != nil {
+		return nil, err
+	}
+	return traces.ReadLimit(path, limit)
 }

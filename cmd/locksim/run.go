@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -21,19 +20,19 @@ type outputFlags struct {
 	json        bool
 }
 
-func (o *outputFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.trace, "trace", "", "write the trace as JSON to `FILE`")
+func (o *outputFlags) register(fs *flagSet) {
+	fs.StringVar(&o.trace, "trace", "", "write the trace as JSON to `FILE` (replaced atomically; a device or FIFO is written through)")
 	fs.StringVar(&o.html, "html", "", "write the HTML timeline (porcupine's linearization as a second tab) to `FILE`")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object on stdout")
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run")
+	fs := newFlags("run", stdout)
 	var out outputFlags
 	out.register(fs)
-	scenario := fs.String("scenario", "", "run the named reference scenario")
-	sc := protocols.Scenario{Seed: 1}
-	explore.RegisterScenarioFlags(fs, &sc)
+	scenario := fs.String("scenario", "", "run the named reference scenario `NAME` (see locksim list)")
+	sc := protocols.Scenario{Seed: defaultSeed}
+	explore.RegisterScenarioFlags(fs.FlagSet, &sc)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "run", err)
@@ -41,17 +40,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return usageErr(stderr, "run", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-
+	if err := checkOutputs(nil, out.trace, out.html); err != nil {
+		return usageErr(stderr, "run", err)
+	}
 	replay := ""
-	if sc.Protocol == "" {
+	if !fs.isSet("protocol") {
 		name := *scenario
 		if name == "" {
 			name = traces.DefaultReference
 		}
 		for _, f := range explore.ScenarioFlagNames() {
-			if set[f] {
+			if fs.isSet(f) {
 				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol (a reference scenario is fixed)", f))
 			}
 		}
@@ -77,10 +76,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 // finish writes the requested files, prints the outcome and returns the
 // exit code of its verdict.
 func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io.Writer) int {
+	notes := stdout // what was written; on stderr when stdout carries JSON
+	if out.json {
+		notes = stderr
+	}
 	if out.trace != "" {
 		if err := traces.Write(out.trace, o.File); err != nil {
 			return usageErr(stderr, "run", err)
 		}
+		fmt.Fprintf(notes, "wrote %s\n", out.trace)
 	}
 	if out.html != "" {
 		// The timeline, with porcupine's linearization as its second tab.
@@ -91,6 +95,7 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 		if err := traces.WriteAtomic(out.html, buf.Bytes()); err != nil {
 			return usageErr(stderr, "run", err)
 		}
+		fmt.Fprintf(notes, "wrote %s\n", out.html)
 	}
 	if out.json {
 		b, _ := json.MarshalIndent(summary(o, replay), "", "  ")
@@ -116,6 +121,7 @@ type jsonStats struct {
 
 type jsonSummary struct {
 	Verdict     string              `json:"verdict"`
+	Budget      string              `json:"budget,omitempty"`
 	Protocol    string              `json:"protocol"`
 	Workload    string              `json:"workload"`
 	Seed        uint64              `json:"seed"`
@@ -131,7 +137,7 @@ type jsonSummary struct {
 func summary(o *traces.Outcome, replay string) jsonSummary {
 	f := o.File
 	return jsonSummary{
-		Verdict: f.Report.Verdict, Protocol: f.Scenario.Protocol, Workload: f.Scenario.Workload,
+		Verdict: f.Report.Verdict, Budget: f.Report.Budget, Protocol: f.Scenario.Protocol, Workload: f.Scenario.Workload,
 		Seed: f.Scenario.Seed, Faults: len(f.Scenario.Faults), Violations: f.Report.Violations,
 		Damage: f.Report.Damage, Checked: f.Report.Checked, TraceSHA256: f.TraceSHA256,
 		Stats: jsonStats{
@@ -148,13 +154,16 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 	sc := f.Scenario
 	faults := "no faults"
 	if n := len(sc.Faults); n > 0 {
-		faults = fmt.Sprintf("%d faults", n)
+		faults = explore.Plural(n, "fault")
 	}
-	fmt.Fprintf(w, "%s: %s / %s, seed %d, %d clients, %s\n",
-		strings.ToUpper(f.Report.Verdict), sc.Protocol, sc.Workload, sc.Seed, sc.Clients, faults)
+	fmt.Fprintf(w, "%s: %s / %s, seed %d, %s, %s\n",
+		strings.ToUpper(f.Report.Verdict), sc.Protocol, sc.Workload, sc.Seed, explore.Plural(sc.Clients, "client"), faults)
+	if f.Report.Budget != "" {
+		fmt.Fprintf(w, "  %s (raise it with --max-events)\n", f.Report.Budget)
+	}
 	for i, v := range f.Report.Violations {
 		if i == 8 {
-			fmt.Fprintf(w, "  ... and %d more violations (see --json)\n", len(f.Report.Violations)-i)
+			fmt.Fprintf(w, "  ... and %s more (see --json)\n", explore.Plural(len(f.Report.Violations)-i, "violation"))
 			break
 		}
 		cause := v.Cause
@@ -162,33 +171,67 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 			cause += " (" + v.Reason + ")"
 		}
 		fmt.Fprintf(w, "  %s: %s on %s, %s, at t=%.1f s\n    %s\n",
-			v.Property, cause, v.Key, strings.Join(v.Clients, " and "), v.AtMs/1000, v.Explanation)
+			v.Property, cause, keyPhrase(v), strings.Join(v.Clients, " and "), v.AtMs/1000, v.Explanation)
 	}
-	if line := damageLine(f.Report.Damage); line != "" {
-		fmt.Fprintf(w, "  damage: %s\n", line)
-	}
+	printDamage(w, f.Report)
 	fmt.Fprintf(w, "  %d events, %d redis commands, %.1f s simulated in %d ms; trace %s\n",
 		f.Trace.Stats.Events, f.Trace.Stats.RedisCommands, float64(f.Trace.Stats.SimNs)/1e9,
 		o.Wall.Milliseconds(), f.TraceSHA256[:16])
 	fmt.Fprintf(w, "  replay: %s\n", replay)
 }
 
+// keyPhrase names what a violation is about: the lock key for mutual
+// exclusion, the protected data otherwise, the name quoted as data.
+func keyPhrase(v checker.Violation) string {
+	if v.Property == checker.PropMutex {
+		return fmt.Sprintf("the lock key %q", v.Key)
+	}
+	return fmt.Sprintf("the protected data %q", v.Key)
+}
+
+// staleGloss explains "stale write" where a report first prints it.
+const staleGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis"
+
+// printDamage prints the damage line. In a run without violations, writes
+// made after the lease ran out harmed nothing (no one else held the lock)
+// and are reported as such, not as damage.
+func printDamage(w io.Writer, r checker.Report) {
+	d := r.Damage
+	harmless := 0
+	if r.Verdict != checker.VerdictViolation && d.Total() == d.StaleWritesAccepted {
+		harmless, d.StaleWritesAccepted = d.StaleWritesAccepted, 0
+	}
+	if line := damageLine(d); line != "" {
+		fmt.Fprintf(w, "  damage to the protected data: %s\n", line)
+		if d.StaleWritesAccepted > 0 || d.StaleWritesRejected > 0 {
+			fmt.Fprintf(w, "    (%s)\n", staleGloss)
+		}
+	}
+	if harmless > 0 {
+		fmt.Fprintf(w, "  no damage: %s made after the lock's lease ran out on Redis, while no other client held the lock\n",
+			explore.Plural(harmless, "write"))
+	}
+}
+
 // damageLine lists the non-zero damage counts, harm first.
 func damageLine(d checker.Damage) string {
 	var parts []string
 	for _, c := range []struct {
-		n    int
-		what string
+		n          int
+		one, other string
 	}{
-		{d.DuplicateInserts, "duplicate inserts"},
-		{d.LostUpdates, "lost updates"},
-		{d.OversoldUnits, "oversold units"},
-		{d.LostElements, "lost set elements"},
-		{d.StaleWritesAccepted, "stale writes accepted"},
-		{d.StaleWritesRejected, "stale writes rejected by fencing"},
+		{d.DuplicateInserts, "duplicate insert", "duplicate inserts"},
+		{d.LostUpdates, "lost update", "lost updates"},
+		{d.OversoldUnits, "oversold unit", "oversold units"},
+		{d.LostElements, "lost set element", "lost set elements"},
+		{d.StaleWritesAccepted, "stale write accepted", "stale writes accepted"},
+		{d.StaleWritesRejected, "stale write rejected by fencing", "stale writes rejected by fencing"},
 	} {
-		if c.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.one)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.other))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -17,7 +17,7 @@ import (
 // cmdVerify runs the bounded exhaustive check: every single fault of each
 // kind at every step of the fault-free run of a small scope.
 func cmdVerify(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("verify")
+	fs := newFlags("verify", stdout)
 	protos := fs.String("protocols", "", "comma-separated protocols (default: all)")
 	faults := fs.String("faults", "", "comma-separated fault kinds (default: every kind)")
 	workload := fs.String("workload", "unique-name", "workload")

@@ -6,16 +6,17 @@ import (
 	"io"
 
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
 	"github.com/locksim/locksim/traces/view"
 )
 
-// cmdView writes the HTML timeline of a trace file. It re-runs the file's
-// scenario to obtain porcupine's linearization (the page's second tab) and
-// refuses a file whose scenario no longer reproduces its trace hash.
+// cmdView writes the HTML timeline of a trace file from its recorded
+// trace, refusing a file whose events, hash and report do not agree.
 func cmdView(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("view")
+	fs := newFlags("view", stdout)
 	out := fs.String("o", "", "write the HTML page to `FILE` (required)")
 	fs.StringVar(out, "out", "", "same as -o")
+	maxMB := registerMaxInput(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "view", err)
@@ -26,7 +27,10 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return usageErr(stderr, "view", errors.New("-o OUT.html is required"))
 	}
-	f, err := traces.Read(pos[0])
+	if err := checkOutputs(pos, *out); err != nil {
+		return usageErr(stderr, "view", err)
+	}
+	f, err := readTrace(pos[0], *maxMB)
 	if err != nil {
 		return usageErr(stderr, "view", err)
 	}
@@ -37,7 +41,7 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	if err := traces.WriteAtomic(*out, page); err != nil {
 		return usageErr(stderr, "view", err)
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s / %s, seed %d, %s, %d violations\n",
-		*out, f.Scenario.Protocol, f.Scenario.Workload, f.Scenario.Seed, f.Report.Verdict, len(f.Report.Violations))
+	fmt.Fprintf(stdout, "wrote %s: %s / %s, seed %d, %s, %s\n",
+		*out, f.Scenario.Protocol, f.Scenario.Workload, f.Scenario.Seed, f.Report.Verdict, explore.Plural(len(f.Report.Violations), "violation"))
 	return exitOK
 }

@@ -19,7 +19,7 @@ type Event struct {
 	Key    string   `json:"key,omitempty"`
 	Args   []string `json:"args,omitempty"`
 	Reply  string   `json:"reply,omitempty"`
-	Change string   `json:"change,omitempty"` // what happened to Key: created, deleted, expired
+	Change string   `json:"change,omitempty"` // what happened to Key: created, deleted, overwritten, expired, lost
 	Detail string   `json:"detail,omitempty"`
 	DurNs  int64    `json:"dur_ns,omitempty"`
 }
@@ -62,6 +62,9 @@ const (
 	KeyDeleted = "deleted"
 	KeyExpired = "expired"
 	KeyLost    = "lost" // gone without a command or expiry: promotion, restart, demotion
+	// A command changed an existing key's value (GETSET, SET without NX,
+	// HSET or HINCRBY in a script); a TTL change alone is no overwrite.
+	KeyOverwritten = "overwritten"
 )
 
 // Op is one invoke/return pair in a client history. Return is -1 while
@@ -86,6 +89,8 @@ type Stats struct {
 	SimNs         int64 `json:"sim_ns"`
 	Events        int   `json:"events"`
 	RedisCommands int   `json:"redis_commands"`
+	// Budget, when set, says which budget stopped the run early.
+	Budget string `json:"budget,omitempty"`
 }
 
 // Trace is the full output of a run: events in the order they happened
@@ -99,7 +104,14 @@ type Trace struct {
 
 // Hash is the SHA-256 of the trace's canonical JSON encoding.
 func (t *Trace) Hash() string {
-	b, err := json.Marshal(t)
+	c := *t // no events or ops hash as [] however they were built or read
+	if c.Events == nil {
+		c.Events = []Event{}
+	}
+	if c.Ops == nil {
+		c.Ops = []Op{}
+	}
+	b, err := json.Marshal(&c)
 	if err != nil {
 		panic(err) // plain structs of strings and ints always marshal
 	}

@@ -40,19 +40,25 @@ type CauseCount struct {
 // Summary aggregates an exploration. It holds counters only, so memory
 // stays flat however many runs there are.
 type Summary struct {
-	Protocol   string             `json:"protocol"`
-	Workload   string             `json:"workload"`
-	Faults     []string           `json:"faults"`
-	Topology   string             `json:"topology"`
-	Scenario   protocols.Scenario `json:"scenario"` // every run's scenario but its seed, as given
-	SeedStart  uint64             `json:"seed_start"`
-	Shard      string             `json:"shard,omitempty"`
-	Runs       int                `json:"runs"`
-	Violating  int                `json:"violating_runs"`
-	Unknown    int                `json:"unknown_runs"`
-	Errors     int                `json:"errors"`
-	FirstError string             `json:"first_error,omitempty"`
-	Causes     []CauseCount       `json:"causes"`
+	Protocol  string             `json:"protocol"`
+	Workload  string             `json:"workload"`
+	Faults    []string           `json:"faults"`
+	Topology  string             `json:"topology"`
+	Scenario  protocols.Scenario `json:"scenario"` // every run's scenario but its seed, as given
+	SeedStart uint64             `json:"seed_start"`
+	Shard     string             `json:"shard,omitempty"`
+	Runs      int                `json:"runs"`
+	Violating int                `json:"violating_runs"`
+	// LockViolated counts the runs where the lock itself failed (a
+	// mutual-exclusion violation); DataLost the others, whose only damage
+	// is a write the data store lost (a crash or a promotion undid it),
+	// which no lock could prevent.
+	LockViolated int          `json:"lock_violated_runs"`
+	DataLost     int          `json:"data_lost_runs"`
+	Unknown      int          `json:"unknown_runs"`
+	Errors       int          `json:"errors"`
+	FirstError   string       `json:"first_error,omitempty"`
+	Causes       []CauseCount `json:"causes"`
 	// Coverage counts the runs that reached each dangerous state, so that
 	// "0 violations" comes with how often the danger was there.
 	Coverage    []StateCount `json:"coverage"`
@@ -176,6 +182,7 @@ func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string)
 	switch r.verdict {
 	case checker.VerdictViolation:
 		s.Violating++
+		s.split(r.file.Report)
 		return s.count(causes, r.seed, r.file, out)
 	case checker.VerdictUnknown:
 		s.Unknown++
@@ -205,6 +212,22 @@ func listCauses(base protocols.Scenario, causes map[[2]string]*CauseCount) []Cau
 	}
 	sortCauses(out)
 	return out
+}
+
+// split counts a violating run as a failure of the lock itself, or as a
+// run whose only damage is a write the data store lost.
+func (s *Summary) split(r checker.Report) {
+	data := false
+	for _, v := range r.Violations {
+		if v.Property == checker.PropMutex {
+			s.LockViolated++
+			return
+		}
+		data = data || v.Cause == checker.CauseLostAfterFailover || v.Cause == checker.CauseRestart
+	}
+	if data {
+		s.DataLost++
+	}
 }
 
 // count records each distinct cause of a violating run, keeping the trace
@@ -265,6 +288,10 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 		m.Runs += p.Runs
 		m.Violating += p.Violating
+		m.LockViolated += p.LockViolated
+		m.DataLost += p.DataLost
+		m.LockViolated += p.LockViolated
+		m.DataLost += p.DataLost
 		m.Unknown += p.Unknown
 		m.Errors += p.Errors
 		if m.FirstError == "" {

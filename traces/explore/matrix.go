@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -28,6 +29,19 @@ const (
 // at 95 % confidence. The three workloads' matrices take about 3 CPU
 // minutes at this count (BENCHMARKS.md).
 const DefaultMatrixRuns = 100
+
+// FaultTopology names the topology a fault kind needs, for kinds that only
+// make sense with replicas (trace.KindSpec.Needs); other kinds run on the
+// protocol's default topology.
+var FaultTopology = func() map[string]string {
+	out := map[string]string{}
+	for _, k := range trace.Kinds() {
+		if k.Needs {
+			out[k.Name] = k.Topology
+		}
+	}
+	return out
+}()
 
 // MatrixOptions selects the rows, the columns and the seeds of a matrix.
 type MatrixOptions struct {

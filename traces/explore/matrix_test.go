@@ -2,11 +2,202 @@ package explore
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
 )
+
+// expectedCell is a pinned verdict of the safety matrix on the default
+// workload (unique-name: three clients register the same four names,
+// each with a re-check and 5 s of work under the lock), argued from the
+// protocol's source, not copied from a run.
+type expectedCell struct {
+	protocol, fault, verdict string
+}
+
+// The arguments, column by column.
+//
+// none: every lease is longer than the 5 s critical section (setnx-lua-del,
+// setnx-get-del, setnx-watch-del and redislock-go 10 s, redlock 8 s minus
+// 1 % drift, the others 30 s or 60 s), so without faults no key expires
+// under its holder, and every release only removes the caller's own key
+// (setnx-del's unconditional DEL included: its own key is still there).
+// local-mutex is the exception: a JVM monitor excludes threads of one
+// process only, so two clients that both found the name absent insert it
+// twice.
+//
+// gc-pause: half the generated pauses last half a lease to two leases, so
+// some outlast the lease of a client that holds the lock; nothing a
+// paused process runs can renew it (Redisson's watchdog and the seed's
+// daemon are threads of the same process), the key expires, the next
+// client takes it and both work. Unsafe for every lease-based lock;
+// redlock re-checks validity only while acquiring, so a pause after that
+// breaks it too. fenced is unsafe as well: the database rejects an INSERT
+// whose token is lower than one it has already accepted, but reads carry
+// no token, so when the paused holder (older token) resumes and inserts
+// before the new holder (newer token) does, both inserts are accepted
+// after both found the name absent.
+//
+// failover (replicated topology; n/a for the independent-masters locks):
+// the generator crashes the master while replication lags (three times in
+// four), half the time right after a client's acquire returned, and draws
+// the sentinel's down-after together with the 5 s hold (three draws in
+// four leave room for the promotion and the clients' discovery before the
+// hold ends): the promoted replica lacks the holder's key and a second
+// client takes it while the holder still works. Unsafe for every
+// single-master lock, Redisson 3.16's included (its WAIT after the script
+// only reports, it does not refuse). Redisson 3.17.0 (trylock with it)
+// throws "Only n of m slaves were synced" when the WAIT comes back short,
+// and the newer line and fenced (syncedEval: the acquire is undone when
+// no replica acknowledged it within 1 s) refuse every acquire while
+// replication lags, and without
+// lag the promoted replica has the key: safe under failover alone; a
+// partition that leaves the promotable replica stale breaks them (the
+// failover,partition cell of BENCHMARKS.md's detection table).
+//
+// clock-jump: half the jumps are anchored: right after a client's acquire
+// (or its release) a lock node's clock jumps forward by one to two
+// leases. TTLs follow the node's clock, so the holder's key expires at
+// once and no protocol notices; a waiter that polls, or whose pub/sub
+// wait ends on its TTL or on a later arrival, takes the key while the
+// holder works. Unsafe for every single-master lock and fenced. On
+// independent masters the anchored jump comes, half the time, with the
+// holder cut from a minority of the masters, so that it holds a bare
+// quorum and the jumped master's key completes a second one
+// (Kleppmann's case): unsafe for the Redlock variants. The multilock
+// needs every master: a jump frees the holder's key on one of them, but a
+// rival cannot take the others, so no second holder forms (0 of 5,000
+// runs once the checker stopped counting a rival's single-master grant as
+// a hold).
+//
+// reply-loss: lost replies make clients time out. A lost acquire reply
+// leaves an orphan key until its TTL (lost progress, not exclusion);
+// retries of non-idempotent scripts (Redisson 3.16's acquire and unlock,
+// go-redis's obtain) run twice, which adds a reentrant hold, answers
+// IllegalMonitorState, or is recognised by the token (obtain.lua, the
+// unlock latch) but never grants a lock that another client holds, and
+// every compare-and-delete checks the owner. Safe, except local-mutex.
+var expectedMatrix = func() []expectedCell {
+	var out []expectedCell
+	single := []string{"setnx-del", "setnx-lua-del", "setnx-get-del", "setnx-watch-del", "setnx-daemon-renew",
+		"redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-3.17.0", "redisson-trylock", "redisson-latest", "redislock-go", "spring-registry"}
+	// redlock-setnx-extend behaves as redlock here: its keep-alive runs
+	// in the paused process too, and a late SET NX on one jumped master
+	// cannot form a second majority.
+	multi := []string{"redlock", "redlock-unchecked", "redlock-setnx-extend", "redisson-multilock"}
+	add := func(fault, verdict string, ps ...string) {
+		for _, p := range ps {
+			out = append(out, expectedCell{p, fault, verdict})
+		}
+	}
+	for _, f := range []string{"none", "gc-pause", "failover", "clock-jump", "reply-loss"} {
+		add(f, CellUnsafe, "local-mutex")
+	}
+	add("none", CellSafe, single...)
+	add("none", CellSafe, multi...)
+	add("none", CellSafe, "fenced")
+	add("gc-pause", CellUnsafe, single...)
+	add("gc-pause", CellUnsafe, multi...)
+	add("gc-pause", CellUnsafe, "fenced")
+	syncChecked := []string{"redisson-3.17.0", "redisson-trylock", "redisson-latest"}
+	add("failover", CellUnsafe, slices.DeleteFunc(slices.Clone(single), func(p string) bool { return slices.Contains(syncChecked, p) })...)
+	add("failover", CellSafe, append(syncChecked, "fenced")...)
+	add("failover", CellNA, multi...)
+	add("clock-jump", CellUnsafe, single...)
+	add("clock-jump", CellUnsafe, "fenced")
+	add("clock-jump", CellUnsafe, "redlock", "redlock-unchecked", "redlock-setnx-extend")
+	add("clock-jump", CellSafe, "redisson-multilock")
+	add("reply-loss", CellSafe, single...)
+	add("reply-loss", CellSafe, multi...)
+	add("reply-loss", CellSafe, "fenced")
+	return out
+}()
+
+// simDeviations are cells where the sim currently disagrees with the
+// argued verdict for a reason outside the protocol, named here; the test
+// reports them instead of failing. Remove an entry when its cause is
+// fixed: the cell is then checked like the others.
+var simDeviations = map[[2]string]string{}
+
+// unsafeBudget bounds the seeds searched for an expected failure (the
+// search stops at the first); safeRuns is how many seeds an expected
+// safe cell must survive.
+const unsafeBudget = 60
+
+func safeRuns() int {
+	if testing.Short() || raceEnabled {
+		return 6
+	}
+	return 30
+}
+
+// TestMatrixPinnedVerdicts pins every protocol's verdict under none,
+// gc-pause, failover, clock-jump and reply-loss; a fault kind the
+// generator does not know yet is skipped. A cell that flips fails.
+func TestMatrixPinnedVerdicts(t *testing.T) {
+	byFault := map[string][]expectedCell{}
+	var faults []string
+	for _, e := range expectedMatrix {
+		if e.fault != "none" && !slices.Contains(protocols.FaultKinds, e.fault) {
+			continue
+		}
+		if len(byFault[e.fault]) == 0 {
+			faults = append(faults, e.fault)
+		}
+		byFault[e.fault] = append(byFault[e.fault], e)
+	}
+	for _, p := range protocols.Protocols() {
+		for _, f := range faults {
+			if !slices.ContainsFunc(byFault[f], func(e expectedCell) bool { return e.protocol == p.Name }) {
+				t.Errorf("no pinned verdict for %s under %s", p.Name, f)
+			}
+		}
+	}
+	for _, f := range faults {
+		t.Run(f, func(t *testing.T) {
+			var unsafe, safe []string
+			want := map[string]string{}
+			for _, e := range byFault[f] {
+				want[e.protocol] = e.verdict
+				if e.verdict == CellUnsafe {
+					unsafe = append(unsafe, e.protocol)
+				} else {
+					safe = append(safe, e.protocol)
+				}
+			}
+			check := func(ps []string, runs int) {
+				if len(ps) == 0 {
+					return
+				}
+				m, err := RunMatrix(context.Background(), MatrixOptions{Protocols: ps, Faults: []string{f}, Runs: runs})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range ps {
+					c, _ := m.Cell(p, f)
+					if c.Verdict == want[p] {
+						continue
+					}
+					got := c.Verdict
+					if c.Seed != nil {
+						got += " at seed " + strconv.FormatUint(*c.Seed, 10) + " (" + c.Cause + "): " + c.Replay
+					}
+					if why, ok := simDeviations[[2]string{p, f}]; ok {
+						t.Logf("%s under %s: argued %s, sim says %s; known deviation: %s", p, f, want[p], got, why)
+						continue
+					}
+					t.Errorf("%s under %s: want %s, got %s", p, f, want[p], got)
+				}
+			}
+			check(unsafe, unsafeBudget)
+			check(safe, safeRuns())
+		})
+	}
+}
 
 // TestMatrixDoesNotDependOnScheduling runs one small matrix with one
 // worker and with four: the verdicts, seeds and causes are the same.

@@ -25,6 +25,7 @@ import (
 type scenarioFlag struct {
 	name, usage string
 	keep        bool // always printed, even when the default would do
+	boolean     bool // given alone (--swarm), or --swarm=false
 	get         func(sc *protocols.Scenario) []string
 	set         func(sc *protocols.Scenario, v string) error
 }
@@ -68,15 +69,7 @@ var scenarioFlags = []scenarioFlag{
 			}
 			return []string{strings.Join(orNone(sc.FaultKinds), ",")}
 		},
-		set: func(sc *protocols.Scenario, v string) error {
-			sc.FaultKinds = nil
-			for _, k := range strings.Split(v, ",") {
-				if k = strings.TrimSpace(k); k != "" && k != "none" {
-					sc.FaultKinds = append(sc.FaultKinds, k)
-				}
-			}
-			return nil
-		}},
+		set: func(sc *protocols.Scenario, v string) (err error) { sc.FaultKinds, err = parseKinds(v); return }},
 	{name: "intensity", usage: "how many faults of each kind, as a scale (default 1)",
 		get: func(sc *protocols.Scenario) []string {
 			if sc.Intensity == 0 {
@@ -86,13 +79,51 @@ var scenarioFlags = []scenarioFlag{
 		},
 		set: func(sc *protocols.Scenario, v string) error {
 			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || x <= 0 || x > 100 {
+			if err != nil || !(x > 0 && x <= 100) {
 				return fmt.Errorf("must be in (0, 100]")
 			}
 			sc.Intensity = x
 			return nil
 		}},
-	{name: "fault", usage: "one explicit fault `KIND:TARGET@AT_MS+DUR_MS[=VALUE]` (repeatable; replaces the drawn schedule)",
+	{name: "max-events", usage: fmt.Sprintf("stop a run after `N` simulator events as \"unknown: budget exceeded\" (1 to %d; default %d)",
+		protocols.MaxEventBudget, protocols.DefaultEventBudget),
+		get: func(sc *protocols.Scenario) []string {
+			if sc.MaxEvents == 0 {
+				return nil
+			}
+			return []string{strconv.FormatInt(sc.MaxEvents, 10)}
+		},
+		set: func(sc *protocols.Scenario, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 || n > protocols.MaxEventBudget {
+				return fmt.Errorf("must be between 1 and %d", protocols.MaxEventBudget)
+			}
+			sc.MaxEvents = n
+			return nil
+		}},
+	boolFlag("swarm", "draw every parameter not given by a flag from the seed: a subset of the fault kinds, intensity, sentinel timing, work, think time, stagger, arrival, clients, anchored share (explore's default)",
+		func(sc *protocols.Scenario) *bool { return &sc.Swarm }),
+	boolFlag("data-apart", "keep the protected data on its own node, off the lock's master",
+		func(sc *protocols.Scenario) *bool { return &sc.DataApart }),
+	{name: "arrival", usage: "closed (each client waits for its last operation) or open (operations arrive on their own schedule)",
+		get: func(sc *protocols.Scenario) []string { return nonEmpty(sc.Arrival) },
+		set: func(sc *protocols.Scenario, v string) error { sc.Arrival = v; return nil }},
+	{name: "anchor-pct", usage: "percent of generated faults anchored to a client's operation (-1: none; default: the generator's)",
+		get: func(sc *protocols.Scenario) []string {
+			if sc.AnchorPct == 0 {
+				return nil
+			}
+			return []string{strconv.Itoa(sc.AnchorPct)}
+		},
+		set: func(sc *protocols.Scenario, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < -1 || n > 100 {
+				return fmt.Errorf("must be -1 or between 0 and 100")
+			}
+			sc.AnchorPct = n
+			return nil
+		}},
+	{name: "fault", usage: "one explicit fault `" + trace.FaultSyntax + "` (repeatable; replaces the drawn schedule; ~ anchors it to a client's operation)",
 		get: func(sc *protocols.Scenario) []string {
 			var out []string
 			for _, f := range sc.Faults {
@@ -105,6 +136,28 @@ var scenarioFlags = []scenarioFlag{
 			sc.Faults = append(sc.Faults, f)
 			return err
 		}},
+}
+
+// parseKinds reads a --faults value: "none" or fault kinds, each once.
+func parseKinds(v string) ([]string, error) {
+	var kinds []string
+	for _, k := range strings.Split(v, ",") {
+		k = strings.TrimSpace(k)
+		switch {
+		case k == "":
+			return nil, fmt.Errorf("has an empty item")
+		case slices.Contains(kinds, k):
+			return nil, fmt.Errorf("names %q twice", k)
+		}
+		kinds = append(kinds, k)
+	}
+	if len(kinds) > 1 && slices.Contains(kinds, "none") {
+		return nil, fmt.Errorf("\"none\" cannot be combined with fault kinds")
+	}
+	if len(kinds) == 1 && kinds[0] == "none" {
+		return nil, nil
+	}
+	return kinds, nil
 }
 
 func nonEmpty(s string) []string {
@@ -139,6 +192,24 @@ func intFlag(name, usage string, keep bool, min int, field func(*protocols.Scena
 		}}
 }
 
+func boolFlag(name, usage string, field func(*protocols.Scenario) *bool) scenarioFlag {
+	return scenarioFlag{name: name, usage: usage, boolean: true,
+		get: func(sc *protocols.Scenario) []string {
+			if !*field(sc) {
+				return nil
+			}
+			return []string{"true"}
+		},
+		set: func(sc *protocols.Scenario, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("must be true or false")
+			}
+			*field(sc) = b
+			return nil
+		}}
+}
+
 func msFlag(name, usage string, field func(*protocols.Scenario) *int64) scenarioFlag {
 	return scenarioFlag{name: name, usage: usage,
 		get: func(sc *protocols.Scenario) []string {
@@ -157,43 +228,21 @@ func msFlag(name, usage string, field func(*protocols.Scenario) *int64) scenario
 		}}
 }
 
-// FormatFault renders f as the --fault flag reads it.
-func FormatFault(f trace.Fault) string {
-	s := fmt.Sprintf("%s:%s@%d+%d", f.Kind, f.Target, f.AtMs, f.DurMs)
-	if f.Value != 0 {
-		s += fmt.Sprintf("=%d", f.Value)
-	}
-	return s
-}
+// FormatFault renders f as the --fault flag reads it (trace.FaultSyntax).
+func FormatFault(f trace.Fault) string { return trace.FormatFault(f) }
 
-// ParseFault reads KIND:TARGET@AT_MS+DUR_MS[=VALUE].
-func ParseFault(s string) (trace.Fault, error) {
-	bad := fmt.Errorf("fault %q is not KIND:TARGET@AT_MS+DUR_MS[=VALUE]", s)
-	kind, rest, ok1 := strings.Cut(s, ":")
-	i := strings.LastIndex(rest, "@")
-	if !ok1 || i < 1 || kind == "" {
-		return trace.Fault{}, bad
-	}
-	f := trace.Fault{Kind: kind, Target: rest[:i]}
-	timing, value, hasValue := strings.Cut(rest[i+1:], "=")
-	at, dur, ok2 := strings.Cut(timing, "+")
-	var err1, err2, err3 error
-	f.AtMs, err1 = strconv.ParseInt(at, 10, 64)
-	f.DurMs, err2 = strconv.ParseInt(dur, 10, 64)
-	if hasValue {
-		f.Value, err3 = strconv.ParseInt(value, 10, 64)
-	}
-	if !ok2 || err1 != nil || err2 != nil || err3 != nil || f.AtMs < 0 || f.DurMs < 0 {
-		return trace.Fault{}, bad
-	}
-	return f, nil
-}
+// ParseFault reads a fault in trace.FaultSyntax.
+func ParseFault(s string) (trace.Fault, error) { return trace.ParseFault(s) }
 
 // RegisterScenarioFlags defines the scenario flags on fs, but those named
 // in except; each one sets its field of *sc as it is parsed.
 func RegisterScenarioFlags(fs *flag.FlagSet, sc *protocols.Scenario, except ...string) {
 	for _, f := range scenarioFlags {
-		if !slices.Contains(except, f.name) {
+		switch {
+		case slices.Contains(except, f.name):
+		case f.boolean:
+			fs.BoolFunc(f.name, f.usage, func(v string) error { return f.set(sc, v) })
+		default:
 			fs.Func(f.name, f.usage, func(v string) error { return f.set(sc, v) })
 		}
 	}
@@ -220,7 +269,7 @@ func ReplayArgs(sc protocols.Scenario) ([]string, bool) {
 	if sc.Workload == "" {
 		sc.Workload = n.Workload // printed, so the reader need not know the default
 	}
-	if sc.Clients == 0 {
+	if sc.Clients == 0 && !sc.Swarm { // a swarm draws unset clients: giving them changes the draws
 		sc.Clients = n.Clients
 	}
 	on := make([]bool, len(scenarioFlags))
@@ -246,6 +295,10 @@ func argsOf(sc protocols.Scenario, on []bool) []string {
 	for i, f := range scenarioFlags {
 		if on[i] {
 			for _, v := range f.get(&sc) {
+				if f.boolean {
+					args = append(args, "--"+f.name)
+					continue
+				}
 				args = append(args, "--"+f.name, v)
 			}
 		}

@@ -32,7 +32,8 @@ func TestEveryScenarioFieldHasAFlagOrAReason(t *testing.T) {
 		"client_names": "client-names", "threads": "threads", "ops": "ops", "lease_ms": "lease-ms", "work_ms": "work-ms",
 		"think_ms": "think-ms", "stagger_ms": "stagger-ms", "topology": "topology", "nodes": "nodes",
 		"persistence": "persistence", "down_after_ms": "down-after-ms", "discovery_ms": "discovery-ms",
-		"fault_kinds": "faults", "intensity": "intensity", "faults": "fault"}
+		"fault_kinds": "faults", "intensity": "intensity", "faults": "fault", "max_events": "max-events",
+		"anchor_pct": "anchor-pct", "arrival": "arrival", "data_apart": "data-apart", "swarm": "swarm"}
 	names := ScenarioFlagNames()
 	st := reflect.TypeOf(protocols.Scenario{})
 	for i := range st.NumField() {

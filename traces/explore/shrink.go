@@ -3,7 +3,6 @@ package explore
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
@@ -31,7 +30,8 @@ type Size struct {
 }
 
 func (s Size) String() string {
-	return fmt.Sprintf("%d clients, %d threads, %d ops, %d faults (%d ms of faults)", s.Clients, s.Threads, s.Ops, s.Faults, s.FaultMs)
+	return fmt.Sprintf("%s, %s, %s, %s (%d ms of faults)", Plural(s.Clients, "client"), Plural(s.Threads, "thread"),
+		Plural(s.Ops, "op"), Plural(s.Faults, "fault"), s.FaultMs)
 }
 
 func sizeOf(sc protocols.Scenario) Size {
@@ -99,11 +99,12 @@ func firstViolation(r checker.Report) (checker.Violation, bool) {
 func candidates(sc protocols.Scenario) []protocols.Scenario {
 	sc.FaultKinds = nil // the schedule is explicit from now on
 	var out []protocols.Scenario
-	with := func(mod func(*protocols.Scenario)) {
+	with := func(mod func(*protocols.Scenario)) protocols.Scenario {
 		c := sc
 		c.Faults = append([]trace.Fault{}, sc.Faults...)
 		mod(&c)
 		out = append(out, c)
+		return c
 	}
 	for i := range sc.Faults {
 		with(func(c *protocols.Scenario) { c.Faults = append(c.Faults[:i], c.Faults[i+1:]...) })
@@ -119,13 +120,7 @@ func candidates(sc protocols.Scenario) []protocols.Scenario {
 		with(func(c *protocols.Scenario) { c.Ops-- })
 	}
 	for i, f := range sc.Faults {
-		if f.DurMs > 1 {
-			with(func(c *protocols.Scenario) { c.Faults[i].DurMs = f.DurMs / 2 })
-			with(func(c *protocols.Scenario) { c.Faults[i].DurMs = f.DurMs * 9 / 10 })
-		}
-		if f.AtMs > 0 {
-			with(func(c *protocols.Scenario) { c.Faults[i].AtMs = f.AtMs / 2 })
-		}
+		out = append(out, shrinkFault(sc, i, f, with)...)
 	}
 	return out
 }
@@ -141,8 +136,8 @@ func removeClient(sc *protocols.Scenario, i int) {
 	gone := names[i]
 	var kept []trace.Fault
 	for _, f := range sc.Faults {
-		parties, _ := splitTarget(f.Target)
-		if !slices.Contains(parties, gone) {
+		t, err := trace.ParseTarget(f.Target)
+		if err != nil || !t.Names(gone) && (f.Anchor == nil || f.Anchor.Party != gone) {
 			kept = append(kept, f)
 		}
 	}
@@ -151,11 +146,41 @@ func removeClient(sc *protocols.Scenario, i int) {
 	sc.Clients--
 }
 
-func splitTarget(t string) ([]string, string) {
-	for _, sep := range []string{"<->", "->"} {
-		if strings.Contains(t, sep) {
-			return strings.Split(t, sep), sep
+// shrinkFault lists the smaller variants of fault i that its kind's
+// shrink rule allows (trace.KindSpec.Shrink): a shorter duration, an
+// earlier start (for an anchored fault, a smaller offset from its
+// anchor), a smaller amount.
+func shrinkFault(sc protocols.Scenario, i int, f trace.Fault, with func(func(*protocols.Scenario)) protocols.Scenario) []protocols.Scenario {
+	spec, ok := trace.LookupKind(f.Kind)
+	if !ok {
+		return nil
+	}
+	var out []protocols.Scenario
+	add := func(mod func(*trace.Fault)) {
+		out = append(out, with(func(c *protocols.Scenario) {
+			nf := f
+			if f.Anchor != nil {
+				a := *f.Anchor
+				nf.Anchor = &a
+			}
+			mod(&nf)
+			c.Faults[i] = nf
+		}))
+	}
+	if spec.Shrink&trace.ShrinkDur != 0 && f.DurMs > 1 {
+		add(func(nf *trace.Fault) { nf.DurMs = f.DurMs / 2 })
+		add(func(nf *trace.Fault) { nf.DurMs = f.DurMs * 9 / 10 })
+	}
+	if spec.Shrink&trace.ShrinkAt != 0 {
+		switch {
+		case f.Anchor != nil && f.Anchor.AfterMs > 0:
+			add(func(nf *trace.Fault) { nf.Anchor.AfterMs /= 2 })
+		case f.Anchor == nil && f.AtMs > 0:
+			add(func(nf *trace.Fault) { nf.AtMs = f.AtMs / 2 })
 		}
 	}
-	return []string{t}, ""
+	if spec.Shrink&trace.ShrinkValue != 0 && (f.Value > 1 || f.Value < -1) {
+		add(func(nf *trace.Fault) { nf.Value = f.Value / 2 })
+	}
+	return out
 }

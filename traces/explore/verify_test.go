@@ -64,6 +64,11 @@ func TestVerifyDoesNotDependOnWorkers(t *testing.T) {
 	a := verify(t, opt)
 	opt.Workers = 4
 	b := verify(t, opt)
+	for _, v := range []*Verification{a, b} { // wall time is the machine's
+		for i := range v.Cells {
+			v.Cells[i].WallMs = 0
+		}
+	}
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("one worker:\n%+v\nfour:\n%+v", a.Cells, b.Cells)
 	}

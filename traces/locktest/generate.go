@@ -316,7 +316,7 @@ func (p *parties) event(src source) []trace.Fault {
 		f.Value = sign(5000 * int64(src.intn("drift_5000ppm", 1, 40)))
 	case trace.FaultClientCrash:
 		f.Target, f.AtMs, f.DurMs = pick(p.clients), at(), span(0) // 0: never restarts
-	case trace.FaultNodeRestart:
+	case trace.FaultNodeRestart, trace.FaultBlackhole:
 		f.Target, f.AtMs, f.DurMs = pick(p.nodes), at(), span(1)
 	case trace.FaultReplyLoss:
 		f.Target, f.AtMs, f.DurMs = pick(p.losers), at(), span(1)

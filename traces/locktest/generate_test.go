@@ -17,7 +17,7 @@ import (
 )
 
 // allKinds is every fault kind the generator draws.
-var allKinds = append(slices.Clone(protocols.FaultKinds), FaultDelay)
+var allKinds = slices.Clone(protocols.FaultKinds)
 
 // realParties lists, independently of the generator, every party a
 // fault of sc may aim at.

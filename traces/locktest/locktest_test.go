@@ -104,7 +104,7 @@ func unsafeCases(t *testing.T) []unsafeCase {
 					StaggerMs: 500, RetryMs: 250, Topology: protocols.TopoReplicated, Nodes: 1, DownAfterMs: 1000,
 					Faults: []trace.Fault{
 						{Kind: trace.FaultFailover, Target: sim.Master, AtMs: 0, DurMs: 3500},
-						{Kind: trace.FaultFailover, Target: sim.Master, AtMs: 3400, DurMs: 2000},
+						{Kind: trace.FaultFailover, Target: sim.Master, AtMs: 2500, DurMs: 2000},
 					}},
 			},
 		},

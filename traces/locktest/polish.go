@@ -3,7 +3,6 @@ package locktest
 import (
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
@@ -76,35 +75,23 @@ func (evs events) faults() []trace.Fault {
 
 type events []event
 
-// ends splits a fault target into its parties.
+// ends splits a fault target into its parties (trace.ParseTarget).
 func ends(target string) []string {
-	for _, sep := range []string{"<->", "->"} {
-		if a, b, ok := strings.Cut(target, sep); ok {
-			return []string{a, b}
-		}
+	t, err := trace.ParseTarget(target)
+	if err != nil {
+		return []string{target}
 	}
-	return []string{target}
+	return t.Parties
 }
 
 // retarget replaces party from by to in target, or returns false.
 func retarget(target, from, to string) (string, bool) {
-	parts := ends(target)
-	hit := false
-	for i, p := range parts {
-		if p == from {
-			parts[i], hit = to, true
-		}
-	}
-	if !hit {
+	t, err := trace.ParseTarget(target)
+	if err != nil {
 		return "", false
 	}
-	switch {
-	case strings.Contains(target, "<->"):
-		return parts[0] + "<->" + parts[1], true
-	case strings.Contains(target, "->"):
-		return parts[0] + "->" + parts[1], true
-	}
-	return parts[0], true
+	r, hit := t.Rename(from, to)
+	return r.String(), hit
 }
 
 // polisher runs the polish of one failing case.
@@ -349,7 +336,7 @@ func merged(a, b event, eighth int64) (event, bool) {
 	switch a.f.Kind {
 	case trace.FaultSlowWork, trace.FaultReplicationLag, FaultDelay:
 		m.f.DurMs, m.f.Value = cover, a.f.Value+b.f.Value
-	case trace.FaultGCPause, trace.FaultWatchdogStall, trace.FaultPartition, trace.FaultReplyLoss, trace.FaultNodeRestart:
+	case trace.FaultGCPause, trace.FaultWatchdogStall, trace.FaultPartition, trace.FaultReplyLoss, trace.FaultNodeRestart, trace.FaultBlackhole:
 		m.f.DurMs = cover
 	case trace.FaultClockJump:
 		if (a.f.Value < 0) != (b.f.Value < 0) {
@@ -419,22 +406,26 @@ func (p *polisher) numbers() bool {
 			ev.f.Value = v
 		}, eighth, eighth}
 		knobs := []knob{{func(ev event) int64 { return ev.f.AtMs }, func(ev *event, v int64) { ev.f.AtMs = v }, 0, 100}}
-		switch eventsOf(p.best.Scenario.Faults)[i].f.Kind {
-		case trace.FaultGCPause, trace.FaultWatchdogStall, trace.FaultPartition, trace.FaultNodeRestart, trace.FaultReplyLoss:
-			knobs = append(knobs, dur)
-		case trace.FaultSlowWork, trace.FaultReplicationLag, FaultDelay:
-			knobs = append(knobs, dur, value)
+		// The table's shrink rule says which numbers may go down; a few
+		// kinds have their own floor and grid.
+		kind := eventsOf(p.best.Scenario.Faults)[i].f.Kind
+		switch kind {
 		case trace.FaultClientCrash:
 			dur.min = 0
-			knobs = append(knobs, dur)
-		case trace.FaultClockJump:
-			knobs = append(knobs, value)
 		case trace.FaultClockDrift:
 			value.min, value.step = 5000, 5000
-			knobs = append(knobs, value)
 		case trace.FaultFailover:
 			dur.min, dur.step = 2*down, down/2
-			knobs = append(knobs, dur, knob{func(ev event) int64 { return ev.lag }, func(ev *event, v int64) { ev.lag = v }, 0, eighth})
+		}
+		spec, _ := trace.LookupKind(kind)
+		if spec.Shrink&trace.ShrinkDur != 0 {
+			knobs = append(knobs, dur)
+		}
+		if spec.Shrink&trace.ShrinkValue != 0 {
+			knobs = append(knobs, value)
+		}
+		if kind == trace.FaultFailover {
+			knobs = append(knobs, knob{func(ev event) int64 { return ev.lag }, func(ev *event, v int64) { ev.lag = v }, 0, eighth})
 		}
 		for _, k := range knobs {
 			set := func(v int64) bool {

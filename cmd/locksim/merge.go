@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
+)
+
+func cmdMerge(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("merge", stdout)
+	asJSON := fs.Bool("json", false, "print the merged summary as JSON")
+	maxMB := registerMaxInput(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return usageErr(stderr, "merge", err)
+	}
+	if len(pos) == 0 {
+		return usageErr(stderr, "merge", errors.New("want one or more explore --out DIRs (or summary.json files)"))
+	}
+	limit, err := maxInputBytes(*maxMB)
+	if err != nil {
+		return usageErr(stderr, "merge", err)
+	}
+	var parts []*explore.Summary
+	var paths []string
+	for _, p := range pos {
+		path := p
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			path = filepath.Join(p, "summary.json")
+		}
+		for _, q := range paths {
+			if traces.SameFile(q, path) {
+				return usageErr(stderr, "merge", fmt.Errorf("%s is given twice", path))
+			}
+		}
+		s, err := explore.ReadSummaryLimit(path, limit)
+		if err != nil {
+			return usageErr(stderr, "merge", err)
+		}
+		parts, paths = append(parts, s), append(paths, path)
+	}
+	m, err := explore.MergeShards(parts, paths)
+	if err != nil {
+		return usageErr(stderr, "merge", err)
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(m, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		printSummary(stdout, m)
+	}
+	if m.Violating > 0 {
+		return exitViolation
+	}
+	if m.Errors > 0 {
+		return exitInternal
+	}
+	return exitOK
+}

@@ -1,0 +1,65 @@
+package traces
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/locksim/locksim/checker"
+)
+
+// CheckHash verifies that a file's own events and operations are the ones
+// its trace_sha256 names, so an edited, truncated or padded file is not
+// trusted.
+func CheckHash(f *File) error {
+	if f.TraceSHA256 == "" {
+		return fmt.Errorf("trace check failed: the file has no trace_sha256")
+	}
+	if got := f.Trace.Hash(); got != f.TraceSHA256 {
+		return fmt.Errorf("trace check failed: hash mismatch: the file's events hash to %s, its trace_sha256 is %s (edited or corrupt)", short(got), short(f.TraceSHA256))
+	}
+	if n := len(f.Trace.Events); f.Trace.Stats.Events != n {
+		return fmt.Errorf("trace check failed: stats count %d events, the file has %d", f.Trace.Stats.Events, n)
+	}
+	return nil
+}
+
+// Verify re-runs a file's scenario and checks, in order, that the file's
+// events match its hash, that the scenario reproduces that hash, and that
+// the file's report is the checker's report of those events. It returns
+// the fresh outcome, which a caller may then trust.
+func Verify(f *File) (*Outcome, error) {
+	if err := CheckHash(f); err != nil {
+		return nil, err
+	}
+	o, err := Execute(f.Scenario)
+	if err != nil {
+		return nil, fmt.Errorf("scenario check failed: %w", err)
+	}
+	if got := o.File.TraceSHA256; got != f.TraceSHA256 {
+		return nil, fmt.Errorf("replay check failed: trace hash mismatch: recorded %s, replayed %s (the scenario no longer gives these events)", short(f.TraceSHA256), short(got))
+	}
+	if err := sameReport(f.Report, o.File.Report); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// sameReport compares a file's report with the checker's report of its
+// events.
+func sameReport(r, g checker.Report) error {
+	a, err1 := json.Marshal(r)
+	b, err2 := json.Marshal(g)
+	if err1 == nil && err2 == nil && bytes.Equal(a, b) {
+		return nil
+	}
+	return fmt.Errorf("report check failed: report mismatch: the file's report says %s with %d violations, the checker finds %s with %d in its events",
+		r.Verdict, len(r.Violations), g.Verdict, len(g.Violations))
+}
+
+func short(h string) string {
+	if len(h) > 16 {
+		return h[:16]
+	}
+	return h
+}
