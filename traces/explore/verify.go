@@ -203,7 +203,7 @@ func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int) (Veri
 		c.Replay = ReplayCommand(base, "")
 		return c, base, nil, nil
 	}
-	s := scope{sc: o.File.Scenario, nodes: nodesOf(o.File.Trace)}
+	s := scope{sc: o.File.Scenario, nodes: nodesOf(o.File.Trace), services: servicesOf(o.File.Trace)}
 	for i := range s.sc.Clients {
 		s.clients = append(s.clients, s.sc.Client(i))
 	}
