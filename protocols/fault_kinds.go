@@ -99,7 +99,7 @@ func genPartition(g *gen) []trace.Fault {
 }
 
 func (g *gen) partition() []trace.Fault {
-	nodes := lockNodes(g.sc)
+	nodes := LockNodes(g.sc)
 	anchored := g.anchored()
 	client := g.client()
 	variant := g.r.IntN(3)
@@ -163,7 +163,7 @@ func genDelay(g *gen) []trace.Fault {
 			to = DBService
 		}
 		if g.r.IntN(2) == 0 {
-			nodes := lockNodes(g.sc)
+			nodes := LockNodes(g.sc)
 			to = nodes[g.r.IntN(len(nodes))]
 		}
 		f := g.fault(trace.FaultDelay, client+"->"+to, g.span(1, 1, 2), g.span(1, 2, 2))
@@ -258,7 +258,7 @@ func genClockJump(g *gen) []trace.Fault {
 func (g *gen) onHolder(f trace.Fault) []trace.Fault {
 	holder := g.client()
 	var out []trace.Fault
-	if nodes := lockNodes(g.sc); g.sc.Topology == TopoIndependent && g.r.IntN(2) == 0 {
+	if nodes := LockNodes(g.sc); g.sc.Topology == TopoIndependent && g.r.IntN(2) == 0 {
 		perm := g.r.Perm(len(nodes))
 		cut := len(nodes) - (len(nodes)/2 + 1)
 		for _, i := range perm[:cut] {

@@ -135,7 +135,7 @@ func (g *gen) invoked(f trace.Fault, client, op string) trace.Fault {
 
 // node picks a node faults may hit; master prefers the current master.
 func (g *gen) node(master bool) string {
-	nodes := lockNodes(g.sc)
+	nodes := LockNodes(g.sc)
 	if g.sc.Topology == TopoReplicated && master {
 		return sim.Master
 	}

@@ -51,6 +51,11 @@ type Protocol struct {
 	// model reads it.
 	AllMasters bool
 	New        func(env Env, key string) Lock
+	// Attach, when set, runs once the world of a scenario is built and
+	// before it runs: a lock whose code runs outside the sim's threads
+	// (the go-redis bridge) connects to the world here, and refuses a
+	// scenario it cannot run.
+	Attach func(w *sim.World, sc Scenario) error
 }
 
 // Fencer is a Lock that hands out a fencing token with each acquisition;

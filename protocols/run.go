@@ -25,6 +25,11 @@ func Run(sc Scenario) (Scenario, *trace.Trace, error) {
 	})
 	env := build(w, sc, wl)
 	r := &Runner{Sc: sc, Proto: p, Env: env}
+	if p.Attach != nil {
+		if err := p.Attach(w, sc); err != nil {
+			return sc, nil, err
+		}
+	}
 	for c := 0; c < sc.Clients; c++ {
 		proc := w.AddProcess(sc.Client(c))
 		proc.Client = p.Client
@@ -43,6 +48,7 @@ func Run(sc Scenario) (Scenario, *trace.Trace, error) {
 	}
 	for _, f := range sc.Faults {
 		if err := w.Inject(f); err != nil {
+			w.Discard()
 			return sc, nil, err
 		}
 	}

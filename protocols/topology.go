@@ -112,8 +112,9 @@ func addDataNode(w *sim.World, sc Scenario, env *Env) {
 	}
 }
 
-// lockNodes lists the nodes faults may hit, by role.
-func lockNodes(sc Scenario) []string {
+// LockNodes lists the nodes the lock lives on (the ones faults may hit),
+// by role: the master then its replicas, or the independent masters.
+func LockNodes(sc Scenario) []string {
 	switch sc.Topology {
 	case TopoReplicated:
 		out := []string{MasterNode}
@@ -188,7 +189,7 @@ func startFsync(w *sim.World, sc Scenario) {
 	}
 	for _, f := range sc.Faults {
 		if f.Kind == trace.FaultNodeRestart || f.Kind == trace.FaultFailover {
-			for _, name := range lockNodes(sc) {
+			for _, name := range LockNodes(sc) {
 				w.Node(name).StartFsync()
 			}
 			return

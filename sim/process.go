@@ -55,6 +55,11 @@ type Process struct {
 	stalled     bool       // background threads are stalled (watchdog-stall)
 	stallHeld   []*event   // their wake-ups, held
 	rng         *rand.Rand // the process's stream, once drawn from
+	onCrash     []func()
+	// OwnDiscovery marks a process whose client library learns a new
+	// master itself (go-redis asking the sentinel): a failover does not
+	// move its view of the master.
+	OwnDiscovery bool
 	// SlowWork is added to every critical section while a slow-work fault
 	// is on (the workload reads it).
 	SlowWork time.Duration
@@ -155,6 +160,9 @@ func (p *Process) Crash(restartAfter time.Duration) {
 			t.finish()
 		}
 	}
+	for _, fn := range p.onCrash {
+		fn()
+	}
 	if restartAfter < 0 || p.boot == nil {
 		return
 	}
@@ -168,6 +176,7 @@ func (p *Process) Crash(restartAfter time.Duration) {
 		np := w.AddProcess(base + "#" + strconv.Itoa(inc))
 		np.base, np.incarnation = base, inc
 		np.Clock, np.Client, np.boot, np.view = p.Clock, p.Client, p.boot, p.view
+		np.OwnDiscovery = p.OwnDiscovery
 		w.rec.event(trace.Restart(np.Name, base))
 		np.boot(np)
 	})

@@ -91,9 +91,12 @@ func (w *World) failover(t *Thread, cfg FailoverConfig) bool {
 	old.links = nil
 	prev := w.master
 	w.master = best.Name
+	for _, fn := range w.onPromote {
+		fn(prev, best.Name)
+	}
 	r := w.streams.Get("discovery")
 	for _, p := range w.procs {
-		if p.Name == Sentinel || p.crashed {
+		if p.Name == Sentinel || p.crashed || p.OwnDiscovery {
 			continue
 		}
 		if p.view == "" {

@@ -45,6 +45,9 @@ type World struct {
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
 	free        []*event // events that ran, for reuse
+	ext         External
+	onPromote   []func(old, new string)
+	onEnd       []func()
 	err         error
 	ran         bool
 }
@@ -134,14 +137,27 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	}()
 	started := w.live > 0
 	budget := ""
-	for n := int64(0); w.q.Len() > 0 && w.err == nil; n++ {
+	for n := int64(0); w.err == nil; {
 		if started && w.live == 0 {
 			break // every application thread is done: daemons do not keep the run alive
+		}
+		if w.ext != nil {
+			due, alive := w.advanceExternal()
+			if !alive {
+				break
+			}
+			if !due {
+				continue
+			}
+		}
+		if w.q.Len() == 0 {
+			break
 		}
 		if w.cfg.MaxEvents > 0 && n >= w.cfg.MaxEvents {
 			budget = fmt.Sprintf("events: the run needed more than %d", w.cfg.MaxEvents)
 			break
 		}
+		n++
 		e := w.q.pop()
 		if e.at > w.cfg.Horizon {
 			if w.live > 0 {
@@ -198,5 +214,8 @@ func (w *World) stopThreads() {
 			t.stop()
 			t.finish()
 		}
+	}
+	for _, fn := range w.onEnd {
+		fn()
 	}
 }

@@ -62,10 +62,18 @@ func check(t TB, cfg Config) string {
 	if err != nil {
 		return err.Error()
 	}
+	if c.bridged {
+		if c.t = testingT(t); c.t == nil {
+			return errNeedsT.Error()
+		}
+	}
 	if *replayPath != "" {
 		return c.replayFile(t, *replayPath)
 	}
 	if msg := c.regressions(t); msg != "" {
+		return msg
+	}
+	if msg := c.probeDeterminism(); msg != "" {
 		return msg
 	}
 	s := &search{c: c, defer_: true, budget: c.Checks}
@@ -108,6 +116,9 @@ func check(t TB, cfg Config) string {
 		return msg
 	}
 	shrunk, polished := c.polish(s.last, s.want)
+	if msg := c.rerun(shrunk); msg != "" {
+		return msg
+	}
 	path, err := c.write(t.Name(), shrunk)
 	if err != nil {
 		return describe(shrunk) + "\n  trace: not written: " + err.Error()
@@ -307,6 +318,7 @@ func Fuzz(cfg Config) func(t *testing.T, data []byte) {
 	c := cfg.mustPrepare()
 	return func(t *testing.T, data []byte) {
 		t.Helper()
+		c.t = t
 		s := &search{c: c}
 		if msg := s.check(t.Name(), c.draw(&byteSource{b: data})); msg != "" {
 			t.Fatalf("%s", msg)

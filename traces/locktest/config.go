@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/locksim/locksim/protocols"
@@ -51,6 +52,12 @@ type Config struct {
 	// with protocols.Register on first use (names are global to the test
 	// binary: give each protocol its own).
 	Lock *protocols.Protocol
+	// GoRedis is a lock written with go-redis, run unmodified through
+	// locksim's bridge (see GoRedis); ignored when Lock is set. Check
+	// and Fuzz run it; it needs their *testing.T, because every run
+	// happens in a testing/synctest bubble, and it cannot be checked in
+	// parallel tests.
+	GoRedis *GoRedis
 	// Workload is the application code that uses the lock; default
 	// unique-name.
 	Workload string
@@ -95,10 +102,12 @@ type Config struct {
 // config is a Config with its defaults filled and checked.
 type config struct {
 	Config
-	proto  protocols.Protocol
-	topos  []string
-	leases []int64 // ms
-	custom bool    // not a catalog protocol: the locksim CLI cannot replay it
+	proto   protocols.Protocol
+	topos   []string
+	leases  []int64    // ms
+	custom  bool       // not a catalog protocol: the locksim CLI cannot replay it
+	bridged bool       // a GoRedis lock: every run needs t's synctest bubble
+	t       *testing.T // the test a bridged lock runs in
 }
 
 var (
@@ -141,6 +150,16 @@ func register(lock *protocols.Protocol) error {
 // prepare fills the defaults, registers Lock and checks cfg.
 func (cfg Config) prepare() (*config, error) {
 	c := &config{Config: cfg}
+	if cfg.Lock == nil && cfg.GoRedis != nil {
+		p, err := cfg.GoRedis.protocol()
+		if err != nil {
+			return nil, err
+		}
+		if len(cfg.Leases) > 0 {
+			return nil, fmt.Errorf("locktest: GoRedis %s sets its own expiry: Leases does not apply (set GoRedis.Lease)", p.Name)
+		}
+		cfg.Lock, c.bridged = &p, true
+	}
 	if cfg.Lock != nil {
 		if err := register(cfg.Lock); err != nil {
 			return nil, err
@@ -172,6 +191,9 @@ func (cfg Config) prepare() (*config, error) {
 	for _, k := range c.Faults {
 		if k != FaultDelay && !slices.Contains(protocols.FaultKinds, k) {
 			return nil, fmt.Errorf("locktest: unknown fault kind %q (known: %v, %s)", k, protocols.FaultKinds, FaultDelay)
+		}
+		if why, ok := bridgedFaults[k]; ok && c.bridged {
+			return nil, fmt.Errorf("locktest: fault %s is not available for a lock run through the go-redis bridge: %s", k, why)
 		}
 	}
 	supported := protocols.SupportedTopologies(p)

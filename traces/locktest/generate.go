@@ -270,6 +270,9 @@ func (c *config) parties(sc protocols.Scenario) *parties {
 		p.losers = p.nodes
 	}
 	p.clocks = append(append([]string(nil), p.nodes...), p.clients...)
+	if c.bridged { // a bridged process has no clock of its own
+		p.clocks = p.nodes
+	}
 	return p
 }
 

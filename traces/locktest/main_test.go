@@ -46,6 +46,9 @@ func (r *recorder) Logf(format string, args ...any) {
 
 func newRecorder(t *testing.T) *recorder { return &recorder{T: t} }
 
+// TestingT lets Check run GoRedis locks through a recorder.
+func (r *recorder) TestingT() *testing.T { return r.T }
+
 func (r *recorder) fail(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -59,7 +59,7 @@ func Evaluate(cfg Config, sc protocols.Scenario) (*Result, error) {
 // evaluate runs sc; with want set, only a failure of that key counts.
 func (c *config) evaluate(sc protocols.Scenario, want string) (*Result, error) {
 	sc.Liveness = sc.Liveness || c.Liveness
-	o, err := traces.Execute(sc)
+	o, err := c.execute(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -350,9 +350,13 @@ type search struct {
 // the cause. Each failing case writes its trace under cfg.TraceDir and
 // removes the one the previous, larger, failing case wrote, so that once
 // rapid is done shrinking, the trace of the smallest case is left. It
-// panics if cfg is not valid.
+// panics if cfg is not valid or holds a GoRedis lock (whose runs need a
+// *testing.T: use Check).
 func Property(cfg Config) func(*rapid.T) {
 	s := &search{c: cfg.mustPrepare()}
+	if s.c.bridged {
+		panic(errNeedsT)
+	}
 	return s.property
 }
 

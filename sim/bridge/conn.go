@@ -1,0 +1,176 @@
+package bridge
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync"
+	"time"
+)
+
+// conn is the client end of one simulated TCP connection, the net.Conn a
+// go-redis client reads and writes. What the client writes is parsed into
+// commands and handed to the world at the next quiescence point; replies
+// arrive from the world. Every blocking wait is on a channel of the
+// bubble, so a blocked reader is durably blocked and virtual time can
+// pass.
+type conn struct {
+	b      *Bridge
+	l      *link // world side; only the world's goroutine touches it
+	local  net.Addr
+	remote net.Addr
+
+	mu       sync.Mutex
+	in       []byte // replies received, not yet read
+	out      []byte // bytes written, not yet a whole command
+	seq      uint64 // inputs handed to the world
+	deadline time.Time
+	closed   bool          // closed by the client
+	reset    bool          // closed by the world (process crash, end of run)
+	ready    chan struct{} // cap 1: in grew, or the connection closed
+	done     chan struct{} // closed when either side closes
+	once     sync.Once
+}
+
+func newConn(b *Bridge, l *link, local, remote net.Addr) *conn {
+	return &conn{b: b, l: l, local: local, remote: remote, ready: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// Read returns replies as they arrive, or a timeout error once the read
+// deadline passes on the bubble's clock.
+func (c *conn) Read(p []byte) (int, error) {
+	for {
+		c.mu.Lock()
+		if len(c.in) > 0 {
+			n := copy(p, c.in)
+			c.in = c.in[n:]
+			c.mu.Unlock()
+			return n, nil
+		}
+		closed, reset, dl := c.closed, c.reset, c.deadline
+		c.mu.Unlock()
+		switch {
+		case closed:
+			return 0, net.ErrClosed
+		case reset:
+			return 0, io.EOF
+		}
+		if err := c.wait(dl); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// wait blocks until something arrives, the connection closes or the
+// deadline dl passes.
+func (c *conn) wait(dl time.Time) error {
+	var timeout <-chan time.Time
+	if !dl.IsZero() {
+		d := time.Until(dl)
+		if d <= 0 {
+			return os.ErrDeadlineExceeded
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-c.ready:
+	case <-c.done:
+	case <-timeout:
+		return os.ErrDeadlineExceeded
+	}
+	return nil
+}
+
+// Write hands every whole command written so far to the world; it never
+// blocks (the kernel's send buffer).
+func (c *conn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	if c.closed || c.reset {
+		c.mu.Unlock()
+		return 0, net.ErrClosed
+	}
+	c.out = append(c.out, p...)
+	var cmds [][]string
+	for len(c.out) > 0 {
+		args, n, err := parseCommand(c.out)
+		if err == errPartial {
+			break
+		}
+		if err != nil {
+			c.mu.Unlock()
+			return 0, err
+		}
+		cmds = append(cmds, args)
+		c.out = c.out[n:]
+	}
+	seq := c.next(len(cmds) > 0)
+	c.mu.Unlock()
+	if len(cmds) > 0 {
+		c.b.push(c.l.name, seq, func() { c.l.send(cmds) })
+	}
+	return len(p), nil
+}
+
+// next numbers the connection's next input (under mu).
+func (c *conn) next(use bool) uint64 {
+	if use {
+		c.seq++
+	}
+	return c.seq
+}
+
+// Close closes the client end; the world forgets the connection.
+func (c *conn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	seq := c.next(true)
+	c.mu.Unlock()
+	c.once.Do(func() { close(c.done) })
+	c.b.push(c.l.name, seq, c.l.drop)
+	return nil
+}
+
+// feed appends replies from the world (world's goroutine).
+func (c *conn) feed(p []byte) {
+	c.mu.Lock()
+	c.in = append(c.in, p...)
+	c.mu.Unlock()
+	select {
+	case c.ready <- struct{}{}:
+	default:
+	}
+	c.b.dirty = true
+}
+
+// hangUp closes the connection from the world's side: the client reads
+// EOF (world's goroutine).
+func (c *conn) hangUp() {
+	c.mu.Lock()
+	c.reset = true
+	c.mu.Unlock()
+	c.once.Do(func() { close(c.done) })
+	c.b.dirty = true
+}
+
+func (c *conn) LocalAddr() net.Addr  { return c.local }
+func (c *conn) RemoteAddr() net.Addr { return c.remote }
+
+func (c *conn) SetDeadline(t time.Time) error {
+	return c.SetReadDeadline(t)
+}
+
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return nil
+}
+
+// SetWriteDeadline is accepted and ignored: writes never block.
+func (c *conn) SetWriteDeadline(time.Time) error { return nil }

@@ -1,0 +1,109 @@
+package bridge
+
+import (
+	"strings"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// link is the world's side of one connection of a bridged thread to a
+// node or to the sentinel. It keeps the connection's order, as TCP does:
+// one message in flight at a time, commands written meanwhile go
+// together in the next one. A message the network loses stalls the
+// connection until the client gives up on it (its read timeout).
+type link struct {
+	b       *Bridge
+	th      *thread
+	party   string // a node, or sim.Sentinel
+	id      int    // the node's connection number (negative)
+	name    string // the ordering key of the connection's inputs
+	c       *conn
+	pending [][]string
+	busy    bool
+	gone    bool
+	subs    []string // sentinel channels subscribed to
+}
+
+// send queues commands the client wrote.
+func (l *link) send(cmds [][]string) {
+	if l.gone {
+		return
+	}
+	l.pending = append(l.pending, cmds...)
+	if !l.busy {
+		l.flush()
+	}
+}
+
+// flush sends the pending commands as one message, from the process (so a
+// paused process sends nothing until it resumes).
+func (l *link) flush() {
+	batch := l.pending
+	l.pending = nil
+	l.busy = true
+	names := make([]string, len(batch))
+	for i, c := range batch {
+		names[i] = strings.ToUpper(c[0])
+	}
+	what := strings.Join(names, "+")
+	w, p := l.b.w, l.th.proc.p
+	p.Post(func() {
+		w.Send(p.Name, l.party, nil, what, func() {
+			l.serve(batch, func(out []byte) {
+				w.Send(l.party, p.Name, p, "reply to "+what, func() { l.arrive(out) })
+			})
+		})
+	})
+}
+
+// serve runs batch at the connection's party on arrival; done gets the
+// replies, in order, once the last one is known.
+func (l *link) serve(batch [][]string, done func([]byte)) {
+	if l.party == sim.Sentinel {
+		done(l.b.sentinel.serve(l, batch))
+		return
+	}
+	n := l.b.w.Node(l.party)
+	var out []byte
+	var run func(i int)
+	run = func(i int) {
+		if i == len(batch) {
+			done(out)
+			return
+		}
+		n.Serve(l.th.proc.p, l.id, l.th.client, batch[i], func(r sim.Reply) {
+			out = appendReply(out, r)
+			run(i + 1)
+		})
+	}
+	run(0)
+}
+
+// arrive hands replies to the client and sends what queued meanwhile.
+func (l *link) arrive(out []byte) {
+	l.busy = false
+	if l.gone {
+		return
+	}
+	l.c.feed(out)
+	if len(l.pending) > 0 {
+		l.flush()
+	}
+}
+
+// push sends out to the client unasked (a pub/sub message).
+func (l *link) push(from, what string, out []byte) {
+	p := l.th.proc.p
+	l.b.w.Send(from, p.Name, p, what, func() {
+		if !l.gone {
+			l.c.feed(out)
+		}
+	})
+}
+
+// drop forgets the connection: the client closed it.
+func (l *link) drop() {
+	l.gone = true
+	l.pending = nil
+	l.subs = nil
+}

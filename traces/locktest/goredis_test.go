@@ -1,0 +1,133 @@
+package locktest
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
+	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/view"
+)
+
+// goRedisUnsafe are real go-redis locks that Check must catch, each
+// with the cause its counterexample must have.
+var goRedisUnsafe = []struct {
+	name  string
+	cfg   Config
+	cause string
+}{
+	{"redsync under gc-pause", Config{GoRedis: redsyncGoRedis, Faults: []string{"gc-pause"}}, checker.CausePrematureExpiry},
+	{"plain go-redis lock under failover", Config{GoRedis: plainGoRedis, Faults: []string{"failover"},
+		Topologies: []string{protocols.TopoReplicated}}, checker.CauseLostAfterFailover},
+}
+
+// TestGoRedisLocksCaught: Check finds each unsafe go-redis lock, shrinks
+// the counterexample to at most 2 clients and 2 fault events, writes its
+// trace, and the replay flag of the command it prints reproduces the
+// trace byte for byte.
+func TestGoRedisLocksCaught(t *testing.T) {
+	for _, tc := range goRedisUnsafe {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.TraceDir, cfg.ShrinkRuns = t.TempDir(), shrinkRuns()/4
+			r := newRecorder(t)
+			Check(r, cfg)
+			msg := r.message()
+			t.Logf("Check's message:\n%s", msg)
+			if want := "locksim: mutual-exclusion violated (" + tc.cause + ")\n"; !strings.HasPrefix(msg, want) {
+				t.Fatalf("want %q, got:\n%s", want, msg)
+			}
+			path := traceOf(t, msg)
+			f, err := traces.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The trace opens in `locksim view` like any other.
+			page, err := view.ViewFile(f)
+			if err != nil || !strings.Contains(string(page), tc.cause) {
+				t.Errorf("view of %s: %v (%d bytes, cause shown: %v)", path, err, len(page), strings.Contains(string(page), tc.cause))
+			}
+			if got := scaleOf(f.Scenario); got.clients > 2 || got.faults > 2 {
+				t.Errorf("shrunk to %+v, want at most 2 clients and 2 fault events:\n%s", got, msg)
+			}
+			if !strings.Contains(msg, "-"+ReplayFlag+"="+path) {
+				t.Errorf("no replay command for %s:\n%s", path, msg)
+			}
+			*replayPath = path
+			defer func() { *replayPath = "" }()
+			r = newRecorder(t)
+			Check(r, cfg)
+			if got := r.message(); !strings.Contains(got, "replayed: the same trace, byte for byte") {
+				t.Errorf("replay:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestGoRedisCorrectLockHolds: the plain go-redis lock, without faults,
+// never lets two holders in.
+func TestGoRedisCorrectLockHolds(t *testing.T) {
+	checks := 500
+	if raceEnabled {
+		checks = 50 // the 500 run without -race
+	}
+	r := newRecorder(t)
+	Check(r, Config{GoRedis: plainGoRedis, Checks: checks, TraceDir: t.TempDir()})
+	if r.Failed() {
+		t.Fatalf("a correct lock failed:\n%s", r.message())
+	}
+	if want := "held in "; !strings.Contains(strings.Join(r.logs, "\n"), want) {
+		t.Fatalf("logs: %v", r.logs)
+	}
+}
+
+// unseededLock draws its token from math/rand/v2's global source, which
+// no one can seed: the bridge cannot make its runs repeat.
+type unseededLock struct{ plainLock }
+
+func (l *unseededLock) Lock(ctx context.Context) error {
+	l.ttl = time.Duration(5+rand.IntN(10)) * time.Second
+	return l.plainLock.Lock(ctx)
+}
+
+// TestGoRedisNondeterminismReported: a lock that draws randomness the
+// bridge does not control is reported as such before any search.
+func TestGoRedisNondeterminismReported(t *testing.T) {
+	g := *plainGoRedis
+	g.Name = "go:unseeded"
+	g.New = func(rdb redis.UniversalClient, key string) Locker {
+		return &unseededLock{plainLock{rdb: rdb, key: key}}
+	}
+	r := newRecorder(t)
+	Check(r, Config{GoRedis: &g, TraceDir: t.TempDir()})
+	msg := r.message()
+	if !strings.HasPrefix(msg, "locktest: go:unseeded is not deterministic: two runs of the same scenario gave different traces") ||
+		!strings.Contains(msg, "first difference: ") {
+		t.Fatalf("message:\n%s", msg)
+	}
+}
+
+// TestGoRedisRefusedFaults: faults one bubble cannot express are refused
+// with a reason, in the configuration and in a scenario.
+func TestGoRedisRefusedFaults(t *testing.T) {
+	r := newRecorder(t)
+	Check(r, Config{GoRedis: plainGoRedis, Faults: []string{"watchdog-stall"}})
+	if msg := r.message(); !strings.Contains(msg, "fault watchdog-stall is not available for a lock run through the go-redis bridge") {
+		t.Fatalf("message:\n%s", msg)
+	}
+	sc := protocols.Scenario{Protocol: plainGoRedis.Name, Clients: 2, Faults: []trace.Fault{{Kind: trace.FaultClockJump, Target: "c1", AtMs: 100, Value: 5000}}}
+	_, err := EvaluateT(t, Config{GoRedis: plainGoRedis}, sc)
+	if err == nil || !strings.Contains(err.Error(), "fault clock-jump on c1: a process run through the go-redis bridge has no clock of its own") {
+		t.Fatalf("err: %v", err)
+	}
+	if _, err := Evaluate(Config{GoRedis: plainGoRedis}, sc); err != errNeedsT {
+		t.Fatalf("Evaluate without a *testing.T: %v", err)
+	}
+}
