@@ -38,103 +38,118 @@ type slot[R any] struct {
 	skipped bool
 }
 
+// poolRun is the state of one run of a pool, guarded by mu.
+type poolRun[R any] struct {
+	pool[R]
+	window    int
+	mu        sync.Mutex
+	cond      *sync.Cond
+	slots     map[int]*slot[R]
+	next      int // next job to claim
+	delivered int // next job to deliver
+	closed    bool
+	stopped   map[int]int // group -> the job it stopped at
+}
+
 // run runs the pool. It returns when every job has been delivered or
 // skipped, when Deliver fails (its error), or when ctx is cancelled
 // (interrupted is true; the jobs delivered are a prefix). In every case
 // all its goroutines have ended before it returns.
 func (p pool[R]) run(ctx context.Context) (interrupted bool, err error) {
-	workers := p.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	if p.Workers <= 0 {
+		p.Workers = runtime.GOMAXPROCS(0)
 	}
-	group := p.Group
-	if group == nil {
-		group = func(int) int { return 0 }
+	if p.Group == nil {
+		p.Group = func(int) int { return 0 }
 	}
-	window := workers * windowPerWorker
-	var (
-		mu        sync.Mutex
-		cond      = sync.NewCond(&mu)
-		slots     = map[int]*slot[R]{}
-		next      int // next job to claim
-		delivered int // next job to deliver
-		closed    bool
-		stopped   = map[int]int{} // group -> the job it stopped at
-	)
-	halt := func() {
-		mu.Lock()
-		closed = true
-		cond.Broadcast()
-		mu.Unlock()
-	}
-	defer context.AfterFunc(ctx, halt)()
-	isStopped := func(k int) bool {
-		at, ok := stopped[group(k)]
-		return ok && k > at
-	}
-
+	r := &poolRun[R]{pool: p, window: p.Workers * windowPerWorker, slots: map[int]*slot[R]{}, stopped: map[int]int{}}
+	r.cond = sync.NewCond(&r.mu)
+	defer context.AfterFunc(ctx, r.halt)()
 	var wg sync.WaitGroup
-	for range workers {
+	for range p.Workers {
 		wg.Add(1)
 		liveWorkers.Add(1)
 		go func() {
 			defer liveWorkers.Add(-1)
 			defer wg.Done()
-			mu.Lock()
-			defer mu.Unlock()
-			for {
-				for !closed && next < p.Jobs && next >= delivered+window {
-					cond.Wait()
-				}
-				if closed || next >= p.Jobs {
-					return
-				}
-				k := next
-				next++
-				s := &slot[R]{}
-				slots[k] = s
-				if isStopped(k) {
-					s.ready, s.skipped = true, true
-					cond.Broadcast()
-					continue
-				}
-				mu.Unlock()
-				r := p.Run(k)
-				mu.Lock()
-				s.r, s.ready = r, true
-				cond.Broadcast()
-			}
+			r.work()
 		}()
 	}
 	defer wg.Wait()
-	defer halt()
+	defer r.halt()
+	return r.deliver(ctx)
+}
 
-	mu.Lock()
-	defer mu.Unlock()
-	for delivered < p.Jobs {
-		s := slots[delivered]
-		for !closed && ctx.Err() == nil && (s == nil || !s.ready) {
-			cond.Wait()
-			s = slots[delivered]
+func (r *poolRun[R]) halt() {
+	r.mu.Lock()
+	r.closed = true
+	r.cond.Broadcast()
+	r.mu.Unlock()
+}
+
+// isStopped reports whether job k's group stopped before k.
+func (r *poolRun[R]) isStopped(k int) bool {
+	at, ok := r.stopped[r.Group(k)]
+	return ok && k > at
+}
+
+// work claims jobs in order and runs them, until none is left or the
+// pool halts.
+func (r *poolRun[R]) work() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		for !r.closed && r.next < r.Jobs && r.next >= r.delivered+r.window {
+			r.cond.Wait()
 		}
-		if closed || ctx.Err() != nil {
-			return true, nil
+		if r.closed || r.next >= r.Jobs {
+			return
 		}
-		k := delivered
-		delete(slots, k)
-		delivered++
-		cond.Broadcast()
-		if s.skipped || isStopped(k) {
+		k := r.next
+		r.next++
+		s := &slot[R]{}
+		r.slots[k] = s
+		if r.isStopped(k) {
+			s.ready, s.skipped = true, true
+			r.cond.Broadcast()
 			continue
 		}
-		mu.Unlock()
-		stop, err := p.Deliver(k, s.r)
-		mu.Lock()
+		r.mu.Unlock()
+		res := r.Run(k)
+		r.mu.Lock()
+		s.r, s.ready = res, true
+		r.cond.Broadcast()
+	}
+}
+
+// deliver hands the results to Deliver in job order.
+func (r *poolRun[R]) deliver(ctx context.Context) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.delivered < r.Jobs {
+		s := r.slots[r.delivered]
+		for !r.closed && ctx.Err() == nil && (s == nil || !s.ready) {
+			r.cond.Wait()
+			s = r.slots[r.delivered]
+		}
+		if r.closed || ctx.Err() != nil {
+			return true, nil
+		}
+		k := r.delivered
+		delete(r.slots, k)
+		r.delivered++
+		r.cond.Broadcast()
+		if s.skipped || r.isStopped(k) {
+			continue
+		}
+		r.mu.Unlock()
+		stop, err := r.Deliver(k, s.r)
+		r.mu.Lock()
 		if err != nil {
 			return false, err
 		}
 		if stop {
-			stopped[group(k)] = k
+			r.stopped[r.Group(k)] = k
 		}
 	}
 	return false, nil

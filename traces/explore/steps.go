@@ -82,3 +82,19 @@ func nodesOf(tr *trace.Trace) []string {
 	sort.Strings(out)
 	return out
 }
+
+// servicesOf lists the services of tr (databases, storage), sorted.
+func servicesOf(tr *trace.Trace) []string {
+	set := map[string]bool{}
+	for _, e := range tr.Events {
+		if e.Kind == trace.EvService {
+			set[e.Party] = true
+		}
+	}
+	var out []string
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

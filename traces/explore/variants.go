@@ -25,9 +25,10 @@ type variant struct {
 // scope is what variants are drawn from: the normalized scenario and the
 // parties of its fault-free run.
 type scope struct {
-	sc      protocols.Scenario
-	clients []string
-	nodes   []string
+	sc       protocols.Scenario
+	clients  []string
+	nodes    []string
+	services []string // what the workload writes to, when not Redis
 }
 
 // durations are the lengths tried for a fault that lasts: shorter than
@@ -85,6 +86,16 @@ func (s scope) variants(kind string) ([]variant, error) {
 		each(s.nodes, []int64{100, 5000}, func(t string, d int64) variant {
 			return one(kind, t, d, 0, fmt.Sprintf("node-restart of %s (down %d ms)", t, d))
 		})
+	case trace.FaultBlackhole:
+		each(s.nodes, s.durations(), func(t string, d int64) variant {
+			return one(kind, t, d, 0, fmt.Sprintf("blackhole of %s for %d ms", t, d))
+		})
+	case trace.FaultDelay:
+		for _, c := range s.clients {
+			each(append(slices.Clone(s.nodes), s.services...), []int64{l + 1000}, func(n string, v int64) variant {
+				return one(kind, c+"->"+n, 2*l, v, fmt.Sprintf("delay %s->%s (+%d ms)", c, n, v))
+			})
+		}
 	case trace.FaultReplyLoss:
 		each(s.nodes, []int64{1, 1000}, func(t string, d int64) variant {
 			return one(kind, t, d, 1000, fmt.Sprintf("reply-loss at %s for %d ms", t, d))

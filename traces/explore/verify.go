@@ -48,7 +48,7 @@ type VerifyCell struct {
 	Steps       int    `json:"steps"`
 	Variants    int    `json:"variants"`
 	Runs        int    `json:"runs"`
-	WallMs      int64  `json:"wall_ms"`           // time from the previous cell's last run to this cell's last`
+	WallMs      int64  `json:"wall_ms"`           // from the previous cell's last run to this cell's last
 	Step        string `json:"step,omitempty"`    // the breaking placement's step
 	Variant     string `json:"variant,omitempty"` // and its fault
 	Cause       string `json:"cause,omitempty"`
@@ -203,7 +203,7 @@ func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int) (Veri
 		c.Replay = ReplayCommand(base, "")
 		return c, base, nil, nil
 	}
-	s := scope{sc: o.File.Scenario, nodes: nodesOf(o.File.Trace)}
+	s := scope{sc: o.File.Scenario, nodes: nodesOf(o.File.Trace), services: servicesOf(o.File.Trace)}
 	for i := range s.sc.Clients {
 		s.clients = append(s.clients, s.sc.Client(i))
 	}

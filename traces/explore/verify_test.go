@@ -148,3 +148,43 @@ func TestStepsAreTheDistinctMillisecondsOfTheRun(t *testing.T) {
 		t.Fatalf("no step names an acquire's return: %+v", steps)
 	}
 }
+
+// TestVerifyPinnedVerdicts pins bounded verdicts of the default scope (2
+// clients, 1 operation each, unique-name), argued from the sources:
+//
+//   - setnx-del under gc-pause: nothing renews the 60 s key, so a pause of
+//     two leases while c2 holds it (or while its acquire is in flight) lets
+//     the key expire and c1 take it while c2 still works.
+//   - redislock-go under slow-work: no watchdog; work longer than the 10 s
+//     lease outlives the key and the other client takes it.
+//   - redislock-go under watchdog-stall: it has no background thread, so
+//     a stall changes nothing.
+//   - setnx-lua-del under reply-loss: a lost SET NX reply leaves an orphan
+//     key until its TTL (lost progress); a lost compare-and-delete reply
+//     leaves a key only its owner could delete; neither grants a held lock.
+//   - setnx-lua-del under failover: with replication a lease behind, the
+//     promoted replica lacks c1's key; with a 1 s down-after the promotion
+//     comes while c1 still works its 5 s, and c2 takes the key.
+//   - fenced under slow-work: its watchdog renews the key every 10 s while
+//     the section runs, however long.
+//   - local-mutex fails without faults: a monitor excludes threads of one
+//     process only.
+//   - redlock has no replicas to fail over.
+func TestVerifyPinnedVerdicts(t *testing.T) {
+	want := []struct{ protocol, fault, verdict string }{
+		{"setnx-del", "gc-pause", CellUnsafe},
+		{"redislock-go", "slow-work", CellUnsafe},
+		{"redislock-go", "watchdog-stall", CellBounded},
+		{"setnx-lua-del", "reply-loss", CellBounded},
+		{"setnx-lua-del", "failover", CellUnsafe},
+		{"fenced", "slow-work", CellBounded},
+		{"local-mutex", "gc-pause", CellUnsafeNoFault},
+		{"redlock", "failover", CellNA},
+	}
+	for _, w := range want {
+		v := verify(t, VerifyOptions{Protocols: []string{w.protocol}, Faults: []string{w.fault}})
+		if c := v.Cells[0]; c.Verdict != w.verdict {
+			t.Errorf("%s / %s: want %s, got %s: %s", w.protocol, w.fault, w.verdict, c.Verdict, c.Claim)
+		}
+	}
+}
