@@ -22,7 +22,7 @@ var noFlag = map[string]string{
 	"horizon_ms":  "the run's bound; no generator changes it",
 	"network":     "the latency model; no generator changes it",
 	"repl_lag_ms": "the replication lag range; no generator changes it",
-	"liveness":    "asks the checker for its liveness checks too; the trace is the same without it",
+	"liveness":    "the checker's liveness checks, set by scenario files and locktest's Config.Liveness; replayed from the trace file",
 }
 
 // TestEveryScenarioFieldHasAFlagOrAReason fails when a field is added to
