@@ -101,20 +101,22 @@ func hasOverlap(tr *trace.Trace) bool {
 
 // BenchmarkCheckConcurrent checks 100,000 operations from 50 clients
 // over 10 keys with real overlap (see concurrentTrace), legal and
-// violating. cpu-ns/op is the process's CPU time per check (all cores).
+// violating, and legal with the liveness checks. cpu-ns/op is the
+// process's CPU time per check (all cores).
 func BenchmarkCheckConcurrent(b *testing.B) {
 	for _, c := range []struct {
-		name    string
-		violate bool
-		want    string
-	}{{"legal", false, VerdictOK}, {"violating", true, VerdictViolation}} {
+		name     string
+		violate  bool
+		liveness bool
+		want     string
+	}{{"legal", false, false, VerdictOK}, {"violating", true, false, VerdictViolation}, {"legal-liveness", false, true, VerdictOK}} {
 		b.Run(c.name, func(b *testing.B) {
 			tr := concurrentTrace(100_000, 50, 10, c.violate)
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu := cpuTime()
 			for b.Loop() {
-				if res := Check(tr, Options{LeaseMs: 30}); res.Verdict != c.want {
+				if res := Check(tr, Options{LeaseMs: 30, Liveness: c.liveness}); res.Verdict != c.want {
 					b.Fatalf("verdict %s", res.Verdict)
 				}
 			}

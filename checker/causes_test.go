@@ -240,7 +240,7 @@ var causeCases = []causeCase{
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis-1", "c1/t1", "k", "10")
 			b.add(0.5, trace.NodeCrash("redis-1", -1))
 			b.add(1.5, trace.MasterDown("sentinel", "redis-1"))
-			b.add(2, trace.Promote("redis-2", "was replica of redis-1"))
+			b.add(2, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
 			b.add(2, trace.Lost(trace.EvPromote, "redis-2", "k", ""))
 			b.op("c2/t1", acq, "k", ok, 2.4, 2.6).setnx(2.5, "redis-2", "c2/t1", "k", "10")
 			b.op("c2/t1", rel, "k", ok, 4, 4.1).del(4.05, "redis-2", "c2/t1", "k", true)
@@ -255,7 +255,7 @@ var causeCases = []causeCase{
 			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis-1", "c1/t1", "k", "10")
 			b.add(0.15, trace.Replicated("redis-2", "k", trace.KeyCreated, ""))
 			b.add(0.5, trace.NodeCrash("redis-1", -1))
-			b.add(2, trace.Promote("redis-2", "was replica of redis-1"))
+			b.add(2, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
 			b.op("c2/t1", acq, "k", model.ResFail, 2.4, 2.6).setnxBusy(2.5, "redis-2", "c2/t1", "k", "10")
 			b.op("c1/t1", rel, "k", ok, 5, 5.1).del(5.05, "redis-2", "c1/t1", "k", true)
 			b.op("c2/t1", acq, "k", ok, 5.2, 5.4).setnx(5.3, "redis-2", "c2/t1", "k", "10")
@@ -502,7 +502,7 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.add(1, trace.MasterDown("sentinel", "redis-1"))
-			b.add(1, trace.Promote("redis-2", "was replica of redis-1"))
+			b.add(1, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
 			b.op("c2/t1", acq, "k", ok, 1.9, 2.1).setnx(2, "redis-2", "c2/t1", "k", "10")
 			b.op("c1/t1", acq, "k", ok, 2.9, 3.1).setnx(3, "redis-1", "c1/t1", "k", "10")
 			b.add(5, trace.Demote("redis-1", "rejoined as replica of redis-2"))
@@ -517,7 +517,7 @@ var causeCases = []causeCase{
 		trace: func() *trace.Trace {
 			b := &tb{}
 			b.add(1, trace.MasterDown("sentinel", "redis-1"))
-			b.add(1, trace.Promote("redis-2", "was replica of redis-1"))
+			b.add(1, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
 			b.op("c2/t1", acq, "k", ok, 1.9, 2.1).setnx(2, "redis-2", "c2/t1", "k", "10")
 			b.add(2.5, trace.Demote("redis-1", "rejoined as replica of redis-2"))
 			b.op("c1/t1", acq, "k", "error: READONLY", 2.9, 3.1).cmd(3, "redis-1", "c1/t1", "(error) READONLY", "", "SET", "k", "c1/t1", "EX", "10", "NX")

@@ -125,6 +125,9 @@ func Check(tr *trace.Trace, opt Options) *Result {
 				vs = []Violation{{Property: PropResource, Cause: CauseUnexplained,
 					Explanation: "porcupine found no linearization of the " + c.name + " history."}}
 			}
+			for i := range vs {
+				vs[i].Model = c.name
+			}
 			res.Violations = append(res.Violations, vs...)
 		}
 	}

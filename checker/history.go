@@ -2,6 +2,7 @@ package checker
 
 import (
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -61,8 +62,8 @@ type lockStats struct {
 // unknown outcome is settled, so none stays open at infinity (each open
 // one doubles the search): an acquire is left out, because the nodes'
 // ground truth says whether it made its client owner (an orphan, which
-// holds the key for nobody) or not (it changed nothing); a release ends
-// its client's belief at its call, as the holds do, whatever it did.
+// holds the key for nobody) or not (it changed nothing); a release takes
+// effect at the latest when ground truth shows the client's key gone.
 func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
 	out := make([]porcupine.Operation, 0, 2*len(hs))
 	var st lockStats
@@ -90,10 +91,13 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 			held[k]--
 			settled := op
 			if unknownOutcome(op) {
-				settled.Return = op.Call
+				settled.Return = t.releaseSettled(op)
 			}
 			out = ids.add(out, settled, model.LockInput{Key: op.Key, Owner: op.Client},
 				model.LockOutput{OK: op.Result == model.ResOK, Unknown: unknownOutcome(op)}, false)
+			if unknownOutcome(op) {
+				ids.retire(op.Client)
+			}
 		case model.OpRenew:
 			if op.Result == model.ResOK && !op.Open() {
 				out = ids.add(out, op, model.LockInput{Renew: true, Key: op.Key, Owner: op.Client},
@@ -110,6 +114,28 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 		}
 	}
 	return out, st
+}
+
+// releaseSettled bounds a release of unknown outcome: it took effect
+// between its call and the end of the client's key on the nodes (deleted
+// by it, expired or lost), or the end of the trace while the key lives.
+func (t *truth) releaseSettled(op trace.Op) int64 {
+	end := op.Call
+	if n := len(t.tr.Events); n > 0 {
+		end = max(end, t.tr.Events[n-1].T)
+	}
+	var gone int64 = -1
+	for _, s := range t.sites[op.Key] {
+		gs := t.bySite[[3]string{op.Client, op.Key, s}]
+		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > op.Call })
+		if i > 0 {
+			gone = max(gone, min(gs[i-1].EndT, end))
+		}
+	}
+	if gone < op.Call {
+		return op.Call
+	}
+	return gone
 }
 
 // settle reads the outcome of a resource operation the client never

@@ -50,49 +50,67 @@ func liveness(t *truth, ix holdIndex, bound int64) []Violation {
 func lostWakeups(t *truth, healed, end, bound int64) []Violation {
 	var out []Violation
 	reported := map[string]bool{}
+	gaps := map[string][]freeSpan{}
 	for _, op := range t.tr.Ops {
 		if op.Kind != model.OpAcquire || reported[op.Client+"\x00"+op.Key] {
 			continue
 		}
-		from, to := max(op.Call, healed), min(ret(op), end)
-		if s, e, ok := t.freeStretch(op.Key, from, to, bound); ok {
-			reported[op.Client+"\x00"+op.Key] = true
-			after := ""
-			if healed > 0 {
-				after = ", after the last fault ended at " + fmtMs(healed)
-			}
-			out = append(out, Violation{Property: PropLiveness, Cause: CauseLostWakeup, Key: op.Key,
-				Clients: []string{op.Client}, AtMs: trace.Ms(s), UntilMs: trace.Ms(e),
-				Explanation: fmt.Sprintf("%s called acquire on %s at %s and was still waiting at %s, although no client held the key in Redis from %s%s: a wake-up was lost.",
-					op.Client, op.Key, fmtMs(op.Call), fmtMs(e), fmtMs(s), after)})
+		g, ok := gaps[op.Key]
+		if !ok {
+			g = t.freeGaps(op.Key, end)
+			gaps[op.Key] = g
 		}
+		s, e, found := longGap(g, max(op.Call, healed), min(ret(op), end), bound)
+		if !found {
+			continue
+		}
+		reported[op.Client+"\x00"+op.Key] = true
+		after := ""
+		if healed > 0 {
+			after = ", after the last fault ended at " + fmtMs(healed)
+		}
+		out = append(out, Violation{Property: PropLiveness, Cause: CauseLostWakeup, Key: op.Key,
+			Clients: []string{op.Client}, AtMs: trace.Ms(s), UntilMs: trace.Ms(e),
+			Explanation: fmt.Sprintf("%s called acquire on %s at %s and was still waiting at %s, although no client held the key in Redis from %s%s: a wake-up was lost.",
+				op.Client, op.Key, fmtMs(op.Call), fmtMs(e), fmtMs(s), after)})
 	}
 	return out
 }
 
-// freeStretch finds, within [from, to], a stretch longer than bound when
-// key had no live grant on any site.
-func (t *truth) freeStretch(key string, from, to, bound int64) (int64, int64, bool) {
-	if to-from <= bound {
-		return 0, 0, false
-	}
-	type span struct{ a, b int64 }
-	var busy []span
+type freeSpan struct{ a, b int64 }
+
+// freeGaps lists, in time order, the stretches of [0, end] when key had no
+// live grant on any site.
+func (t *truth) freeGaps(key string, end int64) []freeSpan {
+	var busy []freeSpan
 	for _, g := range t.grants {
-		if g.Key == key && g.T <= to && g.EndT >= from {
-			busy = append(busy, span{g.T, g.EndT})
+		if g.Key == key {
+			busy = append(busy, freeSpan{g.T, g.EndT})
 		}
 	}
 	sort.Slice(busy, func(i, j int) bool { return busy[i].a < busy[j].a })
-	free := from
+	var gaps []freeSpan
+	free := int64(0)
 	for _, s := range busy {
-		if s.a-free > bound {
-			return free, s.a, true
+		if s.a > free {
+			gaps = append(gaps, freeSpan{free, s.a})
 		}
 		free = max(free, s.b)
 	}
-	if to-free > bound {
-		return free, to, true
+	if end > free {
+		gaps = append(gaps, freeSpan{free, end})
+	}
+	return gaps
+}
+
+// longGap finds a gap whose part within [from, to] is longer than bound.
+func longGap(gaps []freeSpan, from, to, bound int64) (int64, int64, bool) {
+	i := sort.Search(len(gaps), func(i int) bool { return gaps[i].b > from })
+	for ; i < len(gaps) && gaps[i].a < to; i++ {
+		a, b := max(gaps[i].a, from), min(gaps[i].b, to)
+		if b-a > bound {
+			return a, b, true
+		}
 	}
 	return 0, 0, false
 }

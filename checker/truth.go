@@ -145,9 +145,14 @@ func (t *truth) site(node string) string {
 // apply updates the grants with event i; it returns a grant it created.
 func (t *truth) apply(i int, e trace.Event) *grant {
 	if e.Kind == trace.EvPromote && e.Change != trace.KeyLost {
+		// The keys of the replaced master now live on the promoted node;
+		// keys on another node (an old master still up: split brain) stay.
+		old := e.Replaced()
 		for _, gs := range t.live {
 			for _, g := range gs {
-				g.Node = e.Party
+				if g.Node == old || old == "" {
+					g.Node = e.Party
+				}
 			}
 		}
 		return nil

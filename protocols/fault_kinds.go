@@ -18,7 +18,7 @@ func genPause(g *gen) []trace.Fault {
 		for range g.n(1 + g.r.IntN(2)) {
 			client := g.sc.Client(c)
 			if g.anchored() {
-				out = append(out, g.acquired(trace.Fault{Kind: trace.FaultGCPause, Target: client, DurMs: g.span(2, 2, 2)}, client))
+				out = append(out, g.acquired(trace.Fault{Kind: trace.FaultGCPause, Target: client, DurMs: g.outlast()}, client))
 				continue
 			}
 			dur := 10 + g.r.Int64N(990)
@@ -29,6 +29,15 @@ func genPause(g *gen) []trace.Fault {
 		}
 	}
 	return out
+}
+
+// outlast draws a pause that makes a hold outlive the lease: at least the
+// lease minus the workload's work (the hold already spends that), at most
+// two leases. Pauses near the low end end while the next holder still
+// holds: the paused client's release then meets a foreign key.
+func (g *gen) outlast() int64 {
+	lo := max(g.lease-g.work, g.lease/4)
+	return lo + g.r.Int64N(2*g.lease-lo+1)
 }
 
 // genSlowWork adds work beyond what the lease leaves after the

@@ -76,3 +76,47 @@ func TestParseTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultTextRoundTrip: every generated fault, anchored or not, reads
+// back from its text form (the --fault flag) unchanged.
+func TestFaultTextRoundTrip(t *testing.T) {
+	n := 0
+	for seed := uint64(1); seed <= 30; seed++ {
+		sc := Scenario{Seed: seed, Protocol: "redlock", FaultKinds: FaultKinds, AnchorPct: 100}
+		faults, err := GenerateFaults(mustNormalizeTopology(t, sc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range faults {
+			text := trace.FormatFault(f)
+			back, err := trace.ParseFault(text)
+			if err != nil || trace.FormatFault(back) != text || (f.Anchor == nil) != (back.Anchor == nil) ||
+				f.Anchor != nil && *f.Anchor != *back.Anchor {
+				t.Fatalf("%s read back as %+v (%v)", text, back, err)
+			}
+			if f.Anchor != nil {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no anchored fault drawn")
+	}
+	for _, bad := range []string{"gc-pause:c1@0+5~c1/acquire#1+0", "gc-pause:c1@0+5~c1/acquire/later#1+0", "gc-pause:c1@0+5~c1/acquire/invoke#0+0"} {
+		if _, err := trace.ParseFault(bad); err == nil {
+			t.Fatalf("%q accepted", bad)
+		}
+	}
+}
+
+func mustNormalizeTopology(t *testing.T, sc Scenario) Scenario {
+	t.Helper()
+	kinds := sc.FaultKinds
+	sc.FaultKinds = nil
+	n, err := sc.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.FaultKinds = kinds
+	return n
+}

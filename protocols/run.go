@@ -53,5 +53,6 @@ func Run(sc Scenario) (Scenario, *trace.Trace, error) {
 		}
 	}
 	tr, err := w.Run()
+	w.Release()
 	return sc, tr, err
 }

@@ -51,9 +51,13 @@ type Scenario struct {
 	// intensity, sentinel timing, work, think time, stagger, arrival,
 	// clients, anchor share) from the seed; Normalize writes the draws
 	// into the scenario, so the result replays without Swarm.
-	Swarm       bool          `json:"swarm,omitempty"`
-	Faults      []trace.Fault `json:"faults"`
-	MaxEvents   int64         `json:"max_events,omitempty"` // event budget; 0 = DefaultEventBudget
+	Swarm     bool          `json:"swarm,omitempty"`
+	Faults    []trace.Fault `json:"faults"`
+	MaxEvents int64         `json:"max_events,omitempty"` // event budget; 0 = DefaultEventBudget
+	// Liveness asks the checker for its liveness checks too (after the
+	// last fault heals: lost wake-ups, keys renewed after release, orphan
+	// keys); off by default.
+	Liveness    bool `json:"liveness,omitempty"`
 	faultsDrawn bool
 }
 
@@ -183,6 +187,9 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	if sc.Faults == nil {
 		sc.Faults = []trace.Fault{}
 	}
+	// The draws are written in; a second draw would redraw the values a
+	// swarm drew as zero (stagger 0), so the result is not a swarm.
+	sc.Swarm = false
 	return sc, nil
 }
 

@@ -1,6 +1,8 @@
 package protocols
 
 import (
+	"cmp"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/locksim/locksim/sim"
@@ -28,14 +30,17 @@ func (sc *Scenario) chooseTopology(p Protocol) {
 // VOPR, Groce et al.'s swarm testing): each seed tests its own mix. The
 // draws are written into the scenario, so it replays without Swarm.
 func (sc *Scenario) drawSwarm(p Protocol, wl Workload) {
-	r := sim.NewStreams(sc.Seed).Get("swarm")
-	pick := func(from ...int64) int64 { return from[r.IntN(len(from))] }
+	// Each parameter has its own stream: pinning one (a flag, or a replay
+	// command that prints it) does not move the others' draws.
+	streams := sim.NewStreams(sc.Seed)
+	r := func(name string) *rand.Rand { return streams.Get("swarm/" + name) }
+	pick := func(name string, from ...int64) int64 { return from[r(name).IntN(len(from))] }
 	if len(sc.FaultKinds) > 1 && len(sc.Faults) == 0 {
 		// A non-empty subset of the allowed kinds.
 		var sub []string
-		for len(sub) == 0 {
+		for rk := r("faults"); len(sub) == 0; {
 			for _, k := range sc.FaultKinds {
-				if r.IntN(2) == 0 {
+				if rk.IntN(2) == 0 {
 					sub = append(sub, k)
 				}
 			}
@@ -43,29 +48,26 @@ func (sc *Scenario) drawSwarm(p Protocol, wl Workload) {
 		sc.FaultKinds = sub
 	}
 	if sc.Intensity == 0 {
-		sc.Intensity = []float64{0.5, 1, 1, 2, 3}[r.IntN(5)]
+		sc.Intensity = []float64{0.5, 1, 1, 2, 3}[r("intensity").IntN(5)]
 	}
 	if sc.Clients == 0 {
-		sc.Clients = 2 + r.IntN(4)
+		sc.Clients = 2 + r("clients").IntN(4)
 	}
-	lease := sc.LeaseMs
-	if lease == 0 {
-		lease = p.Lease.Milliseconds()
-	}
-	if sc.WorkMs == 0 && r.IntN(2) == 0 {
-		sc.WorkMs = 1 + r.Int64N(max(lease, wl.WorkMs))
+	lease := cmp.Or(sc.LeaseMs, p.Lease.Milliseconds())
+	if rw := r("work"); sc.WorkMs == 0 && rw.IntN(2) == 0 {
+		sc.WorkMs = 1 + rw.Int64N(max(lease, wl.WorkMs))
 	}
 	if sc.ThinkMs == 0 {
-		sc.ThinkMs = pick(1, 50, 200, 1000)
+		sc.ThinkMs = pick("think", 1, 50, 200, 1000)
 	}
 	if sc.StaggerMs == 0 {
-		sc.StaggerMs = pick(0, 0, 100, 500, 2000)
+		sc.StaggerMs = pick("stagger", 0, 0, 100, 500, 2000)
 	}
 	if sc.Arrival == "" {
-		sc.Arrival = []string{ArrivalClosed, ArrivalOpen}[r.IntN(2)]
+		sc.Arrival = []string{ArrivalClosed, ArrivalOpen}[r("arrival").IntN(2)]
 	}
 	if sc.AnchorPct == 0 {
-		sc.AnchorPct = int(pick(-1, 25, 50, 75, 100))
+		sc.AnchorPct = int(pick("anchors", -1, 25, 50, 75, 100))
 	}
 }
 

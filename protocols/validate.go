@@ -15,7 +15,7 @@ const (
 	MaxDurationMs      = 30 * 24 * 3600 * 1000 // 30 days: any single duration, time or fault length
 	MaxClockJumpMs     = MaxDurationMs
 	MaxDriftPPM        = 1_000_000
-	DefaultEventBudget = 20_000_000
+	DefaultEventBudget = 1_000_000
 	MaxEventBudget     = 1_000_000_000
 	MaxFaults          = 100_000
 	MaxStock           = 1_000_000_000

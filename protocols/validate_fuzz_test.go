@@ -18,6 +18,7 @@ func FuzzScenario(f *testing.F) {
 	f.Add([]byte(`{"protocol":"setnx-lua-del","topology":"replicated","fault_kinds":["failover"],"repl_lag_ms":[5,1]}`))
 	f.Add([]byte(`{"protocol":"fenced","faults":[{"kind":"clock-jump","target":"redis","at_ms":5,"dur_ms":0,"value":-1000000000000000000}]}`))
 	f.Add([]byte(`{"protocol":"setnx-del","lease_ms":9223372036854775807,"network":{"latency_min_ns":5,"latency_max_ns":1}}`))
+	f.Add([]byte(`{"seed":1,"protocol":"setnx-del","fault_kinds":["gc-pause"],"clients":4,"intensity":2,"swarm":true}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var sc Scenario
 		if json.Unmarshal(b, &sc) != nil {

@@ -73,13 +73,17 @@ func (n *Network) latency(from, to string) time.Duration {
 // target is the receiving process (nil for a node or service), so that a
 // paused receiver holds the message. what describes it for drop events.
 func (n *Network) send(from, to string, target *Process, what string, deliver func()) {
-	n.post(from, to, &event{proc: target, fn: deliver}, what)
+	e := n.w.newEvent()
+	e.proc, e.fn = target, deliver
+	n.post(from, to, e, what)
 }
 
 // sendTo delivers a message to thread t (a reply it waits for): held while
 // its process is paused or the thread is a stalled background thread.
 func (n *Network) sendTo(from string, t *Thread, what string, deliver func()) {
-	n.post(from, t.p.Name, &event{proc: t.p, thr: t, fn: deliver}, what)
+	e := n.w.newEvent()
+	e.proc, e.thr, e.fn = t.p, t, deliver
+	n.post(from, t.p.Name, e, what)
 }
 
 func (n *Network) post(from, to string, e *event, what string) {
@@ -95,25 +99,28 @@ func (n *Network) post(from, to string, e *event, what string) {
 		n.w.rec.event(trace.Drop(from, "to "+to+": "+what))
 		return
 	}
-	deliver := e.fn
 	// A request in flight to a node or service keeps the run alive: a
 	// delayed write still lands after its sender has finished.
-	inflight := e.proc == nil
-	if inflight {
+	e.msg = message{from: from, to: to, what: what, inflight: e.proc == nil, sent: true}
+	if e.msg.inflight {
 		n.w.live++
-	}
-	e.fn = func() {
-		if inflight {
-			n.w.live--
-		}
-		if n.Blocked(from, to) {
-			n.w.rec.event(trace.Drop(from, "to "+to+": "+what))
-			return
-		}
-		deliver()
 	}
 	e.at = n.w.now + d
 	n.w.scheduleEvent(e)
+}
+
+// arrive delivers the message e carries, unless a partition that began
+// while it was in flight drops it.
+func (n *Network) arrive(e *event) {
+	m := &e.msg
+	if m.inflight {
+		n.w.live--
+	}
+	if n.Blocked(m.from, m.to) {
+		n.w.rec.event(trace.Drop(m.from, "to "+m.to+": "+m.what))
+		return
+	}
+	e.fn()
 }
 
 // SetLossFrom drops messages sent by party with probability rate (0 stops).

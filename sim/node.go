@@ -66,12 +66,7 @@ const (
 
 // AddNode adds a Redis node.
 func (w *World) AddNode(name string) *Node {
-	m := miniredis.NewMiniRedis()
-	c, err := m.Dial() // starts the server without a listener
-	if err != nil {
-		panic(err) // a pipe never fails to open
-	}
-	c.Close()
+	m := newStore()
 	m.Seed(int(w.cfg.Seed & 0x7fffffff))
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
@@ -186,6 +181,7 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 		}
 		n.inMulti[p] = true
 	case "EXEC", "DISCARD":
+		n.scripts.sync(n)
 		delete(n.inMulti, p)
 		delete(n.queued, p)
 		delete(n.queuedN, p)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -51,8 +52,9 @@ type Process struct {
 	boot        func(*Process)
 	base        string // the first instance's name, for restarts
 	incarnation int
-	stalled     bool     // background threads are stalled (watchdog-stall)
-	stallHeld   []*event // their wake-ups, held
+	stalled     bool       // background threads are stalled (watchdog-stall)
+	stallHeld   []*event   // their wake-ups, held
+	rng         *rand.Rand // the process's stream, once drawn from
 	onCrash     []func()
 	// OwnDiscovery marks a process whose client library learns a new
 	// master itself (go-redis asking the sentinel): a failover does not

@@ -14,6 +14,7 @@ type event struct {
 	proc *Process
 	thr  *Thread // a wake-up of this thread: held while it is stalled
 	fn   func()
+	msg  message // set for a message in flight: fn runs on arrival, unless dropped
 }
 
 type eventQueue []*event

@@ -14,8 +14,15 @@ import (
 // has one, as Redis does: the Lua engine serves script commands outside
 // MULTI, while script commands queued in MULTI run inside miniredis at
 // EXEC against miniredis's own cache.
+//
+// miniredis parses a script on SCRIPT LOAD, and runs scripts only inside
+// MULTI, so the bodies the engine caches reach miniredis lazily: just
+// before a script command is queued in MULTI and before EXEC, in the order
+// the engine cached them, after any SCRIPT FLUSH that came between.
 type scriptSync struct {
-	mini   map[string]bool           // bodies miniredis has loaded
+	mini   map[string]bool           // bodies miniredis has loaded or will at the next sync
+	unsent []string                  // bodies the engine cached that miniredis has yet to load
+	flushd bool                      // a SCRIPT FLUSH miniredis has yet to run (before unsent)
 	queued map[*server.Peer][]string // bodies queued in MULTI, for the engine after EXEC
 	flush  map[*server.Peer]bool     // a SCRIPT FLUSH queued in MULTI
 	peer   *server.Peer              // the node's own connection for the upkeep
@@ -46,6 +53,7 @@ func (n *Node) scriptCommand(c *server.Peer, cmd string, args []string) bool {
 		flush = true
 	}
 	if n.inMulti[c] {
+		s.sync(n)
 		if body != "" {
 			s.queued[c] = append(s.queued[c], body)
 		}
@@ -57,13 +65,27 @@ func (n *Node) scriptCommand(c *server.Peer, cmd string, args []string) bool {
 	handled := n.lua.Handle(c, cmd, args)
 	switch {
 	case body != "" && !s.mini[body] && s.exists(n, true, body):
-		s.miniredis(n, "SCRIPT", "LOAD", body)
+		s.unsent = append(s.unsent, body)
 		s.mini[body] = true
 	case flush:
-		s.miniredis(n, "SCRIPT", "FLUSH")
+		s.unsent = s.unsent[:0]
+		s.flushd = true
 		clear(s.mini)
 	}
 	return handled
+}
+
+// sync brings miniredis's cache to the engine's: the flush and the loads
+// it has not run yet, in order.
+func (s *scriptSync) sync(n *Node) {
+	if s.flushd {
+		s.miniredis(n, "SCRIPT", "FLUSH")
+		s.flushd = false
+	}
+	for _, b := range s.unsent {
+		s.miniredis(n, "SCRIPT", "LOAD", b)
+	}
+	s.unsent = s.unsent[:0]
 }
 
 // afterExec brings to the engine what a transaction of c did to

@@ -75,8 +75,7 @@ func (w *World) failover(t *Thread, cfg FailoverConfig) bool {
 	w.rec.event(trace.MasterDown(Sentinel, old.Name+" down"))
 	best.advance()
 	old.advance()
-	w.rec.event(trace.Promote(best.Name, "promoted to master, replacing "+old.Name+
-		" (offset "+itoa64(best.offset)+" of "+itoa64(old.offset)+")"))
+	w.rec.event(trace.Promote(best.Name, old.Name, "offset "+itoa64(best.offset)+" of "+itoa64(old.offset)))
 	for _, k := range lostKeys(old, best) {
 		w.rec.event(trace.Lost(trace.EvPromote, best.Name, k, "not replicated from "+old.Name))
 	}

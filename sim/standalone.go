@@ -42,3 +42,6 @@ func (s *Standalone) Node() *Node { return s.n }
 
 // Events returns the events recorded so far.
 func (s *Standalone) Events() []trace.Event { return s.w.rec.events() }
+
+// Close gives the node's Lua state back to the pool, as a run's end does.
+func (s *Standalone) Close() { s.n.lua.Close() }

@@ -18,6 +18,7 @@ type Thread struct {
 	w       *World
 	p       *Process
 	Name    string
+	client  string // process/thread, its identity in histories
 	id      int
 	next    func() (struct{}, bool)
 	stop    func()
@@ -38,7 +39,7 @@ func (w *World) spawn(p *Process, name string, fn func(*Thread)) *Thread {
 }
 
 func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bool) *Thread {
-	t := &Thread{w: w, p: p, Name: name, id: len(w.threads), bg: daemon}
+	t := &Thread{w: w, p: p, Name: name, client: p.Name + "/" + name, id: len(w.threads), bg: daemon}
 	if !daemon {
 		w.live++
 	}
@@ -99,7 +100,7 @@ func (t *Thread) park() any {
 }
 
 // Client is the thread's identity in histories: process/thread.
-func (t *Thread) Client() string { return t.p.Name + "/" + t.Name }
+func (t *Thread) Client() string { return t.client }
 
 // Process returns the thread's process.
 func (t *Thread) Process() *Process { return t.p }
@@ -136,7 +137,12 @@ func (t *Thread) Go(name string, fn func(*Thread)) *Thread {
 }
 
 // Rand is the process's own PRNG stream (tokens, UUIDs, think times).
-func (t *Thread) Rand() *rand.Rand { return t.w.streams.Get("proc/" + t.p.Name) }
+func (t *Thread) Rand() *rand.Rand {
+	if t.p.rng == nil {
+		t.p.rng = t.w.streams.Get("proc/" + t.p.Name)
+	}
+	return t.p.rng
+}
 
 // Invoke opens an operation in the history and returns its id.
 func (t *Thread) Invoke(kind, key, value string) int {

@@ -27,8 +27,12 @@ func (r *recorder) event(e trace.Event) {
 	r.cur = append(r.cur, e)
 }
 
-// events returns every event recorded so far in one slice.
+// events returns every event recorded so far in one slice: the block
+// itself when there is one.
 func (r *recorder) events() []trace.Event {
+	if len(r.done) == 0 {
+		return r.cur[:len(r.cur):len(r.cur)]
+	}
 	out := make([]trace.Event, 0, len(r.done)*eventBlock+len(r.cur))
 	for _, b := range r.done {
 		out = append(out, b...)

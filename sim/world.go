@@ -44,6 +44,7 @@ type World struct {
 	scriptNames map[string]string // script body -> its name in the trace
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
+	free        []*event // events that ran, for reuse
 	ext         External
 	onPromote   []func(old, new string)
 	onEnd       []func()
@@ -89,12 +90,16 @@ func (w *World) Record(e trace.Event) { w.rec.event(e) }
 func (w *World) At(at time.Duration, fn func()) { w.schedule(at, nil, fn) }
 
 func (w *World) schedule(at time.Duration, p *Process, fn func()) {
-	w.scheduleEvent(&event{at: at, proc: p, fn: fn})
+	e := w.newEvent()
+	e.at, e.proc, e.fn = at, p, fn
+	w.scheduleEvent(e)
 }
 
 // scheduleWake schedules fn, a wake-up of thread t.
 func (w *World) scheduleWake(at time.Duration, t *Thread, fn func()) {
-	w.scheduleEvent(&event{at: at, proc: t.p, thr: t, fn: fn})
+	e := w.newEvent()
+	e.at, e.proc, e.thr, e.fn = at, t.p, t, fn
+	w.scheduleEvent(e)
 }
 
 func (w *World) scheduleEvent(e *event) {
@@ -177,7 +182,7 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 				continue
 			}
 		}
-		e.fn()
+		w.fire(e)
 	}
 	if w.err != nil {
 		return nil, w.err

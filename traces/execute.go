@@ -73,7 +73,7 @@ func check(tr *trace.Trace, sc protocols.Scenario) *checker.Result {
 
 // checkOptions is what the checker needs to know of a scenario.
 func checkOptions(sc protocols.Scenario) checker.Options {
-	opt := checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock}
+	opt := checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock, Liveness: sc.Liveness}
 	if p, err := protocols.Lookup(sc.Protocol); err == nil {
 		opt.AllSites = p.AllMasters
 	}

@@ -133,9 +133,9 @@ func printSummary(w io.Writer, s *explore.Summary) {
 	if s.Interrupted {
 		fmt.Fprintln(w, "  interrupted: partial summary")
 	}
-	fmt.Fprintf(w, "  %d runs in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
-		s.Runs, s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
-	fmt.Fprintf(w, "  %d violating runs, %d inconclusive, %d errors\n", s.Violating, s.Unknown, s.Errors)
+	fmt.Fprintf(w, "  %s in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
+		explore.Plural(s.Runs, "run"), s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
+	fmt.Fprintf(w, "  %d violating, %d inconclusive, %s\n", s.Violating, s.Unknown, explore.Plural(s.Errors, "error"))
 	if len(s.Coverage) > 0 {
 		var parts []string
 		for _, c := range s.Coverage {

@@ -127,6 +127,9 @@ func (fs *flagSet) usage(w io.Writer) {
 			plain.Value = v.Value // UnquoteUsage names a value by its type
 		}
 		arg, text := flag.UnquoteUsage(&plain)
+		if arg == "value" {
+			arg = argName(f.Name)
+		}
 		dash := "--"
 		if len(f.Name) == 1 {
 			dash = "-"
@@ -138,12 +141,30 @@ func (fs *flagSet) usage(w io.Writer) {
 		if def := f.DefValue; def != "" && def != "false" && !strings.Contains(text, "(default") {
 			text += fmt.Sprintf(" (default %s)", def)
 		}
+		if len(line) > 23 {
+			line += "\n" + strings.Repeat(" ", 24)
+		}
 		fmt.Fprintf(w, "%-24s %s\n", line, text)
 	})
 	if c.notes != "" {
 		fmt.Fprintf(w, "\n%s\n", c.notes)
 	}
 	fmt.Fprintf(w, "\nExample: %s\n%s\n", c.example, exitCodesLine)
+}
+
+// argName names the value of a flag whose usage does not.
+func argName(flag string) string {
+	switch {
+	case strings.HasSuffix(flag, "-ms"):
+		return "MS"
+	case strings.HasSuffix(flag, "s") && flag != "clients" && flag != "threads" && flag != "ops" && flag != "nodes":
+		return "LIST"
+	case flag == "intensity":
+		return "X"
+	case flag == "seed" || flag == "clients" || flag == "threads" || flag == "ops" || flag == "nodes":
+		return "N"
+	}
+	return "NAME"
 }
 
 func capitalize(s string) string {

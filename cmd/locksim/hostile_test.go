@@ -68,6 +68,7 @@ func hostileCases() []hostileCase {
 		usage("explore --protocol setnx-del --shard 1/2/3", "--shard must be K/N"),
 		usage("explore --protocol setnx-del --max-events 0", "--max-events \"0\": must be between 1 and"),
 		{args: "explore --protocol setnx-lua-del --runs 2 --workers 1000000", code: exitOK},
+		{args: "matrix --runs 2 --protocols setnx-lua-del --faults none --workers 1000000", code: exitOK},
 		usage("matrix --runs 0", "--runs must be between"),
 		usage("matrix --runs 1000000", "--runs must be between"),
 		usage("matrix --clients 0", "--clients must be at least 1"),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 
@@ -58,7 +59,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	for _, w := range workloads {
 		m, err := explore.RunMatrix(ctx, explore.MatrixOptions{
 			Protocols: splitList(*protos), Faults: splitList(*faults), Workload: w,
-			Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: *workers, Verify: *verify,
+			Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: capWorkers(*workers, math.MaxInt), Verify: *verify,
 		})
 		if err != nil {
 			return usageErr(stderr, "matrix", err)

@@ -2,8 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"path/filepath"
+	"regexp"
 
+	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -26,11 +30,37 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "replay", err)
 	}
+	if _, err := protocols.Lookup(f.Scenario.Protocol); err != nil {
+		return usageErr(stderr, "replay", userProtocol(f.Scenario.Protocol, pos[0]))
+	}
 	o, err := traces.Verify(f)
 	if err != nil {
 		return usageErr(stderr, "replay", err)
 	}
 	return finish(o, "locksim replay "+pos[0], out, stdout, stderr)
+}
+
+// locktestReplayFlag is locktest.ReplayFlag; the CLI does not link
+// locktest (and its test dependencies), a test keeps the two equal.
+const locktestReplayFlag = "locktest.replay"
+
+// traceTestName reads the test name locktest puts in a trace's file name
+// (<test>-<12 hex>.json).
+var traceTestName = regexp.MustCompile(`^(.+)-[0-9a-f]{12}\.json$`)
+
+// userProtocol explains how to replay a trace of a protocol that a Go test
+// registered with locktest: only that test binary can run it.
+func userProtocol(name, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	run := "<TestName>"
+	if m := traceTestName.FindStringSubmatch(filepath.Base(path)); m != nil {
+		run = "'^" + regexp.QuoteMeta(m[1]) + "$'"
+	}
+	return fmt.Errorf("protocol %q is not in locksim's catalog (a Go test registered it with locktest): replay the trace in that test's package with: go test -run %s -%s=%s (locksim view %s renders it)",
+		name, run, locktestReplayFlag, abs, path)
 }
 
 // readTrace reads a trace file under the --max-input-mb cap; the reader

@@ -154,16 +154,16 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 	sc := f.Scenario
 	faults := "no faults"
 	if n := len(sc.Faults); n > 0 {
-		faults = plural(n, "fault")
+		faults = explore.Plural(n, "fault")
 	}
 	fmt.Fprintf(w, "%s: %s / %s, seed %d, %s, %s\n",
-		strings.ToUpper(f.Report.Verdict), sc.Protocol, sc.Workload, sc.Seed, plural(sc.Clients, "client"), faults)
+		strings.ToUpper(f.Report.Verdict), sc.Protocol, sc.Workload, sc.Seed, explore.Plural(sc.Clients, "client"), faults)
 	if f.Report.Budget != "" {
 		fmt.Fprintf(w, "  %s (raise it with --max-events)\n", f.Report.Budget)
 	}
 	for i, v := range f.Report.Violations {
 		if i == 8 {
-			fmt.Fprintf(w, "  ... and %s more (see --json)\n", plural(len(f.Report.Violations)-i, "violation"))
+			fmt.Fprintf(w, "  ... and %s more (see --json)\n", explore.Plural(len(f.Report.Violations)-i, "violation"))
 			break
 		}
 		cause := v.Cause
@@ -209,7 +209,7 @@ func printDamage(w io.Writer, r checker.Report) {
 	}
 	if harmless > 0 {
 		fmt.Fprintf(w, "  no damage: %s made after the lock's lease ran out on Redis, while no other client held the lock\n",
-			plural(harmless, "write"))
+			explore.Plural(harmless, "write"))
 	}
 }
 
@@ -235,12 +235,4 @@ func damageLine(d checker.Damage) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// plural writes n and the noun, adding an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

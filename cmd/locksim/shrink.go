@@ -56,8 +56,8 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(b))
 		return exitViolation
 	}
-	fmt.Fprintf(stdout, "shrunk %s (%s) in %d runs\n  before: %s\n  after:  %s\n",
-		r.Property, r.Cause, r.Runs, r.Before, r.After)
+	fmt.Fprintf(stdout, "shrunk %s (%s) in %s\n  before: %s\n  after:  %s\n",
+		r.Property, r.Cause, explore.Plural(r.Runs, "run"), r.Before, r.After)
 	for _, f := range r.File.Scenario.Faults {
 		fmt.Fprintf(stdout, "    %s %s at %d ms for %d ms", f.Kind, f.Target, f.AtMs, f.DurMs)
 		if f.Value != 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strconv"
@@ -56,7 +57,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	start := time.Now()
 	v, err := explore.Verify(ctx, explore.VerifyOptions{Protocols: splitList(*protos), Faults: splitList(*faults),
-		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: *workers})
+		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: capWorkers(*workers, math.MaxInt)})
 	if err != nil {
 		return usageErr(stderr, "verify", err)
 	}

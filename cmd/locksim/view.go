@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
 	"github.com/locksim/locksim/traces/view"
 )
 
@@ -41,6 +42,6 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "view", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s / %s, seed %d, %s, %s\n",
-		*out, f.Scenario.Protocol, f.Scenario.Workload, f.Scenario.Seed, f.Report.Verdict, plural(len(f.Report.Violations), "violation"))
+		*out, f.Scenario.Protocol, f.Scenario.Workload, f.Scenario.Seed, f.Report.Verdict, explore.Plural(len(f.Report.Violations), "violation"))
 	return exitOK
 }

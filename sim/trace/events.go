@@ -118,8 +118,23 @@ func NodeStart(node, detail string) Event {
 	return Event{Kind: EvNodeStart, Party: node, Detail: detail}
 }
 
-// Promote is a replica becoming master.
-func Promote(node, detail string) Event { return Event{Kind: EvPromote, Party: node, Detail: detail} }
+// Promote is a replica, node, becoming master in place of old; offsets
+// says how much of old's stream it had applied.
+func Promote(node, old, offsets string) Event {
+	return Event{Kind: EvPromote, Party: node, Detail: promotedPrefix + old + " (" + offsets + ")"}
+}
+
+const promotedPrefix = "promoted to master, replacing "
+
+// Replaced reads the master a Promote event replaced ("" for other events).
+func (e Event) Replaced() string {
+	rest, ok := strings.CutPrefix(e.Detail, promotedPrefix)
+	if e.Kind != EvPromote || e.Change == KeyLost || !ok {
+		return ""
+	}
+	old, _, _ := strings.Cut(rest, " (")
+	return old
+}
 
 // Demote is an old master rejoining as a replica.
 func Demote(node, detail string) Event { return Event{Kind: EvDemote, Party: node, Detail: detail} }

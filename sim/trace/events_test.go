@@ -42,3 +42,12 @@ func TestFaultKind(t *testing.T) {
 		}
 	}
 }
+
+func TestPromoteReplaced(t *testing.T) {
+	if got := Promote("redis-r1", "redis", "offset 3 of 8").Replaced(); got != "redis" {
+		t.Fatalf("replaced %q, want redis", got)
+	}
+	if got := Lost(EvPromote, "redis-r1", "k", "not replicated from redis").Replaced(); got != "" {
+		t.Fatalf("a lost key's event names %q as replaced", got)
+	}
+}

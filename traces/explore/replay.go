@@ -123,7 +123,7 @@ var scenarioFlags = []scenarioFlag{
 			sc.AnchorPct = n
 			return nil
 		}},
-	{name: "fault", usage: "one explicit fault `KIND:TARGET@AT_MS+DUR_MS[=VALUE]` (repeatable; replaces the drawn schedule)",
+	{name: "fault", usage: "one explicit fault `" + trace.FaultSyntax + "` (repeatable; replaces the drawn schedule; ~ anchors it to a client's operation)",
 		get: func(sc *protocols.Scenario) []string {
 			var out []string
 			for _, f := range sc.Faults {
@@ -228,37 +228,11 @@ func msFlag(name, usage string, field func(*protocols.Scenario) *int64) scenario
 		}}
 }
 
-// FormatFault renders f as the --fault flag reads it.
-func FormatFault(f trace.Fault) string {
-	s := fmt.Sprintf("%s:%s@%d+%d", f.Kind, f.Target, f.AtMs, f.DurMs)
-	if f.Value != 0 {
-		s += fmt.Sprintf("=%d", f.Value)
-	}
-	return s
-}
+// FormatFault renders f as the --fault flag reads it (trace.FaultSyntax).
+func FormatFault(f trace.Fault) string { return trace.FormatFault(f) }
 
-// ParseFault reads KIND:TARGET@AT_MS+DUR_MS[=VALUE].
-func ParseFault(s string) (trace.Fault, error) {
-	bad := fmt.Errorf("fault %q is not KIND:TARGET@AT_MS+DUR_MS[=VALUE]", s)
-	kind, rest, ok1 := strings.Cut(s, ":")
-	i := strings.LastIndex(rest, "@")
-	if !ok1 || i < 1 || kind == "" {
-		return trace.Fault{}, bad
-	}
-	f := trace.Fault{Kind: kind, Target: rest[:i]}
-	timing, value, hasValue := strings.Cut(rest[i+1:], "=")
-	at, dur, ok2 := strings.Cut(timing, "+")
-	var err1, err2, err3 error
-	f.AtMs, err1 = strconv.ParseInt(at, 10, 64)
-	f.DurMs, err2 = strconv.ParseInt(dur, 10, 64)
-	if hasValue {
-		f.Value, err3 = strconv.ParseInt(value, 10, 64)
-	}
-	if !ok2 || err1 != nil || err2 != nil || err3 != nil || f.AtMs < 0 || f.DurMs < 0 {
-		return trace.Fault{}, bad
-	}
-	return f, nil
-}
+// ParseFault reads a fault in trace.FaultSyntax.
+func ParseFault(s string) (trace.Fault, error) { return trace.ParseFault(s) }
 
 // RegisterScenarioFlags defines the scenario flags on fs, but those named
 // in except; each one sets its field of *sc as it is parsed.
@@ -295,7 +269,7 @@ func ReplayArgs(sc protocols.Scenario) ([]string, bool) {
 	if sc.Workload == "" {
 		sc.Workload = n.Workload // printed, so the reader need not know the default
 	}
-	if sc.Clients == 0 && !sc.Swarm { // a swarm draws the clients it was not given
+	if sc.Clients == 0 && !sc.Swarm { // a swarm draws unset clients: giving them changes the draws
 		sc.Clients = n.Clients
 	}
 	on := make([]bool, len(scenarioFlags))

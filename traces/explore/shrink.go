@@ -30,7 +30,8 @@ type Size struct {
 }
 
 func (s Size) String() string {
-	return fmt.Sprintf("%d clients, %d threads, %d ops, %d faults (%d ms of faults)", s.Clients, s.Threads, s.Ops, s.Faults, s.FaultMs)
+	return fmt.Sprintf("%s, %s, %s, %s (%d ms of faults)", Plural(s.Clients, "client"), Plural(s.Threads, "thread"),
+		Plural(s.Ops, "op"), Plural(s.Faults, "fault"), s.FaultMs)
 }
 
 func sizeOf(sc protocols.Scenario) Size {

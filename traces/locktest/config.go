@@ -24,11 +24,18 @@ const (
 	// resource violation and zero damage to the data (duplicate inserts,
 	// lost updates, oversold units, lost elements). A stale write
 	// accepted does not fail NoDamage by itself: when it did harm, a
-	// resource check reports it as a violation. A fencing lock can break
-	// mutual exclusion and still do no damage.
+	// resource check reports it as a violation. Fencing guards writes,
+	// not the reads that decided them: a fencing lock whose holders
+	// overlap can still damage a check-then-insert or a
+	// read-modify-write (see FenceHeld for what fencing promises).
 	NoDamage Invariant = "resource"
 	// Both: MutualExclusion and NoDamage.
 	Both Invariant = "both"
+	// FenceHeld: the fenced storage never accepted a write with an older
+	// token after a newer one (the fenced-register check passed), whatever
+	// the holds did. Only workloads that write through fencing tokens
+	// (a fencing lock on a workload with a fenced storage) are judged.
+	FenceHeld Invariant = "fence-held"
 )
 
 // FaultDelay is the sim's message-delay fault, which the scenario
@@ -82,6 +89,11 @@ type Config struct {
 	// beyond it, rapid keeps the smallest failing case found so far. 0:
 	// until rapid stops (within -rapid.shrinktime, 30 s by default).
 	ShrinkRuns int
+	// Liveness adds the checker's liveness checks to Property: after the
+	// last fault heals, no client waits through a free lock and no key
+	// outlives its holder (causes lost-wakeup, renewal-after-release,
+	// orphan-key), each by more than two leases.
+	Liveness bool
 	// TraceDir is where Check and Property write failing traces; default
 	// testdata/locksim (relative to the package under test).
 	TraceDir string
@@ -111,28 +123,47 @@ var (
 	}()
 )
 
+// registered are the protocols Config.Lock registered, by name.
+var registered = map[string]*protocols.Protocol{}
+
+// register registers lock once; another lock under a name already taken
+// (by the catalog or by a different Config.Lock) is an error.
+func register(lock *protocols.Protocol) error {
+	registerMu.Lock()
+	defer registerMu.Unlock()
+	if prev, ok := registered[lock.Name]; ok {
+		if prev != lock {
+			return fmt.Errorf("locktest: another Config.Lock is already registered as %q: give each protocol its own name", lock.Name)
+		}
+		return nil
+	}
+	if _, err := protocols.Lookup(lock.Name); err == nil {
+		return fmt.Errorf("locktest: protocol name %q is taken (by the catalog or protocols.Register): give Config.Lock its own name", lock.Name)
+	}
+	if err := protocols.Register(*lock); err != nil {
+		return err
+	}
+	registered[lock.Name] = lock
+	return nil
+}
+
 // prepare fills the defaults, registers Lock and checks cfg.
 func (cfg Config) prepare() (*config, error) {
 	c := &config{Config: cfg}
 	if cfg.Lock == nil && cfg.GoRedis != nil {
-		p, err := cfg.GoRedis.protocol()
+		p, err := cfg.GoRedis.registered()
 		if err != nil {
 			return nil, err
 		}
 		if len(cfg.Leases) > 0 {
 			return nil, fmt.Errorf("locktest: GoRedis %s sets its own expiry: Leases does not apply (set GoRedis.Lease)", p.Name)
 		}
-		cfg.Lock, c.bridged = &p, true
+		cfg.Lock, c.bridged = p, true
 	}
 	if cfg.Lock != nil {
-		registerMu.Lock()
-		if _, err := protocols.Lookup(cfg.Lock.Name); err != nil {
-			if err := protocols.Register(*cfg.Lock); err != nil {
-				registerMu.Unlock()
-				return nil, err
-			}
+		if err := register(cfg.Lock); err != nil {
+			return nil, err
 		}
-		registerMu.Unlock()
 		c.Protocol = cfg.Lock.Name
 	}
 	if c.Protocol == "" {
@@ -154,9 +185,9 @@ func (cfg Config) prepare() (*config, error) {
 	switch c.Property {
 	case "":
 		c.Property = MutualExclusion
-	case MutualExclusion, NoDamage, Both:
+	case MutualExclusion, NoDamage, Both, FenceHeld:
 	default:
-		return nil, fmt.Errorf("locktest: unknown property %q (%s, %s or %s)", c.Property, MutualExclusion, NoDamage, Both)
+		return nil, fmt.Errorf("locktest: unknown property %q (%s, %s, %s or %s)", c.Property, MutualExclusion, NoDamage, Both, FenceHeld)
 	}
 	for _, k := range c.Faults {
 		if k != FaultDelay && !slices.Contains(protocols.FaultKinds, k) {

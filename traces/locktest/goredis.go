@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,6 +56,29 @@ type GoRedis struct {
 // bridgedFaults are the fault kinds a bridged lock cannot suffer.
 var bridgedFaults = map[string]string{
 	trace.FaultWatchdogStall: "a library's goroutines cannot be told apart from the application's",
+}
+
+// goProtocols holds one protocol per GoRedis value, so that every Check of
+// one GoRedis registers the same lock, and another GoRedis under its name
+// is refused like another Config.Lock.
+var goProtocols = struct {
+	sync.Mutex
+	m map[*GoRedis]*protocols.Protocol
+}{m: map[*GoRedis]*protocols.Protocol{}}
+
+// registered is g's protocol, built once.
+func (g *GoRedis) registered() (*protocols.Protocol, error) {
+	goProtocols.Lock()
+	defer goProtocols.Unlock()
+	if p, ok := goProtocols.m[g]; ok {
+		return p, nil
+	}
+	p, err := g.protocol()
+	if err != nil {
+		return nil, err
+	}
+	goProtocols.m[g] = &p
+	return &p, nil
 }
 
 // protocol describes g as a protocol of the registry.

@@ -311,7 +311,7 @@ func TestEveryCatalogLockIsCaughtUnderGCPause(t *testing.T) {
 	}
 	for _, p := range protocols.Protocols() {
 		if strings.HasPrefix(p.Name, "my-") || p.Attach != nil {
-			continue // registered by the README examples, or a go-redis lock (its runs cannot be parallel)
+			continue // registered by the README example, or a bridged go-redis lock (its own tests)
 		}
 		t.Run(p.Name, func(t *testing.T) {
 			t.Parallel()

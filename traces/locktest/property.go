@@ -58,6 +58,7 @@ func Evaluate(cfg Config, sc protocols.Scenario) (*Result, error) {
 
 // evaluate runs sc; with want set, only a failure of that key counts.
 func (c *config) evaluate(sc protocols.Scenario, want string) (*Result, error) {
+	sc.Liveness = sc.Liveness || c.Liveness
 	o, err := c.execute(sc)
 	if err != nil {
 		return nil, err
@@ -74,8 +75,10 @@ func counts(inv Invariant, v checker.Violation) bool {
 		return v.Property == checker.PropMutex
 	case NoDamage:
 		return v.Property == checker.PropResource
+	case FenceHeld:
+		return v.Property == checker.PropResource && v.Model == "fenced-register"
 	}
-	return true
+	return v.Property != checker.PropLiveness
 }
 
 // judge returns the failure rep shows under c's property, or nil. With
@@ -83,11 +86,11 @@ func counts(inv Invariant, v checker.Violation) bool {
 func (c *config) judge(rep checker.Report, want string) *Failure {
 	var vs []checker.Violation
 	for _, v := range rep.Violations {
-		if counts(c.Property, v) {
+		if counts(c.Property, v) || c.Liveness && v.Property == checker.PropLiveness {
 			vs = append(vs, v)
 		}
 	}
-	if len(vs) == 0 && c.Property != MutualExclusion && harm(rep.Damage) > 0 {
+	if len(vs) == 0 && (c.Property == NoDamage || c.Property == Both) && harm(rep.Damage) > 0 {
 		vs = []checker.Violation{{Property: checker.PropResource, Cause: causeDamage,
 			Explanation: "the protected data was damaged, but no violation explains it."}}
 	}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/locktest"
+)
+
+// TestReplayUserProtocolSaysHow checks that replaying a trace of a
+// protocol a Go test registered (unknown to the CLI) exits 2 with the
+// go test command that replays it, and that view still renders it.
+func TestReplayUserProtocolSaysHow(t *testing.T) {
+	if locktestReplayFlag != locktest.ReplayFlag {
+		t.Fatalf("the CLI names the flag %q, locktest %q", locktestReplayFlag, locktest.ReplayFlag)
+	}
+	dir := t.TempDir()
+	f, err := traces.Read(writeTrace(t, dir, "run", "--protocol", "setnx-del", "--faults", "gc-pause"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Scenario.Protocol = "my-own-lock"
+	path := filepath.Join(dir, "TestMyLock-0123456789ab.json")
+	if err := traces.Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI("replay", path)
+	abs, _ := filepath.Abs(path)
+	want := "go test -run '^TestMyLock$' -locktest.replay=" + abs
+	if code != exitUsage || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, exitUsage, want)
+	}
+	html := filepath.Join(dir, "t.html")
+	if code, _, stderr := runCLI("view", path, "-o", html); code != exitOK {
+		t.Fatalf("view: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(html); err != nil {
+		t.Fatal(err)
+	}
+}

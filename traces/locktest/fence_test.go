@@ -1,0 +1,74 @@
+package locktest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
+)
+
+// TestFenceHeldJudgesTheFencedRegister checks that FenceHeld counts only
+// what the fenced-register check found.
+func TestFenceHeldJudgesTheFencedRegister(t *testing.T) {
+	c := &config{Config: Config{Property: FenceHeld}}
+	stale := checker.Violation{Property: checker.PropResource, Cause: checker.CausePrematureExpiry, Model: "fenced-register"}
+	dup := checker.Violation{Property: checker.PropResource, Cause: checker.CausePrematureExpiry, Model: "unique-set"}
+	mutex := checker.Violation{Property: checker.PropMutex, Cause: checker.CausePrematureExpiry}
+	if f := c.judge(checker.Report{Violations: []checker.Violation{mutex, dup}, Damage: checker.Damage{DuplicateInserts: 1}}, ""); f != nil {
+		t.Fatalf("fence held, but judged %+v", f)
+	}
+	if f := c.judge(checker.Report{Violations: []checker.Violation{mutex, stale}}, ""); f == nil || f.Violations[0].Model != "fenced-register" {
+		t.Fatalf("stale write accepted, judged %+v", f)
+	}
+}
+
+// TestFencedLockHoldsTheFence checks, from locktest, that the fenced lock
+// keeps its promise under GC pauses (no write under an older token
+// accepted after a newer one) while it breaks mutual exclusion.
+func TestFencedLockHoldsTheFence(t *testing.T) {
+	Check(t, Config{Protocol: "fenced", Workload: "unique-name", Faults: []string{trace.FaultGCPause}, Property: FenceHeld, Checks: 40})
+	ref := protocols.Scenario{Seed: 1, Protocol: "fenced", Workload: "unique-name", Clients: 2, Ops: 1, StaggerMs: 500,
+		Faults: []trace.Fault{{Kind: trace.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 70_000}}}
+	for _, c := range []struct {
+		prop Invariant
+		fail bool
+	}{{MutualExclusion, true}, {FenceHeld, false}} {
+		res, err := Evaluate(Config{Protocol: "fenced", Property: c.prop}, ref)
+		if err != nil || (res.Failure != nil) != c.fail {
+			t.Fatalf("%s: want failure %v: %v %+v", c.prop, c.fail, err, res.Failure)
+		}
+	}
+}
+
+type nopLock struct{}
+
+func (nopLock) Acquire(*sim.Thread) (bool, error) { return true, nil }
+func (nopLock) Release(*sim.Thread) (bool, error) { return true, nil }
+
+// TestRegisteringAnotherLockUnderANameFails checks that a second,
+// different Config.Lock under a name already taken is an error, while the
+// same one may be passed again.
+func TestRegisteringAnotherLockUnderANameFails(t *testing.T) {
+	mk := func() *protocols.Protocol {
+		return &protocols.Protocol{Name: "test-dup-lock", Lease: time.Second,
+			New: func(protocols.Env, string) protocols.Lock { return nopLock{} }}
+	}
+	first := mk()
+	for _, lock := range []*protocols.Protocol{first, first} {
+		if _, err := (Config{Lock: lock}).prepare(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := (Config{Lock: mk()}).prepare(); err == nil || !strings.Contains(err.Error(), "already registered") {
+		t.Fatalf("another lock under the same name: err %v", err)
+	}
+	catalog := mk()
+	catalog.Name = "setnx-del"
+	if _, err := (Config{Lock: catalog}).prepare(); err == nil || !strings.Contains(err.Error(), "taken") {
+		t.Fatalf("a lock under a catalog name: err %v", err)
+	}
+}
