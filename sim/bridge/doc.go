@@ -51,7 +51,8 @@
 //     is refused.
 //   - A node that is down, or cut off, never answers: dials time out after
 //     DialTimeout and commands after go-redis's read timeout (no
-//     connection refused or reset from a crashed node). A node's restart
+//     connection refused or reset from a crashed node, which the built-in
+//     protocols' client now gets as sim.ErrRefused: not yet aligned). A node's restart
 //     forgets connection state (MULTI, WATCH) without closing connections.
 //   - RESP2 only: nodes answer HELLO 2; the simulated sentinel refuses
 //     HELLO 3 (go-redis falls back to RESP2). Pub/sub exists on the
