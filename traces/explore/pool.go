@@ -70,8 +70,8 @@ func (p pool[R]) run(ctx context.Context) (interrupted bool, err error) {
 		wg.Add(1)
 		liveWorkers.Add(1)
 		go func() {
+			defer wg.Done() // after the count below: Wait sees it at zero
 			defer liveWorkers.Add(-1)
-			defer wg.Done()
 			r.work()
 		}()
 	}
