@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -174,15 +175,23 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
+// splitList splits the comma-separated value of flag name; an empty
+// value is an empty list, and an empty or repeated item is refused.
+func splitList(name, s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
 	var out []string
 	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+		switch p = strings.TrimSpace(p); {
+		case p == "":
+			return nil, fmt.Errorf("--%s has an empty item", name)
+		case slices.Contains(out, p):
+			return nil, fmt.Errorf("--%s names %q twice", name, p)
 		}
+		out = append(out, p)
 	}
-	return out
+	return out, nil
 }
 
 func parse(fs *flagSet, args []string) ([]string, error) { return fs.parse(args) }

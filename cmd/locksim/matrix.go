@@ -42,7 +42,18 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	case *workers < 0:
 		return usageErr(stderr, "matrix", errors.New("--workers must not be negative"))
 	}
-	workloads := splitList(*workload)
+	workloads, err := splitList("workload", *workload)
+	if err != nil {
+		return usageErr(stderr, "matrix", err)
+	}
+	protoList, err := splitList("protocols", *protos)
+	if err != nil {
+		return usageErr(stderr, "matrix", err)
+	}
+	faultList, err := splitList("faults", *faults)
+	if err != nil {
+		return usageErr(stderr, "matrix", err)
+	}
 	if *workload == "all" {
 		workloads = nil
 		for _, w := range protocols.Workloads() {
@@ -58,7 +69,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	var ms []*explore.Matrix
 	for _, w := range workloads {
 		m, err := explore.RunMatrix(ctx, explore.MatrixOptions{
-			Protocols: splitList(*protos), Faults: splitList(*faults), Workload: w,
+			Protocols: protoList, Faults: faultList, Workload: w,
 			Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: capWorkers(*workers, math.MaxInt), Verify: *verify,
 		})
 		if err != nil {

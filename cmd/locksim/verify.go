@@ -32,8 +32,20 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "verify", err)
 	}
+	offList, err := splitList("offsets", *offsets)
+	if err != nil {
+		return usageErr(stderr, "verify", err)
+	}
+	protoList, err := splitList("protocols", *protos)
+	if err != nil {
+		return usageErr(stderr, "verify", err)
+	}
+	faultList, err := splitList("faults", *faults)
+	if err != nil {
+		return usageErr(stderr, "verify", err)
+	}
 	var offs []int64
-	for _, s := range splitList(*offsets) {
+	for _, s := range offList {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n < 0 {
 			return usageErr(stderr, "verify", fmt.Errorf("--offsets: %q is not a non-negative number of ms", s))
@@ -56,7 +68,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
-	v, err := explore.Verify(ctx, explore.VerifyOptions{Protocols: splitList(*protos), Faults: splitList(*faults),
+	v, err := explore.Verify(ctx, explore.VerifyOptions{Protocols: protoList, Faults: faultList,
 		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: capWorkers(*workers, math.MaxInt)})
 	if err != nil {
 		return usageErr(stderr, "verify", err)
