@@ -77,7 +77,13 @@ func (b *viewBuilder) lanesOf() {
 		}
 		others[e.Party] = true
 	}
+	b.buildLanes(threads, services, others)
+	b.place()
+}
 
+// buildLanes adds the lanes in order: threads grouped by process (one
+// colour per process), then nodes, services and other parties.
+func (b *viewBuilder) buildLanes(threads map[string]string, services, others map[string]bool) {
 	procNames := sortedNames(setOf(threads, func(_, p string) string { return p }))
 	color := map[string]int{}
 	for i, p := range procNames {
@@ -113,7 +119,11 @@ func (b *viewBuilder) lanesOf() {
 	for _, o := range sortedNames(others) {
 		b.lanes[o] = add(viewLane{Kind: laneOther, Name: o})
 	}
+}
 
+// place puts every operation and event on its lane.
+func (b *viewBuilder) place() {
+	tr := b.tr
 	b.vm.OpLane = make([]int, len(tr.Ops))
 	hasOps := map[int]bool{}
 	for i, op := range tr.Ops {

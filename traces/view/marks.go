@@ -94,7 +94,12 @@ func (b *viewBuilder) shades() {
 			add(e.Party, "down", e.T, stop, i, "down "+fmtDurNs(stop-e.T))
 		}
 	}
-	// Rows: overlapping faults on a lane go to separate rows.
+	b.shadeRows()
+}
+
+// shadeRows puts overlapping fault shades of a lane on separate rows.
+func (b *viewBuilder) shadeRows() {
+	vm := b.vm
 	order := make([]int, len(vm.Shades))
 	for i := range order {
 		order[i] = i
