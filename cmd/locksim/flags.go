@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strings"
+
+	"github.com/locksim/locksim/traces/explore"
 )
 
 // errHelp is returned by parse after it printed a command's usage for
@@ -175,21 +176,15 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// splitList splits the comma-separated value of flag name; an empty
-// value is an empty list, and an empty or repeated item is refused.
+// splitList splits the comma-separated value of flag name
+// (explore.ParseList); an empty value is an empty list.
 func splitList(name, s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		switch p = strings.TrimSpace(p); {
-		case p == "":
-			return nil, fmt.Errorf("--%s has an empty item", name)
-		case slices.Contains(out, p):
-			return nil, fmt.Errorf("--%s names %q twice", name, p)
-		}
-		out = append(out, p)
+	out, err := explore.ParseList(s)
+	if err != nil {
+		return nil, fmt.Errorf("--%s %v", name, err)
 	}
 	return out, nil
 }

@@ -138,23 +138,31 @@ var scenarioFlags = []scenarioFlag{
 		}},
 }
 
+// ParseList reads a comma-separated list value; an empty or repeated item
+// is refused. Every list flag reads through it.
+func ParseList(v string) ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		switch p = strings.TrimSpace(p); {
+		case p == "":
+			return nil, fmt.Errorf("has an empty item")
+		case slices.Contains(out, p):
+			return nil, fmt.Errorf("names %q twice", p)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // parseKinds reads a --faults value: "none" or fault kinds, each once.
 func parseKinds(v string) ([]string, error) {
-	var kinds []string
-	for _, k := range strings.Split(v, ",") {
-		k = strings.TrimSpace(k)
-		switch {
-		case k == "":
-			return nil, fmt.Errorf("has an empty item")
-		case slices.Contains(kinds, k):
-			return nil, fmt.Errorf("names %q twice", k)
-		}
-		kinds = append(kinds, k)
-	}
-	if len(kinds) > 1 && slices.Contains(kinds, "none") {
+	kinds, err := ParseList(v)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(kinds) > 1 && slices.Contains(kinds, "none"):
 		return nil, fmt.Errorf("\"none\" cannot be combined with fault kinds")
-	}
-	if len(kinds) == 1 && kinds[0] == "none" {
+	case len(kinds) == 1 && kinds[0] == "none":
 		return nil, nil
 	}
 	return kinds, nil
