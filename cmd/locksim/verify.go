@@ -24,7 +24,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	workload := fs.String("workload", "unique-name", "workload")
 	clients := fs.Int("clients", 2, "client processes")
 	ops := fs.Int("ops", 1, "operations per client")
-	seed := fs.Uint64("seed", 1, "noise seed of every run")
+	seed := fs.Uint64("seed", defaultSeed, "noise seed of every run")
 	offsets := fs.String("offsets", "0,1", "comma-separated offsets in ms after each step")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
