@@ -154,8 +154,8 @@ func (c *config) polish(res *Result, want string) (*Result, int) {
 func (p *polisher) structure() bool {
 	changed := false
 	// try tries sc as is, then with the simplest start order (c1 first)
-	// and retry interval under a few noise seeds: a structural move is
-	// worth a perturbation of the noise.
+	// and retry interval under a few noise seeds, then under each start
+	// spacing: a structural move is worth a perturbation of the noise.
 	try := func(sc protocols.Scenario) bool {
 		if p.try(sc) {
 			changed = true
@@ -164,6 +164,16 @@ func (p *polisher) structure() bool {
 		for seed := range uint64(noiseSeeds) {
 			x := sc
 			x.StaggerMs, x.RetryMs, x.Seed = staggers[0], retries[0], seed
+			if !sameScenario(x, sc) && p.try(x) {
+				changed = true
+				return true
+			}
+		}
+		// Then the other start spacings: with a client gone, the next
+		// one may need to start later (after a failover) or sooner.
+		for _, st := range staggers[1:] {
+			x := sc
+			x.StaggerMs = st
 			if !sameScenario(x, sc) && p.try(x) {
 				changed = true
 				return true
