@@ -60,6 +60,10 @@
 //     pool cannot see a close before it reuses an idle connection (its
 //     health check needs a socket), so it spends one retry on it where a
 //     real client would dial at once.
+//   - A connection's handshake is one message each way, lost like any
+//     other (partition, loss, reply loss): the dial then waits for its
+//     context or DialTimeout, where a kernel would resend the SYN after
+//     a second.
 //   - RESP2 only: nodes answer HELLO 2; the simulated sentinel refuses
 //     HELLO 3 (go-redis falls back to RESP2). Pub/sub exists on the
 //     sentinel only (the +switch-master channel); SUBSCRIBE on a node is
