@@ -19,18 +19,27 @@ import (
 //     closed or reset connection, a failed dial), each after
 //     RetryBackoff(attempt, 10 ms, 1 s) = 10 ms + a uniform draw below
 //     10 ms << attempt, at most 1 s;
-//   - a dial the host refuses is dialled again DialerRetries = 5 times,
-//     DialerRetryTimeout = 100 ms apart, before the attempt fails;
+//   - a dial that fails (refused, or no answer within DialTimeout = 5 s)
+//     is tried DialerRetries = 5 times, DialerRetryTimeout = 100 ms
+//     apart, before the attempt fails;
+//   - a new connection (a process's first command to a node, and the
+//     next one after an error closed the connection) is dialled and
+//     greeted with HELLO 2 first; the dial waits for the context, so a
+//     node that does not answer ends the attempt at the context's
+//     deadline, where a command on an open connection waits its 5 s;
 //   - the context: with ContextTimeoutEnabled false (the default) its
 //     deadline never reaches the socket, so a read waits its full 5 s;
-//     go-redis looks at it only while it waits between attempts and
-//     dials, and gives up with the context's error when it ends there.
+//     go-redis looks at it only while it dials and waits between
+//     attempts, and gives up with the context's error when it ends there.
 //
-// Not modelled: go-redis first reuses an idle pooled connection whose
-// server has gone (one retry spent on its EOF); Script.Run's EVALSHA
-// before EVAL.
+// Not modelled: the handshake and HELLO are one round trip here, bounded
+// by the context (a lost HELLO reply waits 5 s in go-redis); go-redis
+// first reuses an idle pooled connection whose server has gone (one
+// retry spent on its EOF); one connection per process and node (redsync
+// and redislock use one at a time); Script.Run's EVALSHA before EVAL.
 const (
 	goRedisReadTimeout   = 5 * time.Second
+	goRedisDialTimeout   = 5 * time.Second
 	goRedisMaxRetries    = 3
 	goRedisMinBackoff    = 10 * time.Millisecond
 	goRedisMaxBackoff    = time.Second
@@ -43,26 +52,48 @@ var errContextDeadline = errors.New("context deadline exceeded")
 
 // goRedisCall runs one command as go-redis does (see above). deadline is
 // the context's, on the process's monotonic clock; 0 is none.
-func goRedisCall(t *sim.Thread, deadline time.Duration, node string, args ...string) (sim.Reply, error) {
+func goRedisCall(t *sim.Thread, env Env, deadline time.Duration, node string, args ...string) (sim.Reply, error) {
+	open := env.local(t.Process(), "go-redis-conns", func() any { return map[string]bool{} }).(map[string]bool)
 	cfg := sim.ClientConfig{Timeout: goRedisReadTimeout, CancelOnTimeout: true}
 	var err error
 	for attempt := 0; attempt <= goRedisMaxRetries; attempt++ {
 		if attempt > 0 && !sleepUntilDeadline(t, deadline, goRedisBackoff(t, attempt)) {
 			return sim.Reply{}, errContextDeadline
 		}
-		var r sim.Reply
-		for dial := 1; ; dial++ {
-			r, err = t.CallWith(cfg, node, args...)
-			if err != sim.ErrRefused || dial == goRedisDialRetries ||
-				!sleepUntilDeadline(t, deadline, goRedisDialRetryWait) {
-				break
+		if !open[node] {
+			if err = goRedisDial(t, deadline, node); err != nil {
+				continue
 			}
+			open[node] = true
 		}
-		if err == nil {
+		var r sim.Reply
+		if r, err = t.CallWith(cfg, node, args...); err == nil {
 			return r, nil
 		}
+		open[node] = false // go-redis closes a connection after a network error
 	}
 	return sim.Reply{}, err
+}
+
+// goRedisDial opens a connection: the handshake and HELLO 2 as one round
+// trip that waits for the context (and DialTimeout); a failed dial
+// (refused, or timed out) is tried again, DialerRetries times in all,
+// DialerRetryTimeout apart.
+func goRedisDial(t *sim.Thread, deadline time.Duration, node string) error {
+	for dial := 1; ; dial++ {
+		cfg := sim.ClientConfig{Timeout: goRedisDialTimeout, CancelOnTimeout: true}
+		if deadline > 0 {
+			left := deadline - t.Monotonic()
+			if left <= 0 {
+				return errContextDeadline
+			}
+			cfg.Timeout = min(cfg.Timeout, left)
+		}
+		_, err := t.CallWith(cfg, node, "HELLO", "2")
+		if err == nil || dial == goRedisDialRetries || !sleepUntilDeadline(t, deadline, goRedisDialRetryWait) {
+			return err
+		}
+	}
 }
 
 // goRedisBackoff is internal.RetryBackoff(retry, 10 ms, 1 s).

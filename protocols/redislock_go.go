@@ -128,7 +128,7 @@ type redislockGo struct {
 func (l *redislockGo) Acquire(t *sim.Thread) (bool, error) {
 	token := randomToken(t, false)
 	value := token // no metadata
-	r, err := goRedisCall(t, 0, l.env.Master, "EVAL", redislockObtain, "1", l.key, value, strconv.Itoa(len(token)), ms(l.env.Lease))
+	r, err := goRedisCall(t, l.env, 0, l.env.Master, "EVAL", redislockObtain, "1", l.key, value, strconv.Itoa(len(token)), ms(l.env.Lease))
 	if err != nil {
 		return false, err
 	}
@@ -144,7 +144,7 @@ func (l *redislockGo) Acquire(t *sim.Thread) (bool, error) {
 
 // Release is Lock.Release(ctx): ErrLockNotHeld when the value differs.
 func (l *redislockGo) Release(t *sim.Thread) (bool, error) {
-	r, err := goRedisCall(t, 0, l.env.Master, "EVAL", redislockRelease, "1", l.key, l.value)
+	r, err := goRedisCall(t, l.env, 0, l.env.Master, "EVAL", redislockRelease, "1", l.key, l.value)
 	if err != nil {
 		return false, err
 	}
@@ -157,7 +157,7 @@ func (l *redislockGo) Release(t *sim.Thread) (bool, error) {
 // Refresh is Lock.Refresh(ctx, ttl, nil): ErrNotObtained when the value
 // differs.
 func (l *redislockGo) Refresh(t *sim.Thread, ttl time.Duration) (bool, error) {
-	r, err := goRedisCall(t, 0, l.env.Master, "EVAL", redislockRefresh, "1", l.key, l.value, ms(ttl))
+	r, err := goRedisCall(t, l.env, 0, l.env.Master, "EVAL", redislockRefresh, "1", l.key, l.value, ms(ttl))
 	if err != nil {
 		return false, err
 	}

@@ -120,7 +120,7 @@ func (l *redlock) Acquire(t *sim.Thread) (bool, error) {
 		start := monoNow(t, l.env)
 		deadline := start + l.timeout()
 		n, err := l.actOnNodes(t, func(c *sim.Thread, node string) (bool, error) {
-			r, err := goRedisCall(c, deadline, node, "SET", l.key, value, "PX", ms(l.expiry), "NX")
+			r, err := goRedisCall(c, l.env, deadline, node, "SET", l.key, value, "PX", ms(l.expiry), "NX")
 			return err == nil && r.Kind == '+', err
 		})
 		now := monoNow(t, l.env)
@@ -144,7 +144,7 @@ func (l *redlock) Acquire(t *sim.Thread) (bool, error) {
 }
 
 func (l *redlock) release(c *sim.Thread, deadline time.Duration, node, value string) (bool, error) {
-	r, err := goRedisCall(c, deadline, node, "EVAL", redsyncDelete, "1", l.key, value)
+	r, err := goRedisCall(c, l.env, deadline, node, "EVAL", redsyncDelete, "1", l.key, value)
 	if err != nil {
 		return false, err
 	}
@@ -174,7 +174,7 @@ func (l *redlock) Extend(t *sim.Thread) (bool, error) {
 		if touch == "" {
 			touch = redsyncTouch
 		}
-		r, err := goRedisCall(c, 0, node, "EVAL", touch, "1", l.key, l.value, ms(l.expiry))
+		r, err := goRedisCall(c, l.env, 0, node, "EVAL", touch, "1", l.key, l.value, ms(l.expiry))
 		if err != nil {
 			return false, err
 		}
