@@ -26,6 +26,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "save the first trace of each cause and summary.json in `DIR`")
 	shard := fs.String("shard", "", "run shard `K/N` of the seeds (seed-start+K-1, +N, ...)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	html := fs.String("html", "", "write the HTML report to `FILE` (a regular file; with --out, each cause's first trace gets its timeline next to it, linked from the report)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "explore", err)
@@ -44,6 +45,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}
+	if err := checkReport(*html, nil, outDirs(*out)); err != nil {
+		return usageErr(stderr, "explore", err)
+	}
 	cfg := explore.ExploreConfig{
 		Base: base, Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
 		UntilFirst: *untilFirst, Out: *out,
@@ -57,6 +61,15 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	s, err := explore.Explore(ctx, cfg, progressBar(stderr, *runs))
 	if err != nil {
 		return usageErr(stderr, "explore", err)
+	}
+	if *html != "" {
+		notes := stdout // on stderr when stdout carries JSON
+		if *asJSON {
+			notes = stderr
+		}
+		if err := exploreReport(*html, s, *out != "", notes); err != nil {
+			return usageErr(stderr, "explore", err)
+		}
 	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(s, "", "  ")
