@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces/explore"
 )
@@ -159,6 +160,16 @@ func printSummary(w io.Writer, s *explore.Summary) {
 	if s.Violating > 0 {
 		fmt.Fprintf(w, "  %d runs violated the lock; %d only lost data in the store (a write no lock could keep)\n",
 			s.LockViolated, s.DataLost)
+	}
+	if line := damageLine(s.Damage.Sum); line != "" {
+		fmt.Fprintf(w, "  damage to the protected data: %s (in %s)\n", line, explore.Plural(s.Damage.RunsWithDamage, "run"))
+		if d := s.Damage.Sum; d.StaleWritesAccepted > 0 || d.StaleWritesRejected > 0 {
+			fmt.Fprintf(w, "    (%s)\n", checker.StaleWriteGloss)
+		}
+	}
+	if s.Damage.HarmlessStaleWrites > 0 {
+		fmt.Fprintf(w, "  no damage: %s made after the lease ran out in runs where no other client held the lock\n",
+			explore.Plural(s.Damage.HarmlessStaleWrites, "write"))
 	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)

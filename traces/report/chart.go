@@ -45,7 +45,7 @@ const (
 	chartH   = 250
 	padLeft  = 48
 	padRight = 12
-	padTop   = 26
+	padTop   = 32
 	padBot   = 46
 )
 

@@ -26,11 +26,12 @@ var pageText string
 var pageCSS string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"css": func() template.CSS { return template.CSS(view.Palette() + pageCSS) },
-	"f1":  func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"n":   func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"add": func(v, d float64) string { return fmt.Sprintf("%.1f", v+d) },
-	"sub": func(v, d float64) string { return fmt.Sprintf("%.1f", v-d) },
+	"css":    func() template.CSS { return template.CSS(view.Palette() + pageCSS) },
+	"f1":     func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"plural": explore.Plural,
+	"n":      func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"add":    func(v, d float64) string { return fmt.Sprintf("%.1f", v+d) },
+	"sub":    func(v, d float64) string { return fmt.Sprintf("%.1f", v-d) },
 }).Parse(pageText))
 
 // Options are what the page links to besides the summary.
