@@ -105,6 +105,10 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	}
 	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: base.FaultKinds, Topology: base.Topology,
 		Scenario: cfg.Base, SeedStart: cfg.SeedStart}
+	if cfg.Base.Swarm && len(cfg.Base.FaultKinds) > 0 {
+		// A swarm draws a subset per seed; the base's is seed 0's.
+		s.Faults = cfg.Base.FaultKinds
+	}
 	if cfg.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}

@@ -62,9 +62,9 @@ const (
 var params = []param{
 	{ParamPause, "longest gc-pause of a run ÷ lease", "ratio",
 		[]float64{0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2}, longestPause},
-	{ParamLag, "replication lag, s (the link's own plus the largest replication-lag fault)", "ms",
+	{ParamLag, "replication lag, s (link's + largest lag fault)", "ms",
 		[]float64{0, 100, 500, 1000, 2000, 5000, 10000, 30000}, replicationLag},
-	{ParamDownAfter, "sentinel down-after, s (silence before a failover)", "ms",
+	{ParamDownAfter, "sentinel down-after, s", "ms",
 		[]float64{0, 2000, 5000, 10000, 20000}, downAfter},
 	{ParamIntensity, "fault intensity", "",
 		[]float64{0, 0.75, 1.5, 2.5, 3.5}, intensity},

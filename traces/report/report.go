@@ -156,4 +156,6 @@ func percent(n, of int) float64 {
 }
 
 // StaleWriteGloss is the checker's gloss, for the template.
-func (model) StaleWriteGloss() string { return checker.StaleWriteGloss }
+func (model) StaleWriteGloss() string {
+	return strings.ToUpper(checker.StaleWriteGloss[:1]) + checker.StaleWriteGloss[1:]
+}
