@@ -185,6 +185,8 @@ func hostileCases() []hostileCase {
 		usage("merge D/neg.json", "not a valid explore summary"),
 		usage("merge D/counts.json", "not a valid explore summary"),
 		usage("merge D/unknown-sum.json", "not an explore summary"),
+		usage("merge D/damage-sum.json", "not a valid explore summary: 9999"),
+		usage("merge D/plot-sum.json", "not a valid explore summary: plot pause_over_lease"),
 		usage("merge D/sa D/sa", "given twice"),
 		usage("merge D/sa D/sa/summary.json", "given twice"),
 		usage("merge D/sa D/dup", "overlapping seeds"),
