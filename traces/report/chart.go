@@ -81,7 +81,7 @@ func rateChart(p explore.Plot, yTitle string) chart {
 		c.Runs += b.Runs
 		x := c.Left + slot*float64(i)
 		h := c.PlotH * b.Rate()
-		br := bar{X: x + slot*0.15, W: slot * 0.7, Y: c.Top + c.PlotH - h, H: h, LabelX: x + slot/2, Label: b.Label}
+		br := bar{X: x + (slot-barW(slot))/2, W: barW(slot), Y: c.Top + c.PlotH - h, H: h, LabelX: x + slot/2, Label: b.Label}
 		switch {
 		case b.Runs == 0:
 			br.Empty, br.Top = true, "no runs"
@@ -117,13 +117,16 @@ func histogram(p explore.Plot, yTitle string) chart {
 		x := c.Left + slot*float64(i)
 		h := c.PlotH * float64(b.Runs) / float64(most)
 		vh := c.PlotH * float64(b.Violating) / float64(most)
-		c.Bars = append(c.Bars, bar{X: x + slot*0.15, W: slot * 0.7, Y: c.Top + c.PlotH - h, H: h,
+		c.Bars = append(c.Bars, bar{X: x + (slot-barW(slot))/2, W: barW(slot), Y: c.Top + c.PlotH - h, H: h,
 			VY: c.Top + c.PlotH - vh, VH: vh, LabelX: x + slot/2, Label: b.Label,
 			Top: fmt.Sprintf("%d", b.Runs), Empty: b.Runs == 0,
 			Tip: fmt.Sprintf("damage %s: %d runs (%d violating)", b.Label, b.Runs, b.Violating)})
 	}
 	return c
 }
+
+// barW is a bar's width in a slot: most of it, at most 72 px.
+func barW(slot float64) float64 { return min(slot*0.7, 72) }
 
 // Right and Bottom are the plot area's other corner; Mid its vertical
 // middle (for the y-axis title).

@@ -128,7 +128,7 @@ func build(s *explore.Summary, opt Options) model {
 	}
 	m.Stale = s.Damage.Sum.StaleWritesAccepted > 0 || s.Damage.Sum.StaleWritesRejected > 0 || s.Damage.HarmlessStaleWrites > 0
 	m.Harmless = s.Damage.HarmlessStaleWrites
-	if len(s.Damage.PerRun.Buckets) > 0 {
+	if s.Damage.RunsWithDamage > 0 {
 		m.Spread = histogram(s.Damage.PerRun, "runs")
 	}
 	for _, c := range s.Coverage {
