@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/internal/headless"
+	"github.com/locksim/locksim/traces/view/headless"
 	"github.com/locksim/locksim/traces/explore"
 )
 

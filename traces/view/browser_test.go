@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/internal/headless"
+	"github.com/locksim/locksim/traces/view/headless"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
