@@ -58,8 +58,13 @@ type Config struct {
 	// parallel tests.
 	GoRedis *GoRedis
 	// Workload is the application code that uses the lock; default
-	// unique-name.
+	// unique-name. Ignored when Resource is set.
 	Workload string
+	// Resource is a protected resource of one's own, with its model: it
+	// becomes the workload (named after its Spec), and the checker checks
+	// its operations against the model. Names are global to the test
+	// binary, as Lock's are.
+	Resource *Resource
 	// Faults are the fault kinds drawn (protocols.FaultKinds, plus
 	// FaultDelay). Empty: no faults.
 	Faults []string
@@ -104,7 +109,7 @@ type config struct {
 	proto   protocols.Protocol
 	topos   []string
 	leases  []int64    // ms
-	custom  bool       // not a catalog protocol: the locksim CLI cannot replay it
+	custom  bool       // not a catalog protocol or workload: the locksim CLI cannot replay it
 	bridged bool       // a GoRedis lock: every run needs t's synctest bubble
 	t       *testing.T // the test a bridged lock runs in
 }
@@ -255,6 +260,13 @@ func (c *config) checkOwn() error {
 // validate the largest scenario of each topology and lease locktest may
 // draw.
 func (c *config) checkScenarios() error {
+	if c.Resource != nil {
+		if err := registerResource(c.Resource); err != nil {
+			return err
+		}
+		c.Workload = c.Resource.Spec.Name
+		c.custom = true // the locksim CLI does not know the workload
+	}
 	if c.Workload == "" {
 		c.Workload = "unique-name"
 	}
