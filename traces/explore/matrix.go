@@ -123,12 +123,6 @@ func (m *Matrix) Cell(protocol, fault string) (Cell, bool) {
 	return Cell{}, false
 }
 
-// matrixJob is one run of a matrix: a cell and a seed.
-type matrixJob struct {
-	cell int
-	seed uint64
-}
-
 type cellRun struct {
 	Judgement
 	unknown bool
@@ -158,20 +152,29 @@ func RunMatrix(ctx context.Context, opt MatrixOptions) (*Matrix, error) {
 			fenced = append(fenced, protocols.IsFenced(p))
 		}
 	}
-	var jobs []matrixJob
-	for s := range uint64(opt.Runs) {
-		for ci, c := range cells {
-			if c.Verdict == "" {
-				jobs = append(jobs, matrixJob{cell: ci, seed: opt.FirstSeed + s})
-			}
+	// Job k is seed k/len(open) of cell open[k%len(open)]: seeds in order
+	// across the cells, computed rather than listed (10^5 runs of 10^2
+	// cells would be 10^7 jobs).
+	var open []int
+	for ci, c := range cells {
+		if c.Verdict == "" {
+			open = append(open, ci)
 		}
 	}
-	err = judgeCells(ctx, opt.Workers, len(jobs), opt.UntilFirst,
-		func(k int) (int, protocols.Scenario, bool) {
-			j := jobs[k]
-			return j.cell, matrixScenario(opt, cells[j.cell], j.seed), fenced[j.cell]
-		},
-		func(k int, r cellRun) { cells[jobs[k].cell].add(jobs[k].seed, r, opt) })
+	job := func(k int) (int, uint64) {
+		return open[k%len(open)], opt.FirstSeed + uint64(k/len(open))
+	}
+	if len(open) > 0 {
+		err = judgeCells(ctx, opt.Workers, opt.Runs*len(open), opt.UntilFirst,
+			func(k int) (int, protocols.Scenario, bool) {
+				ci, seed := job(k)
+				return ci, matrixScenario(opt, cells[ci], seed), fenced[ci]
+			},
+			func(k int, r cellRun) {
+				ci, seed := job(k)
+				cells[ci].add(seed, r, opt)
+			})
+	}
 	if err != nil {
 		return nil, err
 	}
