@@ -41,6 +41,8 @@ type Result struct {
 	lockOps   []porcupine.Operation
 	budget    int
 	trace     *trace.Trace
+	holds     []hold
+	lockKeys  map[string]bool
 }
 
 // Check checks every history in tr and explains what it finds. Violations
@@ -55,6 +57,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 	res := &Result{trace: tr, budget: opt.Budget}
 	t := newTruth(tr, opt)
 	hs := holds(t)
+	res.holds, res.lockKeys = hs, t.lockKeys
 	ix := indexHolds(hs)
 	believed := map[*grant]hold{}
 	created := map[int]bool{}
