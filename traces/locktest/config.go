@@ -26,14 +26,17 @@ const (
 	// resource check reports it as a violation. Fencing guards writes,
 	// not the reads that decided them: a fencing lock whose holders
 	// overlap can still damage a check-then-insert or a
-	// read-modify-write (see FenceHeld for what fencing promises).
+	// read-modify-write (see FenceHeld for what fencing promises). With
+	// Config.Resource, the check of its operations against its Spec
+	// counts too.
 	NoDamage Invariant = "resource"
 	// Both: MutualExclusion and NoDamage.
 	Both Invariant = "both"
 	// FenceHeld: the fenced storage never accepted a write with an older
 	// token after a newer one (the fenced-register check passed), whatever
 	// the holds did. Only workloads that write through fencing tokens
-	// (a fencing lock on a workload with a fenced storage) are judged.
+	// (a fencing lock on a workload with a fenced storage, or a
+	// Config.Resource written through Section.Write) are judged.
 	FenceHeld Invariant = "fence-held"
 )
 

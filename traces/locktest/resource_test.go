@@ -121,6 +121,7 @@ func TestUserFencedLockWithUserResource(t *testing.T) {
 	locktest.Check(t, fence)
 
 	r := locktest.NewRecorder(t)
+	cfg.Checks, cfg.ShrinkRuns = 1000, 300 // Check stops at the first failure
 	locktest.Check(r, cfg)
 	title, _, _ := strings.Cut(r.Message(), "\n")
 	if !r.Failed() || title != "locksim: mutual-exclusion violated (premature-expiry)" {
@@ -149,9 +150,7 @@ func TestUserResourceChecked(t *testing.T) {
 		{careless, locktest.NoDamage, true, "resource:careless-account", 2},
 		{careless, locktest.FenceHeld, true, "fenced-register", 1},
 	} {
-		sc := pausedHolder
-		sc.Workload = tc.res.Spec.Name
-		res, err := locktest.Evaluate(locktest.Config{Protocol: "my-fenced-lock", Resource: tc.res, Property: tc.prop}, sc)
+		res, err := locktest.Evaluate(locktest.Config{Protocol: "my-fenced-lock", Resource: tc.res, Property: tc.prop}, pausedHolder)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,6 +247,9 @@ func ExampleResource() {
 	}
 	for _, prop := range []locktest.Invariant{locktest.FenceHeld, locktest.MutualExclusion} {
 		cfg.Property = prop
+		if prop == locktest.MutualExclusion {
+			cfg.Checks, cfg.ShrinkRuns = 1000, 300 // Check stops at the first failure
+		}
 		tb := &printTB{}
 		locktest.Check(tb, cfg)
 		fmt.Println(prop, "failed:", tb.Failed())
