@@ -12,10 +12,6 @@ import (
 	"github.com/locksim/locksim/sim/trace"
 )
 
-// FaultKinds lists the fault kinds, in the order of the one fault table
-// (trace.Kinds).
-var FaultKinds = trace.KindNames()
-
 // A generator draws the faults of one kind for a scenario. One per kind
 // of trace.Kinds (a test checks it).
 type generator func(g *gen) []trace.Fault
@@ -39,7 +35,7 @@ var generators = map[string]generator{
 // checkFaultKind refuses a fault kind the generator cannot draw.
 func checkFaultKind(kind string) error {
 	if kind != "none" && generators[kind] == nil {
-		return fmt.Errorf("unknown fault kind %q (known: none, %v)", kind, FaultKinds)
+		return fmt.Errorf("unknown fault kind %q (known: none, %v)", kind, trace.KindNames())
 	}
 	return nil
 }

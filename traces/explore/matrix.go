@@ -30,23 +30,10 @@ const (
 // minutes at this count (BENCHMARKS.md).
 const DefaultMatrixRuns = 100
 
-// FaultTopology names the topology a fault kind needs, for kinds that only
-// make sense with replicas (trace.KindSpec.Needs); other kinds run on the
-// protocol's default topology.
-var FaultTopology = func() map[string]string {
-	out := map[string]string{}
-	for _, k := range trace.Kinds() {
-		if k.Needs {
-			out[k.Name] = k.Topology
-		}
-	}
-	return out
-}()
-
 // MatrixOptions selects the rows, the columns and the seeds of a matrix.
 type MatrixOptions struct {
 	Protocols []string // rows; empty: the whole catalog
-	Faults    []string // columns; empty: "none" and protocols.FaultKinds
+	Faults    []string // columns; empty: "none" and trace.KindNames()
 	Workload  string   // empty: unique-name
 	Runs      int      // seeds per cell, FirstSeed to FirstSeed+Runs-1; 0: DefaultMatrixRuns
 	FirstSeed uint64
@@ -316,11 +303,11 @@ func (opt MatrixOptions) withDefaults() (MatrixOptions, error) {
 		}
 	}
 	if len(opt.Faults) == 0 {
-		opt.Faults = append([]string{"none"}, protocols.FaultKinds...)
+		opt.Faults = append([]string{"none"}, trace.KindNames()...)
 	}
 	for _, f := range opt.Faults {
-		if f != "none" && !slices.Contains(protocols.FaultKinds, f) {
-			return opt, fmt.Errorf("unknown fault kind %q (known: none, %v)", f, protocols.FaultKinds)
+		if f != "none" && !slices.Contains(trace.KindNames(), f) {
+			return opt, fmt.Errorf("unknown fault kind %q (known: none, %v)", f, trace.KindNames())
 		}
 	}
 	return opt, nil

@@ -68,7 +68,7 @@ type Config struct {
 	// its operations against the model. Names are global to the test
 	// binary, as Lock's are.
 	Resource *Resource
-	// Faults are the fault kinds drawn (protocols.FaultKinds, plus
+	// Faults are the fault kinds drawn (trace.KindNames(), plus
 	// FaultDelay). Empty: no faults.
 	Faults []string
 	// Topologies are drawn among, the first one preferred while
