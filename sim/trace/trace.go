@@ -62,6 +62,9 @@ const (
 	KeyDeleted = "deleted"
 	KeyExpired = "expired"
 	KeyLost    = "lost" // gone without a command or expiry: promotion, restart, demotion
+	// A promoted replica still holds a key its old master had deleted or
+	// let expire (the change had not replicated): the key is back.
+	KeyRevived = "revived"
 	// A command changed an existing key's value (GETSET, SET without NX,
 	// HSET or HINCRBY in a script); a TTL change alone is no overwrite.
 	KeyOverwritten = "overwritten"
