@@ -53,6 +53,9 @@ const (
 	// the lock; Reason says why (holder paused, work longer than the
 	// lease, renewal stalled).
 	CausePrematureExpiry = "premature-expiry"
+	// A write its client had given up on (timed out) landed later, after
+	// the client's hold ended: a delayed message no lock lease covers.
+	CauseDelayedWrite = "delayed-write"
 	// The holder never created a key in Redis: the lock lives only inside
 	// each process.
 	CauseLocalLockOnly = "local-lock-only"
@@ -74,7 +77,7 @@ const (
 var Causes = []string{
 	CauseLostAfterFailover, CauseClockJump, CauseRestart, CauseRetriedCommand,
 	CauseForeignRelease, CauseForeignRenewal, CauseOrphanAcquire,
-	CauseValidityNotChecked, CausePrematureExpiry, CauseLocalLockOnly, CauseUnexplained,
+	CauseValidityNotChecked, CausePrematureExpiry, CauseDelayedWrite, CauseLocalLockOnly, CauseUnexplained,
 	CauseLostWakeup, CauseRenewalAfterRelease, CauseOrphanKey,
 }
 

@@ -81,6 +81,35 @@ func duplicateInserts(tr *trace.Trace, mv []Violation) []Violation {
 	return out
 }
 
+// lateInserts reports inserts whose client gave up on them (timed out)
+// and that landed later, when another client inserted the name too.
+func lateInserts(t *truth) []Violation {
+	var out []Violation
+	for _, op := range t.tr.Ops {
+		if op.Kind != model.OpInsert || !unknownOutcome(op) || op.Open() {
+			continue
+		}
+		w := t.lateWrite(op)
+		if w < 0 || !writeAccepted(t.tr.Events[w].Reply) {
+			continue
+		}
+		e := t.tr.Events[w]
+		for _, first := range t.tr.Ops {
+			if first.Kind != model.OpInsert || first.Key != op.Key || first.Result != model.ResInserted {
+				continue
+			}
+			out = append(out, Violation{
+				Property: PropResource, Cause: CauseDelayedWrite, Key: op.Key,
+				Clients: []string{first.Client, op.Client}, AtMs: trace.Ms(max(e.T, first.Return)), Events: []int{w},
+				Explanation: fmt.Sprintf("%s's INSERT of %s timed out at %s and %s went on; the request, delayed in the network, landed at %s; %s inserted it too (at %s): a duplicate row.",
+					op.Client, op.Key, fmtMs(op.Return), op.Client, fmtMs(e.T), first.Client, fmtMs(first.Return)),
+			})
+			break
+		}
+	}
+	return out
+}
+
 // retriedWrites reports service requests a client sent twice because it
 // retried after a timeout, when both runs wrote (a duplicate row).
 func retriedWrites(t *truth) []Violation {
