@@ -66,3 +66,37 @@ func TestSwarmEveryViolationExplained(t *testing.T) {
 	}
 	t.Logf("%d runs, %d violating", runs, violating)
 }
+
+var livenessRuns = flag.Int("liveness-runs", 0, "fault-free runs per protocol in TestLivenessNoFalseAlarms (0: 2,000, shorter under -race)")
+
+// TestLivenessNoFalseAlarms explores every catalog protocol without
+// faults, liveness checked: no run may break liveness, nor anything else
+// unless the lock lives only in each process.
+func TestLivenessNoFalseAlarms(t *testing.T) {
+	runs := *livenessRuns
+	switch {
+	case runs > 0:
+	case testing.Short() || raceEnabled:
+		runs = 3
+	default:
+		runs = 2000
+	}
+	total := 0
+	for _, p := range protocols.Protocols() {
+		base := protocols.Scenario{Protocol: p.Name, Liveness: true}
+		s, err := Explore(context.Background(), ExploreConfig{Base: base, Runs: runs, SeedStart: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += s.Runs
+		if s.Errors > 0 {
+			t.Errorf("%s: %d errors, first: %s", p.Name, s.Errors, s.FirstError)
+		}
+		for _, c := range s.Causes {
+			if c.Property == checker.PropLiveness || !localLocks[p.Name] {
+				t.Errorf("%s %s: %d runs, first: %s", c.Property, c.Cause, c.Runs, c.Replay)
+			}
+		}
+	}
+	t.Logf("%d fault-free runs with liveness checked", total)
+}
