@@ -416,3 +416,15 @@ func (t *truth) retryOf(i int) int {
 func unknownOutcome(op trace.Op) bool {
 	return op.Open() || strings.HasPrefix(op.Result, model.ResError)
 }
+
+// late reports whether event i ran a request its client had given up on:
+// the sim records that (EvLate) right after the request's own event.
+func (t *truth) late(i int) bool {
+	e := t.tr.Events[i]
+	for _, j := range t.clientEvents(e.Client, e.T, e.T) {
+		if l := t.tr.Events[j]; j > i && l.Kind == trace.EvLate && l.Party == e.Party {
+			return true
+		}
+	}
+	return false
+}

@@ -54,6 +54,13 @@ func LateReply(process, client, detail string) Event {
 	return Event{Kind: EvDrop, Party: process, Client: client, Detail: detail}
 }
 
+// Late is a request of client's that party ran after the client had
+// given up on it (the attempt timed out): it follows the request's own
+// event.
+func Late(party, client, detail string) Event {
+	return Event{Kind: EvLate, Party: party, Client: client, Detail: detail}
+}
+
 // Timeout is a client's command that timed out.
 func Timeout(process, client, detail string) Event {
 	return Event{Kind: EvTimeout, Party: process, Client: client, Detail: detail}

@@ -54,6 +54,7 @@ const (
 	EvPublish    = "publish"     // a node published a message on channel Key
 	EvDeliver    = "deliver"     // a pub/sub message reached a subscriber
 	EvRestart    = "restart"     // a crashed process restarted as a new instance
+	EvLate       = "late"        // a request ran at Party after Client had given up on it (timed out)
 )
 
 // Key changes recorded on node events.
