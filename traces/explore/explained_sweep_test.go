@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 var explainedRuns = flag.Int("explained-runs", 0, "seeds per protocol, topology and fault mix in TestSwarmEveryViolationExplained (0: the default, shorter under -race)")
@@ -38,8 +39,8 @@ func TestSwarmEveryViolationExplained(t *testing.T) {
 	runs, violating := 0, 0
 	for _, p := range protocols.Protocols() {
 		for _, topo := range protocols.SupportedTopologies(p) {
-			mixes := [][]string{protocols.FaultKinds}
-			for _, kind := range protocols.FaultKinds {
+			mixes := [][]string{trace.KindNames()}
+			for _, kind := range trace.KindNames() {
 				mixes = append(mixes, []string{kind})
 			}
 			for _, kinds := range mixes {
