@@ -208,6 +208,9 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 	attempt = func(n int) {
 		party := route()
 		w.net.send(from, party, nil, what, func() {
+			if !waiting() || cfg.CancelOnTimeout && n != cur {
+				defer w.rec.event(trace.Late(party, t.Client(), what+" attempt "+strconv.Itoa(n+1)+" arrived after its caller gave up"))
+			}
 			serve(party, func(v any) {
 				w.net.sendTo(party, t, "reply to "+what, func() {
 					// A refused connection is retried at once, as a
