@@ -139,7 +139,7 @@ func (res *Result) checkResources(t *truth, opt Options, mv []Violation) {
 	}
 	for _, c := range []resourceCheck{
 		{"unique-set", insertHistory(t), model.UniqueSet(), func() []Violation {
-			return append(duplicateInserts(tr, mv), lateInserts(t)...)
+			return append(duplicateInserts(t, mv), lateInserts(t)...)
 		}},
 		{"stock-counter", buyHistory(tr, opt.InitialStock), model.StockCounterFrom(opt.InitialStock), func() []Violation {
 			if vs := lostUpdates(t, mv); len(vs) > 0 {

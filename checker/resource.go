@@ -53,32 +53,62 @@ func partnerOf(mv []Violation, client string, t int64) (string, string, string, 
 	return "", CauseUnexplained, "", false
 }
 
-func duplicateInserts(tr *trace.Trace, mv []Violation) []Violation {
-	byName := map[string][]trace.Op{}
+func duplicateInserts(t *truth, mv []Violation) []Violation {
+	type landed struct {
+		op trace.Op
+		at int64
+	}
+	byName := map[string][]landed{}
 	var names []string
-	for _, op := range tr.Ops {
-		if op.Kind == model.OpInsert && op.Result == model.ResInserted {
-			if len(byName[op.Key]) == 0 {
-				names = append(names, op.Key)
-			}
-			byName[op.Key] = append(byName[op.Key], op)
+	for _, op := range t.tr.Ops {
+		if op.Kind != model.OpInsert {
+			continue
 		}
+		l := landed{op, op.Return}
+		if op.Result != model.ResInserted {
+			// An insert its client never learned the outcome of counts
+			// where the database took it during the call; a write that
+			// came after the client gave up is lateInserts' to explain.
+			w := t.landedWrite(op)
+			if !unknownOutcome(op) || w < 0 {
+				continue
+			}
+			l.at = t.tr.Events[w].T
+		}
+		if len(byName[op.Key]) == 0 {
+			names = append(names, op.Key)
+		}
+		byName[op.Key] = append(byName[op.Key], l)
 	}
 	var out []Violation
 	for _, name := range names {
-		ops := byName[name]
-		for _, second := range ops[1:] {
-			first := ops[0]
-			cause, reason := causeFor(mv, first.Client, second.Client, second.Return)
+		ls := byName[name]
+		for _, second := range ls[1:] {
+			first := ls[0]
+			if second.at < first.at && (first.op.Result != model.ResInserted || second.op.Result != model.ResInserted) {
+				first, second = second, first // an unacknowledged insert landed last
+			}
+			cause, reason := causeFor(mv, first.op.Client, second.op.Client, second.at)
 			out = append(out, Violation{
 				Property: PropResource, Cause: cause, Reason: reason, Key: name,
-				Clients: []string{first.Client, second.Client}, AtMs: trace.Ms(second.Return),
-				Explanation: "both " + first.Client + " (at " + fmtMs(first.Return) + ") and " + second.Client +
-					" (at " + fmtMs(second.Return) + ") found " + first.Key + " absent under the lock and inserted it: a duplicate row.",
+				Clients: []string{first.op.Client, second.op.Client}, AtMs: trace.Ms(second.at),
+				Explanation: "both " + first.op.Client + " (at " + fmtMs(first.at) + ") and " + second.op.Client +
+					" (at " + fmtMs(second.at) + ") found " + name + " absent under the lock and inserted it: a duplicate row.",
 			})
 		}
 	}
 	return out
+}
+
+// landedWrite is the accepted write of op's key by op's client that the
+// database took during op and the sim did not mark late, or -1.
+func (t *truth) landedWrite(op trace.Op) int {
+	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
+		if t.resourceWrite(i, op.Key) && writeAccepted(t.tr.Events[i].Reply) && !t.late(i) {
+			return i
+		}
+	}
+	return -1
 }
 
 // lateInserts reports inserts whose client gave up on them (timed out)
@@ -97,9 +127,11 @@ func lateInserts(t *truth) []Violation {
 		switch {
 		case op.Kind != model.OpInsert:
 			continue
-		case unknownOutcome(op) && !op.Open():
+		case unknownOutcome(op):
+			// Timed out, or still in flight when its process crashed (open):
+			// then only a write the sim marked late counts.
 			w := t.lateWrite(op)
-			if w < 0 || !writeAccepted(t.tr.Events[w].Reply) {
+			if w < 0 || !writeAccepted(t.tr.Events[w].Reply) || op.Open() && !t.late(w) {
 				continue
 			}
 			l.at, l.late = t.tr.Events[w].T, w
@@ -124,11 +156,15 @@ func lateInserts(t *truth) []Violation {
 			if l.late < 0 {
 				late, other = first, l
 			}
+			gaveUp := fmt.Sprintf("timed out at %s and %s went on", fmtMs(late.op.Return), late.op.Client)
+			if late.op.Open() {
+				gaveUp = "was in flight when " + late.op.Process + " crashed"
+			}
 			out = append(out, Violation{
 				Property: PropResource, Cause: CauseDelayedWrite, Key: name,
 				Clients: []string{first.op.Client, l.op.Client}, AtMs: trace.Ms(l.at), Events: []int{late.late},
-				Explanation: fmt.Sprintf("%s's INSERT of %s timed out at %s and %s went on; the request, delayed in the network, landed at %s; %s inserted it too (at %s): a duplicate row.",
-					late.op.Client, name, fmtMs(late.op.Return), late.op.Client, fmtMs(late.at), other.op.Client, fmtMs(other.at)),
+				Explanation: fmt.Sprintf("%s's INSERT of %s %s; the request, delayed in the network, landed at %s; %s inserted it too (at %s): a duplicate row.",
+					late.op.Client, name, gaveUp, fmtMs(late.at), other.op.Client, fmtMs(other.at)),
 			})
 		}
 	}
