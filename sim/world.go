@@ -47,6 +47,7 @@ type World struct {
 	free        []*event // events that ran, for reuse
 	ext         External
 	onPromote   []func(old, new string)
+	sentinel    sentinelView
 	onEnd       []func()
 	err         error
 	ran         bool
