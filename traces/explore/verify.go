@@ -33,7 +33,7 @@ type VerifyOptions struct {
 	// Depth is the most faults a placement holds: 1 (the default) or 2,
 	// which adds the pairs of pairs.go after the single faults.
 	Depth int
-	// PairBudget bounds the same-kind pairs of a depth-2 cell; 0:
+	// PairBudget bounds the two-fault placements of a depth-2 cell; 0:
 	// DefaultPairBudget.
 	PairBudget int
 }
@@ -60,7 +60,7 @@ type VerifyCell struct {
 	Step2    string `json:"step2,omitempty"`    // with depth 2, the second fault's step
 	Variant2 string `json:"variant2,omitempty"` // and its fault
 	// Pairs is how many two-fault placements the cell has (depth 2);
-	// PairsSkipped, how many same-kind pairs the budget left out of them.
+	// PairsSkipped, how many of them the budget left out.
 	Pairs        int    `json:"pairs,omitempty"`
 	PairsSkipped int    `json:"pairs_skipped,omitempty"`
 	Cause        string `json:"cause,omitempty"`

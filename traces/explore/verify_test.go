@@ -178,7 +178,7 @@ func TestStepsAreTheDistinctMillisecondsOfTheRun(t *testing.T) {
 //     restarts empty, and the other client takes that one and the two
 //     the holder could not reach: a second majority.
 //
-// The redlock cells run 2,500 and about 7,700 placements (12 s of CPU on
+// The redlock cells run 2,500 and 3,209 placements (about 20 s of CPU on
 // the loaded machine), so -race and -short leave them to .ci/run.
 func TestVerifyPinnedVerdicts(t *testing.T) {
 	want := []struct {
