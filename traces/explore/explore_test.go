@@ -150,6 +150,9 @@ func TestSyncedCheckLocksLoseAKeyToAStalePromotion(t *testing.T) {
 		base := protocols.Scenario{Protocol: p, Workload: "unique-name", Swarm: true,
 			FaultKinds: []string{trace.FaultFailover, trace.FaultPartition}}
 		s := explore(t, ExploreConfig{Base: base, Runs: 200, SeedStart: 1, UntilFirst: true})
+		if len(s.Faults) != 2 {
+			t.Errorf("%s: the summary names %v, not the two kinds allowed", p, s.Faults)
+		}
 		found := false
 		for _, c := range s.Causes {
 			found = found || c.Property == checker.PropMutex && c.Cause == checker.CauseLostAfterFailover
