@@ -211,10 +211,14 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 // (3.12.0, or no replicas), or from 3.16 a batch of the script and WAIT
 // <replicas> 1000, retried as a whole, with the batch's longer timeout.
 // 3.16 ignores the WAIT count; 3.17.0 fails the call when fewer replicas
-// than it knows acknowledged.
+// than it knows acknowledged. The replicas it knows are the entry's
+// available slaves (MasterSlaveEntry.getAvailableSlaves): those the
+// sentinel does not report s_down or with master_link_status:err
+// (SentinelConnectionManager.checkSlavesChange, checkSlaveStatusWithSyncing
+// on by default); with none, the script goes alone and is not checked.
 func (l *rlock) evalWrite(t *sim.Thread, script string, keys []string, args ...string) (sim.Reply, error) {
 	cmd := append(append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...), args...)
-	n := replicas(t)
+	n := t.World().AvailableReplicas()
 	if !l.ver.batched() || n == 0 {
 		r, err := t.Call(l.node, cmd...)
 		if err == nil && r.IsErr() {

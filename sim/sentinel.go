@@ -48,6 +48,7 @@ func (w *World) StartSentinel(cfg FailoverConfig) {
 				}
 			}
 			stale = kept
+			w.observeReplicas(cfg)
 		}
 	})
 }

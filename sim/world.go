@@ -48,6 +48,7 @@ type World struct {
 	ext         External
 	onPromote   []func(old, new string)
 	onNodeCrash []func(node string)
+	sentinel    sentinelView
 	onEnd       []func()
 	err         error
 	ran         bool

@@ -59,7 +59,7 @@ func commands() []command {
 			"The file's events and report are checked against its hash before it is trusted.\n" + inputLimitNote, cmdReplay},
 		{"view", "write a trace file's HTML timeline (self-contained, with porcupine's linearization)",
 			"locksim view FILE -o OUT.html", "locksim view out/trace.json -o out/trace.html", inputLimitNote, cmdView},
-		{"matrix", "run every protocol under every fault kind: unsafe with its first failing seed and rate, or the rate it rules out",
+		{"matrix", "run every protocol under every fault kind: unsafe with its first failing seed (--rates: and rate), or the rate it rules out",
 			"locksim matrix [flags]", "locksim matrix --workload all --verify", "", cmdMatrix},
 		{"verify", "bounded exhaustive check: every single fault of a kind at every step of a small scenario",
 			"locksim verify [--protocols P,...] [--faults F,...] [flags]",

@@ -13,7 +13,8 @@ import (
 
 // cmdMatrix runs the safety matrix: protocols as rows, fault kinds as
 // columns, one table per workload; each cell unsafe with its first
-// failing seed and violating rate, or safe with the rate it rules out.
+// failing seed (and, with --rates, its violating rate), or safe with the
+// rate it rules out.
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("matrix", stdout)
 	runs := fs.Int("runs", explore.DefaultMatrixRuns, "seeds per cell")
@@ -24,6 +25,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	clients := fs.Int("clients", 0, "number of client processes (default: the scenario's)")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
 	verify := fs.Bool("verify", false, "add each cell's bounded exhaustive verdict (as locksim verify)")
+	rates := fs.Bool("rates", false, "run every seed of an unsafe cell too, for its violating rate (default: stop at its first failure)")
 	asJSON := fs.Bool("json", false, "print the matrices as JSON (one array, one per workload)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -68,6 +70,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		m, err := explore.RunMatrix(sig.ctx, explore.MatrixOptions{
 			Protocols: protoList, Faults: faultList, Workload: w,
 			Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: capWorkers(*workers, math.MaxInt), Verify: *verify,
+			UntilFirst: !*rates,
 		})
 		if code, ok := sig.interrupted(stderr, "matrix"); ok {
 			return code

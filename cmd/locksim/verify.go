@@ -23,6 +23,8 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	ops := fs.Int("ops", 1, "operations per client")
 	seed := fs.Uint64("seed", defaultSeed, "noise seed of every run")
 	offsets := fs.String("offsets", "0,1", "comma-separated offsets in ms after each step")
+	depth := fs.Int("depth", 1, "most faults per placement: 1, or 2 (each fault also with a standing split, and two faults of the kind within a lease)")
+	pairBudget := fs.Int("pair-budget", explore.DefaultPairBudget, "with --depth 2, the most two-fault placements per cell")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pos, err := parse(fs, args)
@@ -56,6 +58,10 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "verify", errors.New("--clients must be between 1 and 4 (the scope is exhaustive)"))
 	case *ops < 1 || *ops > 3:
 		return usageErr(stderr, "verify", errors.New("--ops must be between 1 and 3 (the scope is exhaustive)"))
+	case *depth < 1 || *depth > 2:
+		return usageErr(stderr, "verify", errors.New("--depth must be 1 or 2"))
+	case *pairBudget < 1:
+		return usageErr(stderr, "verify", errors.New("--pair-budget must be at least 1"))
 	case len(offs) == 0:
 		return usageErr(stderr, "verify", errors.New("--offsets must name at least one offset"))
 	case *workers < 0:
@@ -66,7 +72,8 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	defer sig.stop()
 	start := time.Now()
 	v, err := explore.Verify(sig.ctx, explore.VerifyOptions{Protocols: protoList, Faults: faultList,
-		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: capWorkers(*workers, math.MaxInt)})
+		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: capWorkers(*workers, math.MaxInt),
+		Depth: *depth, PairBudget: *pairBudget})
 	if code, ok := sig.interrupted(stderr, "verify"); ok {
 		return code
 	}
@@ -95,8 +102,8 @@ func printVerification(w io.Writer, v *explore.Verification, wall time.Duration)
 			fmt.Fprintf(w, "    replay: %s\n", c.Replay)
 		}
 	}
-	fmt.Fprintf(w, "%d runs in %.1f s (workload %s, %d clients, %d op each, seed %d, offsets %v ms)\n",
-		runs, wall.Seconds(), v.Workload, v.Clients, v.Ops, v.Seed, v.Offsets)
+	fmt.Fprintf(w, "%d runs in %.1f s (workload %s, %d clients, %d op each, seed %d, offsets %v ms, up to %d faults)\n",
+		runs, wall.Seconds(), v.Workload, v.Clients, v.Ops, v.Seed, v.Offsets, v.Depth)
 }
 
 // verifyExit: 1 when a cell is unsafe, 2 when a cell's runs failed.

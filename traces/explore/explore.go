@@ -103,7 +103,13 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	if err != nil {
 		return nil, err
 	}
-	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: base.FaultKinds, Topology: base.Topology,
+	// The kinds the user allowed: a swarm's normalized base holds one
+	// seed's draw of them.
+	kinds := base.FaultKinds
+	if cfg.Base.Swarm && len(cfg.Base.FaultKinds) > 0 {
+		kinds = cfg.Base.FaultKinds
+	}
+	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: kinds, Topology: base.Topology,
 		Scenario: cfg.Base, SeedStart: cfg.SeedStart}
 	if cfg.Base.Swarm && len(cfg.Base.FaultKinds) > 0 {
 		// A swarm draws a subset per seed; the base's is seed 0's.

@@ -147,3 +147,26 @@ func TestShrinkRefusesTraceWithoutViolation(t *testing.T) {
 		t.Fatal("want an error")
 	}
 }
+
+// Redisson 3.17.0 fails a lock call when fewer replicas than it counts
+// as available acknowledged it, and counts what the sentinel reports: a
+// partition that cuts the promotable replica from the master and the
+// sentinel from the other leaves none available, the acquire goes
+// unchecked, and a crash then promotes the stale replica (issue 12).
+func TestSyncedCheckLocksLoseAKeyToAStalePromotion(t *testing.T) {
+	for _, p := range []string{"redisson-3.17.0", "redisson-trylock"} {
+		base := protocols.Scenario{Protocol: p, Workload: "unique-name", Swarm: true,
+			FaultKinds: []string{trace.FaultFailover, trace.FaultPartition}}
+		s := explore(t, ExploreConfig{Base: base, Runs: 200, SeedStart: 1, UntilFirst: true})
+		if len(s.Faults) != 2 {
+			t.Errorf("%s: the summary names %v, not the two kinds allowed", p, s.Faults)
+		}
+		found := false
+		for _, c := range s.Causes {
+			found = found || c.Property == checker.PropMutex && c.Cause == checker.CauseLostAfterFailover
+		}
+		if !found {
+			t.Errorf("%s under failover,partition: no lost-after-failover in %d runs (%+v)", p, s.Runs, s.Causes)
+		}
+	}
+}

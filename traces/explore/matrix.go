@@ -90,12 +90,15 @@ func UpperBound95(n int) float64 {
 // Matrix is the safety matrix: one row per protocol, one column per fault
 // kind.
 type Matrix struct {
-	Workload  string   `json:"workload"`
-	Runs      int      `json:"runs"`
-	FirstSeed uint64   `json:"first_seed"`
-	Faults    []string `json:"faults"`
-	Protocols []string `json:"protocols"`
-	Rows      [][]Cell `json:"rows"`
+	Workload  string `json:"workload"`
+	Runs      int    `json:"runs"`
+	FirstSeed uint64 `json:"first_seed"`
+	// UntilFirst: each unsafe cell stopped at its first failing seed, so
+	// it has no rate.
+	UntilFirst bool     `json:"until_first,omitempty"`
+	Faults     []string `json:"faults"`
+	Protocols  []string `json:"protocols"`
+	Rows       [][]Cell `json:"rows"`
 }
 
 // Cell returns the cell of protocol under fault, or false.
@@ -317,7 +320,7 @@ func (opt MatrixOptions) withDefaults() (MatrixOptions, error) {
 // on (CellTopology); a cell whose protocol cannot run there is n/a from
 // the start.
 func newMatrix(opt MatrixOptions) (*Matrix, error) {
-	m := &Matrix{Workload: opt.Workload, Runs: opt.Runs, FirstSeed: opt.FirstSeed,
+	m := &Matrix{Workload: opt.Workload, Runs: opt.Runs, FirstSeed: opt.FirstSeed, UntilFirst: opt.UntilFirst,
 		Faults: opt.Faults, Protocols: opt.Protocols}
 	for _, name := range opt.Protocols {
 		p, err := protocols.Lookup(name)

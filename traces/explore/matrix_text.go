@@ -5,17 +5,20 @@ import (
 	"strings"
 )
 
-// label is a cell as the table shows it.
-func (c Cell) label() string {
+// label is a cell as the table shows it; an unsafe cell stopped at its
+// first failure (UntilFirst) has no rate.
+func (c Cell) label(untilFirst bool) string {
 	var s string
-	switch c.Verdict {
-	case CellUnsafe:
+	switch {
+	case c.Verdict == CellUnsafe && untilFirst:
+		s = fmt.Sprintf("unsafe@%d", *c.Seed)
+	case c.Verdict == CellUnsafe:
 		s = fmt.Sprintf("unsafe@%d %s", *c.Seed, percent(c.Rate()))
-	case CellError:
+	case c.Verdict == CellError:
 		s = fmt.Sprintf("error@%d", *c.Seed)
-	case CellDataLoss:
+	case c.Verdict == CellDataLoss:
 		s = fmt.Sprintf("data-loss %s", percent(float64(c.DataLoss)/float64(c.Runs)))
-	case CellUnknown:
+	case c.Verdict == CellUnknown:
 		s = fmt.Sprintf("unknown(%d)", c.Unknown)
 	default:
 		s = c.Verdict
@@ -44,8 +47,13 @@ func percent(r float64) string {
 func (m *Matrix) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "safety matrix: workload %s, seeds %d-%d per cell\n", m.Workload, m.FirstSeed, m.FirstSeed+uint64(m.Runs)-1)
-	fmt.Fprintf(&b, "unsafe@S R = first failing seed S, share R of the %d runs that failed; safe = none failed (rate < %s at 95%% confidence)\n",
-		m.Runs, percent(UpperBound95(m.Runs)))
+	if m.UntilFirst {
+		fmt.Fprintf(&b, "unsafe@S = first failing seed S (the cell stops there); safe = none of the %d runs failed (rate < %s at 95%% confidence)\n",
+			m.Runs, percent(UpperBound95(m.Runs)))
+	} else {
+		fmt.Fprintf(&b, "unsafe@S R = first failing seed S, share R of the %d runs that failed; safe = none failed (rate < %s at 95%% confidence)\n",
+			m.Runs, percent(UpperBound95(m.Runs)))
+	}
 	bounded := m.hasBounded()
 	b.WriteString("data-loss R = the lock held, but a share R of the runs lost the protected data with a node (no lock prevents that)\n")
 	if bounded {
@@ -96,7 +104,7 @@ func (m *Matrix) writeTable(b *strings.Builder) {
 	for j, f := range m.Faults {
 		widths[j+1] = len(f)
 		for _, row := range m.Rows {
-			widths[j+1] = max(widths[j+1], len(row[j].label()))
+			widths[j+1] = max(widths[j+1], len(row[j].label(m.UntilFirst)))
 		}
 	}
 	line := func(cells []string) {
@@ -110,7 +118,7 @@ func (m *Matrix) writeTable(b *strings.Builder) {
 	for i, row := range m.Rows {
 		labels := []string{m.Protocols[i]}
 		for _, c := range row {
-			labels = append(labels, c.label())
+			labels = append(labels, c.label(m.UntilFirst))
 		}
 		line(labels)
 	}

@@ -30,6 +30,12 @@ type VerifyOptions struct {
 	Seed      uint64   // the noise seed of every run; 0 is a seed like any other
 	Offsets   []int64  // ms after each step; nil: 0 and 1
 	Workers   int      // parallel runs; 0: GOMAXPROCS
+	// Depth is the most faults a placement holds: 1 (the default) or 2,
+	// which adds the pairs of pairs.go after the single faults.
+	Depth int
+	// PairBudget bounds the two-fault placements of a depth-2 cell; 0:
+	// DefaultPairBudget.
+	PairBudget int
 }
 
 // Verdicts of a bounded cell, besides CellUnsafe, CellNA and CellError.
@@ -40,20 +46,26 @@ const (
 
 // VerifyCell is the bounded verdict of one protocol under one fault kind.
 type VerifyCell struct {
-	Protocol    string `json:"protocol"`
-	Fault       string `json:"fault"`
-	Topology    string `json:"topology,omitempty"`
-	Verdict     string `json:"verdict"`
-	Claim       string `json:"claim"` // the verdict as a sentence
-	Steps       int    `json:"steps"`
-	Variants    int    `json:"variants"`
-	Runs        int    `json:"runs"`
-	WallMs      int64  `json:"wall_ms"`           // from the previous cell's last run to this cell's last
-	Step        string `json:"step,omitempty"`    // the breaking placement's step
-	Variant     string `json:"variant,omitempty"` // and its fault
-	Cause       string `json:"cause,omitempty"`
-	Replay      string `json:"replay,omitempty"`
-	TraceSHA256 string `json:"trace_sha256,omitempty"`
+	Protocol string `json:"protocol"`
+	Fault    string `json:"fault"`
+	Topology string `json:"topology,omitempty"`
+	Verdict  string `json:"verdict"`
+	Claim    string `json:"claim"` // the verdict as a sentence
+	Steps    int    `json:"steps"`
+	Variants int    `json:"variants"`
+	Runs     int    `json:"runs"`
+	WallMs   int64  `json:"wall_ms"`            // from the previous cell's last run to this cell's last
+	Step     string `json:"step,omitempty"`     // the breaking placement's step
+	Variant  string `json:"variant,omitempty"`  // and its fault
+	Step2    string `json:"step2,omitempty"`    // with depth 2, the second fault's step
+	Variant2 string `json:"variant2,omitempty"` // and its fault
+	// Pairs is how many two-fault placements the cell has (depth 2);
+	// PairsSkipped, how many of them the budget left out.
+	Pairs        int    `json:"pairs,omitempty"`
+	PairsSkipped int    `json:"pairs_skipped,omitempty"`
+	Cause        string `json:"cause,omitempty"`
+	Replay       string `json:"replay,omitempty"`
+	TraceSHA256  string `json:"trace_sha256,omitempty"`
 }
 
 // Verification is the result of Verify: one cell per protocol and kind.
@@ -63,15 +75,23 @@ type Verification struct {
 	Ops      int          `json:"ops"`
 	Seed     uint64       `json:"seed"`
 	Offsets  []int64      `json:"offsets_ms"`
+	Depth    int          `json:"depth"` // the most faults in a placement
 	Cells    []VerifyCell `json:"cells"`
 }
 
-// verifyJob is one placement: a cell, a step, an offset, a variant.
-type verifyJob struct {
-	cell    int
+// A placement is one variant at one step and offset.
+type placement struct {
 	step    step
 	offset  int64
 	variant *variant
+}
+
+// verifyJob is what one run of a cell places: a fault, or with depth 2
+// a second one too.
+type verifyJob struct {
+	cell int
+	placement
+	second *placement
 }
 
 // Verify runs the bounded scope of every cell on the worker pool; a cell
@@ -81,7 +101,8 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Verification{Workload: opt.Workload, Clients: opt.Clients, Ops: opt.Ops, Seed: opt.Seed, Offsets: opt.Offsets}
+	v := &Verification{Workload: opt.Workload, Clients: opt.Clients, Ops: opt.Ops, Seed: opt.Seed, Offsets: opt.Offsets,
+		Depth: opt.Depth}
 	var jobs []verifyJob
 	var bases []protocols.Scenario
 	var fenced []bool
@@ -120,10 +141,14 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 				c.Verdict, c.Claim = CellError, fmt.Sprintf("error at %s: %v", j.step.Label, r.err)
 			case r.Unsafe:
 				c.Verdict, c.Cause, c.TraceSHA256 = CellUnsafe, r.Cause, r.hash
-				c.Step = fmt.Sprintf("%s (t=%d ms%s)", j.step.Label, j.step.AtMs, plusMs(j.offset))
-				c.Variant = j.variant.label
-				c.Replay = ReplayCommand(placed(bases[j.cell], j), "")
+				c.Step, c.Variant = j.where(), j.variant.label
 				c.Claim = fmt.Sprintf("unsafe: one %s at %s breaks it (%s)", j.variant.label, c.Step, r.Cause)
+				if j.second != nil {
+					c.Step2, c.Variant2 = j.second.where(), j.second.variant.label
+					c.Claim = fmt.Sprintf("unsafe: %s at %s with %s at %s breaks it (%s)",
+						j.variant.label, c.Step, c.Variant2, c.Step2, r.Cause)
+				}
+				c.Replay = ReplayCommand(placed(bases[j.cell], j), "")
 			}
 		})
 	if err != nil {
@@ -136,9 +161,17 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 			c.Verdict = CellBounded
 			c.Claim = fmt.Sprintf("no single %s at any of %d steps breaks it (bound: %d clients, %d op each, 1 fault; %d placements)",
 				c.Fault, c.Steps, opt.Clients, opt.Ops, c.Runs)
+			if opt.Depth == 2 {
+				c.Claim = pairClaim(*c, opt)
+			}
 		}
 	}
 	return v, nil
+}
+
+// where names a placement's step and offset.
+func (p placement) where() string {
+	return fmt.Sprintf("%s (t=%d ms%s)", p.step.Label, p.step.AtMs, plusMs(p.offset))
 }
 
 func plusMs(ms int64) string {
@@ -163,6 +196,16 @@ func (opt VerifyOptions) withDefaults() (VerifyOptions, error) {
 	}
 	if opt.Offsets == nil {
 		opt.Offsets = []int64{0, 1}
+	}
+	switch opt.Depth {
+	case 0:
+		opt.Depth = 1
+	case 1, 2:
+	default:
+		return opt, fmt.Errorf("depth must be 1 or 2, not %d", opt.Depth)
+	}
+	if opt.PairBudget <= 0 {
+		opt.PairBudget = DefaultPairBudget
 	}
 	if len(opt.Protocols) == 0 {
 		for _, p := range protocols.Protocols() {
@@ -221,28 +264,46 @@ func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int) (Veri
 	for _, st := range steps {
 		for _, off := range opt.Offsets {
 			for i := range vs {
-				jobs = append(jobs, verifyJob{cell: cell, step: st, offset: off, variant: &vs[i]})
+				jobs = append(jobs, verifyJob{cell: cell, placement: placement{st, off, &vs[i]}})
 			}
 		}
+	}
+	if opt.Depth == 2 {
+		pairs, total, skipped, err := s.pairs(cell, steps, vs, opt.PairBudget)
+		if err != nil {
+			return c, base, nil, err
+		}
+		c.Pairs, c.PairsSkipped = total, skipped
+		jobs = append(jobs, pairs...)
 	}
 	return c, base, jobs, nil
 }
 
-// placed is base with j's variant placed at its step and offset.
+// placed is base with j's variants placed at their steps and offsets.
 func placed(base protocols.Scenario, j verifyJob) protocols.Scenario {
 	sc := base
-	at := j.step.AtMs + j.offset
-	sc.Faults = make([]trace.Fault, len(j.variant.faults))
-	for i, f := range j.variant.faults {
-		if !j.variant.fixed[i] {
-			f.AtMs = at
-		}
-		sc.Faults[i] = f
+	sc.Faults = j.placement.faults(nil)
+	if j.second != nil {
+		sc.Faults = j.second.faults(sc.Faults)
 	}
-	if j.variant.mod != nil {
-		j.variant.mod(&sc)
+	for _, p := range []*placement{&j.placement, j.second} {
+		if p != nil && p.variant.mod != nil {
+			p.variant.mod(&sc)
+		}
 	}
 	return sc
+}
+
+// faults appends p's faults, each at p's step and offset unless fixed.
+func (p placement) faults(out []trace.Fault) []trace.Fault {
+	at := p.step.AtMs + p.offset
+	for i, f := range p.variant.faults {
+		if !p.variant.fixed[i] {
+			f.AtMs = at
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // CellTopology is the topology a fault kind is judged on for protocol p:

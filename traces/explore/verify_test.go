@@ -170,21 +170,107 @@ func TestStepsAreTheDistinctMillisecondsOfTheRun(t *testing.T) {
 //   - local-mutex fails without faults: a monitor excludes threads of one
 //     process only.
 //   - redlock has no replicas to fail over.
+//   - redlock under node-restart, one fault: the holder owns all five
+//     keys and one master restarting empty frees one of them, so no
+//     second majority forms (Kleppmann's case needs a bare quorum).
+//   - redlock under node-restart, two faults: with the holder cut from
+//     two masters from the start it owns a bare three, one of them
+//     restarts empty, and the other client takes that one and the two
+//     the holder could not reach: a second majority.
+//
+// The redlock cells run 2,500 and 3,209 placements (about 20 s of CPU on
+// the loaded machine), so -race and -short leave them to .ci/run.
 func TestVerifyPinnedVerdicts(t *testing.T) {
-	want := []struct{ protocol, fault, verdict string }{
-		{"setnx-del", "gc-pause", CellUnsafe},
-		{"redislock-go", "slow-work", CellUnsafe},
-		{"redislock-go", "watchdog-stall", CellBounded},
-		{"setnx-lua-del", "reply-loss", CellBounded},
-		{"setnx-lua-del", "failover", CellUnsafe},
-		{"fenced", "slow-work", CellBounded},
-		{"local-mutex", "gc-pause", CellUnsafeNoFault},
-		{"redlock", "failover", CellNA},
+	want := []struct {
+		protocol, fault string
+		depth           int
+		verdict         string
+	}{
+		{"setnx-del", "gc-pause", 1, CellUnsafe},
+		{"redislock-go", "slow-work", 1, CellUnsafe},
+		{"redislock-go", "watchdog-stall", 1, CellBounded},
+		{"setnx-lua-del", "reply-loss", 1, CellBounded},
+		{"setnx-lua-del", "failover", 1, CellUnsafe},
+		{"fenced", "slow-work", 1, CellBounded},
+		{"local-mutex", "gc-pause", 1, CellUnsafeNoFault},
+		{"redlock", "failover", 1, CellNA},
+		{"redlock", "node-restart", 1, CellBounded},
+		{"redlock", "node-restart", 2, CellUnsafe},
 	}
 	for _, w := range want {
-		v := verify(t, VerifyOptions{Protocols: []string{w.protocol}, Faults: []string{w.fault}})
+		if w.protocol == "redlock" && w.fault != "failover" && (raceEnabled || testing.Short()) {
+			continue
+		}
+		v := verify(t, VerifyOptions{Protocols: []string{w.protocol}, Faults: []string{w.fault}, Depth: w.depth})
 		if c := v.Cells[0]; c.Verdict != w.verdict {
-			t.Errorf("%s / %s: want %s, got %s: %s", w.protocol, w.fault, w.verdict, c.Verdict, c.Claim)
+			t.Errorf("%s / %s, depth %d: want %s, got %s: %s", w.protocol, w.fault, w.depth, w.verdict, c.Verdict, c.Claim)
 		}
 	}
+}
+
+// TestStandingSplitsCutAMinority: on five independent masters each client
+// is cut from each pair of them (a bare quorum left); with replicas, each
+// replica is left stale with the sentinel cut from the others; a single
+// node has none.
+func TestStandingSplitsCutAMinority(t *testing.T) {
+	sc := func(p, topo string) scope {
+		base, err := protocols.Scenario{Seed: 1, Protocol: p, Clients: 2, Ops: 1, Topology: topo}.Normalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scope{sc: base, clients: []string{"c1", "c2"}}
+	}
+	if got := sc("redlock", "").standing(); len(got) != 20 || len(got[0].faults) != 2 || got[0].label != "c1 cut from redis-1,redis-2" {
+		t.Errorf("redlock: %d splits, first %+v", len(got), got[0])
+	}
+	if got := sc("redisson-3.17.0", protocols.TopoReplicated).standing(); len(got) != 2 || got[0].faults[0].Target != "redis<->redis-r1" || got[0].faults[1].Target != "sentinel<->redis-r2" {
+		t.Errorf("replicated: %+v", got)
+	}
+	if got := sc("setnx-del", "").standing(); len(got) != 0 {
+		t.Errorf("single: %+v", got)
+	}
+}
+
+// TestBareQuorumRestartBreaksRedlock is Kleppmann's restart case as a
+// depth-2 placement: c2 cut from two of five masters holds a bare quorum,
+// one of its three restarts empty, and c1 gets a majority. The restart
+// alone, without the split, leaves c2 four keys: no second majority.
+func TestBareQuorumRestartBreaksRedlock(t *testing.T) {
+	base, err := protocols.Scenario{Seed: 1, Protocol: "redlock", Workload: "unique-name", Clients: 2, Ops: 1}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := scope{sc: base, clients: []string{"c1", "c2"}}
+	var split *variant
+	for _, v := range s.standing() {
+		if v.label == "c2 cut from redis-1,redis-2" {
+			split = &v
+		}
+	}
+	restart := one(trace.FaultNodeRestart, "redis-5", 100, 0, "restart")
+	o, err := traces.Evaluate(protocols.Scenario{Seed: base.Seed, Protocol: "redlock", Workload: "unique-name", Clients: 2, Ops: 1,
+		Faults: split.faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broke, alone := false, false
+	for _, st := range stepsOf(o.File.Trace) {
+		j := verifyJob{placement: placement{st, 0, &restart}, second: &placement{step{}, 0, split}}
+		sc := placed(protocols.Scenario{Seed: base.Seed, Protocol: "redlock", Workload: "unique-name", Clients: 2, Ops: 1}, j)
+		broke = broke || judged(t, sc)
+		j.second = nil
+		alone = alone || judged(t, placed(protocols.Scenario{Seed: base.Seed, Protocol: "redlock", Workload: "unique-name", Clients: 2, Ops: 1}, j))
+	}
+	if !broke || alone {
+		t.Fatalf("restart of redis-5 with c2 on a bare quorum breaks redlock: %v (want true); alone: %v (want false)", broke, alone)
+	}
+}
+
+func judged(t *testing.T, sc protocols.Scenario) bool {
+	t.Helper()
+	o, err := traces.Evaluate(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Judge(o.File.Report, o.File.Trace, false).Unsafe
 }
