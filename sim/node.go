@@ -3,8 +3,6 @@ package sim
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
@@ -347,24 +345,6 @@ func (n *Node) tickFor(exp time.Duration) {
 		n.advance()
 		n.scheduleTick()
 	})
-}
-
-// traceArgs shortens script bodies to their SHA1 and keeps the bodies in
-// the trace's script table.
-func (w *World) traceArgs(args []string) []string {
-	out := append([]string(nil), args...)
-	if len(out) > 1 && (strings.EqualFold(out[0], "EVAL") || strings.EqualFold(out[0], "EVAL_RO")) {
-		name, ok := w.scriptNames[out[1]]
-		if !ok {
-			sum := sha1.Sum([]byte(out[1]))
-			sha := hex.EncodeToString(sum[:])
-			w.rec.trace.Scripts[sha] = out[1]
-			name = "sha1:" + sha
-			w.scriptNames[out[1]] = name
-		}
-		out[1] = name
-	}
-	return out
 }
 
 // keyOf names the first key a command touches, for the trace.
