@@ -53,7 +53,7 @@ func tell(ends []ending) string {
 	return strings.Join(parts, "; ")
 }
 
-func rank(cause string) int { return slices.Index(Causes, cause) }
+func rank(cause string) int { return slices.Index(causes, cause) }
 
 // explainOverlap classifies why ov.Second acquired while ov.First held,
 // from what happened to the keys both counted on.

@@ -2,7 +2,10 @@
 // against the models, and classifies and explains every violation.
 package checker
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Verdicts.
 const (
@@ -69,14 +72,17 @@ const (
 	CauseOrphanKey = "orphan-key"
 )
 
-// Causes lists every cause, most specific first: when several apply to
+// causes lists every cause, most specific first: when several apply to
 // one violation (multi-node locks), the first one listed wins.
-var Causes = []string{
+var causes = []string{
 	CauseLostAfterFailover, CauseClockJump, CauseRestart, CauseRetriedCommand,
 	CauseForeignRelease, CauseForeignRenewal, CauseOrphanAcquire,
 	CauseValidityNotChecked, CausePrematureExpiry, CauseLocalLockOnly, CauseUnexplained,
 	CauseLostWakeup, CauseRenewalAfterRelease, CauseOrphanKey,
 }
+
+// Causes returns every cause, most specific first.
+func Causes() []string { return slices.Clone(causes) }
 
 // defects are the causes a correct protocol would not have, whatever the
 // faults: its own code broke the lock. The others are what the

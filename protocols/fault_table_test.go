@@ -82,7 +82,7 @@ func TestParseTarget(t *testing.T) {
 func TestFaultTextRoundTrip(t *testing.T) {
 	n := 0
 	for seed := uint64(1); seed <= 30; seed++ {
-		sc := Scenario{Seed: seed, Protocol: "redlock", FaultKinds: FaultKinds, AnchorPct: 100}
+		sc := Scenario{Seed: seed, Protocol: "redlock", FaultKinds: trace.KindNames(), AnchorPct: 100}
 		faults, err := GenerateFaults(mustNormalizeTopology(t, sc))
 		if err != nil {
 			t.Fatal(err)

@@ -12,10 +12,6 @@ import (
 	"github.com/locksim/locksim/sim/trace"
 )
 
-// FaultKinds lists the fault kinds, in the order of the one fault table
-// (trace.Kinds).
-var FaultKinds = trace.KindNames()
-
 // A generator draws the faults of one kind for a scenario. One per kind
 // of trace.Kinds (a test checks it).
 type generator func(g *gen) []trace.Fault
@@ -58,7 +54,7 @@ func GenerateFaults(sc Scenario) ([]trace.Fault, error) {
 		}
 		draw := generators[kind]
 		if draw == nil {
-			return nil, fmt.Errorf("unknown fault kind %q (known: none, %v)", kind, FaultKinds)
+			return nil, fmt.Errorf("unknown fault kind %q (known: none, %v)", kind, trace.KindNames())
 		}
 		g.r = sim.NewStreams(sc.Seed).Get("faults/" + kind)
 		out = append(out, draw(g)...)

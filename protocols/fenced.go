@@ -31,7 +31,7 @@ func init() {
 		Source:  "Redisson RFencedLock.lockAndGetToken() (RedissonFencedLock, master 66863978b)",
 		Summary: "newer Redisson lock whose script INCRs a fencing token; the resource rejects stale tokens",
 		Lease:   30 * time.Second,
-		Client:  RedissonClientLatest,
+		Client:  redissonClientLatest,
 		New: func(env Env, key string) Lock {
 			l := newRLock(env, env.Master, key, redissonLatest, -1, -1)
 			l.fence = true

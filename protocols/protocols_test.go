@@ -675,7 +675,7 @@ func TestEveryProtocolRunsEveryWorkload(t *testing.T) {
 // redsync's WithSetNXOnExtend: an Extend after the key expired takes it
 // again with SET NX and reports success.
 func TestRedlockSetNXExtendRetakesAnExpiredKey(t *testing.T) {
-	w := sim.New(sim.Config{Seed: 1, Network: sim.DefaultNetwork, CommandTimeout: time.Second})
+	w := sim.New(sim.Config{Seed: 1, Network: sim.DefaultNetwork(), CommandTimeout: time.Second})
 	w.AddNode("redis")
 	w.SetMaster("redis")
 	p, _ := Lookup("redlock-setnx-extend")

@@ -105,8 +105,8 @@ end
 
 return redis.status_reply("OK")`
 
-// GoRedisClient is go-redis v9's default client configuration.
-var GoRedisClient = sim.ClientConfig{Timeout: 3 * time.Second, Retries: 3, RetryInterval: 8 * time.Millisecond, CancelOnTimeout: true}
+// goRedisClient is go-redis v9's default client configuration.
+var goRedisClient = sim.ClientConfig{Timeout: 3 * time.Second, Retries: 3, RetryInterval: 8 * time.Millisecond, CancelOnTimeout: true}
 
 func init() {
 	register(Protocol{
@@ -114,7 +114,7 @@ func init() {
 		Source:  "bsm/redislock v0.10.0 (a5b7483: Obtain with obtain.lua, Release, Refresh; NoRetry) on go-redis v9",
 		Summary: "bsm/redislock: Lua MSETNX+PEXPIRE obtain with a random token, compare-and-delete release, no watchdog",
 		Lease:   10 * time.Second,
-		Client:  GoRedisClient,
+		Client:  goRedisClient,
 		New: func(env Env, key string) Lock {
 			return &redislockGo{env: env, key: key}
 		},

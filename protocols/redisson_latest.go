@@ -85,8 +85,8 @@ const redissonRenewLatest = "local result = {} " +
 	"end; " +
 	"return result;"
 
-// RedissonClientLatest is the newer default client configuration.
-var RedissonClientLatest = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 4,
+// redissonClientLatest is the newer default client configuration.
+var redissonClientLatest = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 4,
 	RetryInterval: 1000 * time.Millisecond, RetryMax: 2 * time.Second, CancelOnTimeout: true}
 
 // redissonRenewChunk is the renewal task's chunk size.
@@ -98,7 +98,7 @@ func init() {
 		Source:  "Redisson master 66863978b (after 4.7.0): RedissonLock.lock(), unlock latch, renewal.LockTask, syncedEval",
 		Summary: "newer Redisson RLock.lock(): combined acquire, unlock latch, renewal task, replica sync check",
 		Lease:   30 * time.Second,
-		Client:  RedissonClientLatest,
+		Client:  redissonClientLatest,
 		New: func(env Env, key string) Lock {
 			return newRLock(env, env.Master, key, redissonLatest, -1, -1)
 		},

@@ -23,7 +23,7 @@ func init() {
 		Source:     "seed 002 section 4.3: Redisson 3.17.0 RedissonMultiLock over 3 RedissonClients, tryLock(10, 60, SECONDS)",
 		Summary:    "RedissonMultiLock over 3 independent masters: all must lock, sequentially; 60 s lease",
 		Lease:      60 * time.Second,
-		Client:     RedissonClient316,
+		Client:     redissonClient316,
 		Topologies: []string{TopoIndependent},
 		Masters:    3,
 		AllMasters: true,

@@ -52,10 +52,10 @@ func (v redissonVersion) batched() bool { return v >= redisson3160 }
 // fail the call (3.17.0's checkLockSyncedSlaves, on by default).
 func (v redissonVersion) checksSyncedSlaves() bool { return v == redisson3170 }
 
-// RedissonClient316 is the default client configuration of 3.12 to 3.17:
+// redissonClient316 is the default client configuration of 3.12 to 3.17:
 // timeout 3000 ms, retryAttempts 3, retryInterval 1500 ms; a timed-out
 // attempt is cancelled and resent (RedisExecutor).
-var RedissonClient316 = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 3,
+var redissonClient316 = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 3,
 	RetryInterval: 1500 * time.Millisecond, CancelOnTimeout: true}
 
 func init() {
@@ -67,7 +67,7 @@ func init() {
 		Source:  "Redisson 3.16.0 RedissonLock.lock() with seed 000's scripts (seed 001 buy())",
 		Summary: "Redisson 3.16.0 RLock.lock(): reentrant hash, pub/sub wait, watchdog every 10 s; a renewal answering 0 leaves its entry (#3712)",
 		Lease:   30 * time.Second, // lockWatchdogTimeout
-		Client:  RedissonClient316,
+		Client:  redissonClient316,
 		New:     lock(redisson3160),
 	})
 	register(Protocol{
@@ -75,7 +75,7 @@ func init() {
 		Source:  "Redisson 3.16.1 RedissonLock.lock() (renewExpiration cancels on 0)",
 		Summary: "Redisson 3.16.1 RLock.lock(): as redisson, but a renewal answering 0 cancels its entry",
 		Lease:   30 * time.Second,
-		Client:  RedissonClient316,
+		Client:  redissonClient316,
 		New:     lock(redisson3161),
 	})
 	register(Protocol{
@@ -83,7 +83,7 @@ func init() {
 		Source:  "Redisson 3.12.0 RedissonLock.lock()",
 		Summary: "Redisson 3.12.0 RLock.lock(): a failed renewal or an unlock answering nil leaves the renewal entry (#2515)",
 		Lease:   30 * time.Second,
-		Client:  RedissonClient316,
+		Client:  redissonClient316,
 		New:     lock(redisson3120),
 	})
 	register(Protocol{
@@ -91,7 +91,7 @@ func init() {
 		Source:  "Redisson 3.17.0 RedissonLock.lock() (seed 002's starter; checkLockSyncedSlaves on)",
 		Summary: "Redisson 3.17.0 RLock.lock(): an unsynced WAIT fails the call; a failed renewal stops the watchdog (#4305)",
 		Lease:   30 * time.Second,
-		Client:  RedissonClient316,
+		Client:  redissonClient316,
 		New:     lock(redisson3170),
 	})
 	register(Protocol{
@@ -99,7 +99,7 @@ func init() {
 		Source:  "Redisson 3.17.0 RedissonLock.tryLock(5, 30, SECONDS) (seed 002 section 4.2, redisson-spring-boot-starter 3.17.0)",
 		Summary: "Redisson 3.17.0 RLock.tryLock(5 s wait, 30 s lease): no watchdog; an unsynced WAIT throws",
 		Lease:   30 * time.Second,
-		Client:  RedissonClient316,
+		Client:  redissonClient316,
 		New: func(env Env, key string) Lock {
 			return newRLock(env, env.Master, key, redisson3170, 5*time.Second, env.Lease)
 		},

@@ -47,7 +47,7 @@ type Scenario struct {
 	AnchorPct int    `json:"anchor_pct,omitempty"`
 	Arrival   string `json:"arrival,omitempty"`    // closed ("", the default) or open loop
 	DataApart bool   `json:"data_apart,omitempty"` // protected data on its own node, off the lock's master
-	// Swarm draws every parameter left unset (a subset of FaultKinds,
+	// Swarm draws every parameter left unset (a subset of the fault kinds,
 	// intensity, sentinel timing, work, think time, stagger, arrival,
 	// clients, anchor share) from the seed; Normalize writes the draws
 	// into the scenario, so the result replays without Swarm.
@@ -103,11 +103,6 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	if err != nil {
 		return sc, err
 	}
-	def := func(v *int64, d int64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
 	sc.chooseTopology(p)
 	if sc.Swarm {
 		sc.drawSwarm(p, wl)
@@ -116,6 +111,37 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	// The draws are in the scenario now; a draw of 0 (no stagger) must not
 	// be drawn again when the normalized scenario is normalized again.
 	sc.Swarm = false
+	sc.fillDefaults(p, wl)
+	if err := sc.normalizeTopology(p); err != nil {
+		return sc, err
+	}
+	if sc.Workload == "stock" && sc.Stock == 0 {
+		sc.Stock = sc.Clients * sc.Threads * sc.Ops
+	}
+	if err := sc.validate(); err != nil {
+		return sc, err
+	}
+	if len(sc.Faults) == 0 && len(sc.FaultKinds) > 0 {
+		faults, err := GenerateFaults(sc)
+		if err != nil {
+			return sc, err
+		}
+		sc.Faults = faults
+	}
+	if sc.Faults == nil {
+		sc.Faults = []trace.Fault{}
+	}
+	return sc, nil
+}
+
+// fillDefaults sets each unset size and timing to the protocol's or the
+// workload's default.
+func (sc *Scenario) fillDefaults(p Protocol, wl Workload) {
+	def := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
 	if sc.Clients == 0 {
 		sc.Clients = DefaultClients
 	}
@@ -133,64 +159,49 @@ func (sc Scenario) Normalize() (Scenario, error) {
 		sc.WorkMs = wl.WorkMs
 	}
 	def(&sc.ThinkMs, cmp.Or(wl.ThinkMs, 200))
-
 	def(&sc.RetryMs, 500)
 	def(&sc.TimeoutMs, 3000)
 	def(&sc.HorizonMs, int64(time.Hour/time.Millisecond))
 	if sc.Network == (sim.NetworkConfig{}) {
-		sc.Network = sim.DefaultNetwork
+		sc.Network = sim.DefaultNetwork()
 	}
-	if err := sc.normalizeTopology(p); err != nil {
-		return sc, err
-	}
-	if sc.Workload == "stock" && sc.Stock == 0 {
-		sc.Stock = sc.Clients * sc.Threads * sc.Ops
-	}
+}
+
+// validate checks the sizes, timings and names of a filled scenario.
+func (sc Scenario) validate() error {
 	switch {
 	case sc.Clients < 1 || sc.Clients > 1000:
-		return sc, errors.New("clients must be between 1 and 1000")
+		return errors.New("clients must be between 1 and 1000")
 	case sc.Threads < 1 || sc.Threads > 64:
-		return sc, errors.New("threads must be between 1 and 64")
+		return errors.New("threads must be between 1 and 64")
 	case sc.Ops < 1 || sc.Ops > 100000:
-		return sc, errors.New("ops must be between 1 and 100000")
+		return errors.New("ops must be between 1 and 100000")
 	case sc.LeaseMs < 1, sc.WorkMs < 0, sc.ThinkMs < 0, sc.RetryMs < 1, sc.TimeoutMs < 0, sc.HorizonMs < 1, sc.StaggerMs < 0:
-		return sc, errors.New("durations must be positive")
+		return errors.New("durations must be positive")
 	case sc.Network.LossRate < 0 || sc.Network.LossRate > 1:
-		return sc, errors.New("network loss rate must be between 0 and 1")
+		return errors.New("network loss rate must be between 0 and 1")
 	case sc.AnchorPct < -1 || sc.AnchorPct > 100:
-		return sc, errors.New("anchor_pct must be between 0 and 100 (-1: no anchored faults)")
+		return errors.New("anchor_pct must be between 0 and 100 (-1: no anchored faults)")
 	case sc.Arrival != "" && sc.Arrival != ArrivalClosed && sc.Arrival != ArrivalOpen:
-		return sc, fmt.Errorf("arrival must be %s or %s", ArrivalClosed, ArrivalOpen)
+		return fmt.Errorf("arrival must be %s or %s", ArrivalClosed, ArrivalOpen)
 	}
 	if err := sc.validateNumbers(); err != nil {
-		return sc, err
+		return err
 	}
-	if len(sc.ClientNames) > 0 {
-		if len(sc.ClientNames) != sc.Clients {
-			return sc, fmt.Errorf("client_names has %d names for %d clients", len(sc.ClientNames), sc.Clients)
+	if len(sc.ClientNames) == 0 {
+		return nil
+	}
+	if len(sc.ClientNames) != sc.Clients {
+		return fmt.Errorf("client_names has %d names for %d clients", len(sc.ClientNames), sc.Clients)
+	}
+	seen := map[string]bool{}
+	for _, n := range sc.ClientNames {
+		if n == "" || seen[n] || strings.ContainsAny(n, "/#<->") {
+			return fmt.Errorf("client name %q is empty, repeated or has one of / # < - >", n)
 		}
-		seen := map[string]bool{}
-		for _, n := range sc.ClientNames {
-			if n == "" || seen[n] || strings.ContainsAny(n, "/#<->") {
-				return sc, fmt.Errorf("client name %q is empty, repeated or has one of / # < - >", n)
-			}
-			seen[n] = true
-		}
+		seen[n] = true
 	}
-	if len(sc.Faults) == 0 && len(sc.FaultKinds) > 0 {
-		faults, err := GenerateFaults(sc)
-		if err != nil {
-			return sc, err
-		}
-		sc.Faults = faults
-	}
-	if sc.Faults == nil {
-		sc.Faults = []trace.Fault{}
-	}
-	// The draws are written in; a second draw would redraw the values a
-	// swarm drew as zero (stagger 0), so the result is not a swarm.
-	sc.Swarm = false
-	return sc, nil
+	return nil
 }
 
 // ClientName is the default process name of client i (0-based).

@@ -18,7 +18,7 @@ const (
 )
 
 // Topologies lists the topology names.
-var Topologies = []string{TopoSingle, TopoReplicated, TopoIndependent}
+func Topologies() []string { return []string{TopoSingle, TopoReplicated, TopoIndependent} }
 
 // supports lists the topologies p runs on, its default first.
 func supports(p Protocol) []string {
@@ -35,8 +35,8 @@ func (sc *Scenario) normalizeTopology(p Protocol) error {
 	if sc.Topology == "" {
 		sc.Topology = supports(p)[0]
 	}
-	if !slices.Contains(Topologies, sc.Topology) {
-		return fmt.Errorf("unknown topology %q (known: %v)", sc.Topology, Topologies)
+	if !slices.Contains(Topologies(), sc.Topology) {
+		return fmt.Errorf("unknown topology %q (known: %v)", sc.Topology, Topologies())
 	}
 	if !slices.Contains(supports(p), sc.Topology) {
 		return fmt.Errorf("protocol %s does not run on topology %s (it runs on %v)", p.Name, sc.Topology, supports(p))

@@ -77,7 +77,7 @@ func TestRestartingNodeRefusesAtOnceAndBlackholeHangs(t *testing.T) {
 		kind string
 		want error
 	}{{trace.FaultNodeRestart, ErrRefused}, {trace.FaultBlackhole, ErrTimeout}} {
-		w := New(Config{Seed: 2, Network: DefaultNetwork, CommandTimeout: 3 * time.Second})
+		w := New(Config{Seed: 2, Network: DefaultNetwork(), CommandTimeout: 3 * time.Second})
 		w.AddNode("redis")
 		p := w.AddProcess("c1")
 		var err error

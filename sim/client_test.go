@@ -9,7 +9,7 @@ import (
 )
 
 func TestPublishReachesSubscriberThroughNetwork(t *testing.T) {
-	w := New(Config{Seed: 4, Network: DefaultNetwork})
+	w := New(Config{Seed: 4, Network: DefaultNetwork()})
 	w.AddNode("redis")
 	var got []string
 	waiter := w.AddProcess("c1")
@@ -65,7 +65,7 @@ func TestSemTimeoutAndFIFO(t *testing.T) {
 }
 
 func TestLostReplyIsRetriedAndRunsTwice(t *testing.T) {
-	w := New(Config{Seed: 6, Network: DefaultNetwork})
+	w := New(Config{Seed: 6, Network: DefaultNetwork()})
 	w.AddNode("redis")
 	p := w.AddProcess("c1")
 	p.Client = ClientConfig{Timeout: 3 * time.Second, Retries: 3, RetryInterval: 1500 * time.Millisecond}
@@ -96,7 +96,7 @@ func TestLostReplyIsRetriedAndRunsTwice(t *testing.T) {
 }
 
 func TestCrashUnwindsAndRestartsAsNewInstance(t *testing.T) {
-	w := New(Config{Seed: 7, Network: DefaultNetwork})
+	w := New(Config{Seed: 7, Network: DefaultNetwork()})
 	w.AddNode("redis")
 	p := w.AddProcess("c1")
 	var finallyRan bool
@@ -129,7 +129,7 @@ func TestCrashUnwindsAndRestartsAsNewInstance(t *testing.T) {
 }
 
 func TestRetryFollowsTheNewMaster(t *testing.T) {
-	w := New(Config{Seed: 8, Network: DefaultNetwork})
+	w := New(Config{Seed: 8, Network: DefaultNetwork()})
 	a, b := w.AddNode("a"), w.AddNode("b")
 	w.SetMaster("a")
 	p := w.AddProcess("c1")
@@ -148,7 +148,7 @@ func TestRetryFollowsTheNewMaster(t *testing.T) {
 }
 
 func TestCallWithOverridesRetries(t *testing.T) {
-	w := New(Config{Seed: 9, Network: DefaultNetwork})
+	w := New(Config{Seed: 9, Network: DefaultNetwork()})
 	n := w.AddNode("a")
 	p := w.AddProcess("c1")
 	p.Client = ClientConfig{Timeout: 100 * time.Millisecond, Retries: 3, RetryInterval: 10 * time.Millisecond}
@@ -185,7 +185,7 @@ func TestMonotonicIgnoresJumps(t *testing.T) {
 // lateReplyRun sends one INCR whose reply is held 3.5 s on the way back:
 // it arrives after the 3 s timeout and before the 1.5 s retry delay ends.
 func lateReplyRun(t *testing.T, cancel bool) (Reply, *trace.Trace) {
-	w := New(Config{Seed: 11, Network: DefaultNetwork})
+	w := New(Config{Seed: 11, Network: DefaultNetwork()})
 	w.AddNode("redis")
 	p := w.AddProcess("c1")
 	p.Client = ClientConfig{Timeout: 3 * time.Second, Retries: 3, RetryInterval: 1500 * time.Millisecond, CancelOnTimeout: cancel}

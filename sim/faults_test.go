@@ -23,7 +23,7 @@ func find(tr *trace.Trace, kind, key string) *trace.Event {
 
 func replicated(t *testing.T, seed uint64, lag time.Duration) (*World, *Node, *Node) {
 	t.Helper()
-	w := New(Config{Seed: seed, Network: DefaultNetwork, CommandTimeout: 500 * ms})
+	w := New(Config{Seed: seed, Network: DefaultNetwork(), CommandTimeout: 500 * ms})
 	m := w.AddNode("redis")
 	w.SetMaster("redis")
 	w.SetReplication(ReplicationConfig{LagMin: lag, LagMax: lag})
@@ -104,7 +104,7 @@ func TestSplitBrainOldMasterLosesWritesOnRejoin(t *testing.T) {
 }
 
 func TestClockJumpExpiresKeyEarly(t *testing.T) {
-	w := New(Config{Seed: 4, Network: DefaultNetwork})
+	w := New(Config{Seed: 4, Network: DefaultNetwork()})
 	n := w.AddNode("redis")
 	w.AddProcess("c1").Go("main", func(th *Thread) {
 		th.Call("redis", "SET", "lock", "c1", "PX", "10000")
@@ -125,7 +125,7 @@ func TestClockJumpExpiresKeyEarly(t *testing.T) {
 }
 
 func TestClockDriftShortensTTL(t *testing.T) {
-	w := New(Config{Seed: 5, Network: DefaultNetwork})
+	w := New(Config{Seed: 5, Network: DefaultNetwork()})
 	w.AddNode("redis")
 	w.AddProcess("c1").Go("main", func(th *Thread) {
 		th.Call("redis", "SET", "lock", "c1", "PX", "10000")
@@ -143,7 +143,7 @@ func TestClockDriftShortensTTL(t *testing.T) {
 }
 
 func TestPartitionDropsMessages(t *testing.T) {
-	w := New(Config{Seed: 6, Network: DefaultNetwork, CommandTimeout: 300 * ms})
+	w := New(Config{Seed: 6, Network: DefaultNetwork(), CommandTimeout: 300 * ms})
 	w.AddNode("redis")
 	var err1, err2 error
 	w.AddProcess("c1").Go("main", func(th *Thread) {
@@ -173,7 +173,7 @@ func TestNodeRestartPersistence(t *testing.T) {
 		{PersistEverysec, true, false}, // b was written after the last fsync
 		{PersistAlways, true, true},
 	} {
-		w := New(Config{Seed: 7, Network: DefaultNetwork, CommandTimeout: 300 * ms})
+		w := New(Config{Seed: 7, Network: DefaultNetwork(), CommandTimeout: 300 * ms})
 		n := w.AddNode("redis")
 		n.Persistence = c.mode
 		if c.mode == PersistEverysec {
@@ -263,7 +263,7 @@ func TestWatchdogStallHoldsOnlyBackgroundThreads(t *testing.T) {
 }
 
 func TestReplyLossTimesOut(t *testing.T) {
-	w := New(Config{Seed: 11, Network: DefaultNetwork, CommandTimeout: 200 * ms})
+	w := New(Config{Seed: 11, Network: DefaultNetwork(), CommandTimeout: 200 * ms})
 	w.AddNode("redis")
 	var errs []error
 	w.AddProcess("c1").Go("main", func(th *Thread) {
@@ -324,7 +324,7 @@ func TestBadFaultsAreErrors(t *testing.T) {
 // A long TTL on a drifting node used to overflow the conversion to true
 // time and hang the run.
 func TestLongTTLOnDriftingNodeEnds(t *testing.T) {
-	w := New(Config{Seed: 14, Network: DefaultNetwork, Horizon: 4 * time.Hour})
+	w := New(Config{Seed: 14, Network: DefaultNetwork(), Horizon: 4 * time.Hour})
 	w.AddNode("redis")
 	w.Inject(trace.Fault{Kind: trace.FaultClockDrift, Target: "redis", AtMs: 0, Value: 1000})
 	w.AddProcess("c1").Go("main", func(th *Thread) {

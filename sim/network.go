@@ -14,7 +14,9 @@ type NetworkConfig struct {
 }
 
 // DefaultNetwork is a LAN: 0.2 to 1 ms one way, no loss.
-var DefaultNetwork = NetworkConfig{LatencyMin: 200 * time.Microsecond, LatencyMax: time.Millisecond}
+func DefaultNetwork() NetworkConfig {
+	return NetworkConfig{LatencyMin: 200 * time.Microsecond, LatencyMax: time.Millisecond}
+}
 
 // Network carries messages between parties (processes, nodes, services)
 // with a seeded latency per message, directional partitions, extra delay

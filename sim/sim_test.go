@@ -8,7 +8,7 @@ import (
 )
 
 func TestSleepCallAndExpiry(t *testing.T) {
-	w := New(Config{Seed: 1, Network: DefaultNetwork})
+	w := New(Config{Seed: 1, Network: DefaultNetwork()})
 	w.AddNode("redis")
 	p := w.AddProcess("c1")
 	var got []string
@@ -50,7 +50,7 @@ func TestSleepCallAndExpiry(t *testing.T) {
 }
 
 func TestPauseHoldsTimersAndReplies(t *testing.T) {
-	w := New(Config{Seed: 2, Network: DefaultNetwork})
+	w := New(Config{Seed: 2, Network: DefaultNetwork()})
 	w.AddNode("redis")
 	p := w.AddProcess("c1")
 	var wokeAt time.Duration

@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // localLocks are the catalog's locks that never touch Redis, for which
@@ -26,8 +27,8 @@ func TestEveryViolationExplained(t *testing.T) {
 	runs, violating := 0, 0
 	for _, p := range protocols.Protocols() {
 		for _, topo := range protocols.SupportedTopologies(p) {
-			mixes := [][]string{protocols.FaultKinds}
-			for _, kind := range protocols.FaultKinds {
+			mixes := [][]string{trace.KindNames()}
+			for _, kind := range trace.KindNames() {
 				mixes = append(mixes, []string{kind})
 			}
 			for _, kinds := range mixes {

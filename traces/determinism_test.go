@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // determinismScenario varies protocol, workload and faults with the seed,
@@ -13,7 +14,7 @@ import (
 func determinismScenario(seed uint64) protocols.Scenario {
 	ps := protocols.Protocols()
 	ws := protocols.Workloads()
-	kinds := append([]string{"none"}, protocols.FaultKinds...)
+	kinds := append([]string{"none"}, trace.KindNames()...)
 	p := ps[seed%uint64(len(ps))]
 	topos := protocols.SupportedTopologies(p)
 	return protocols.Scenario{
@@ -36,12 +37,12 @@ func TestDeterminismCoversEveryFaultAndTopology(t *testing.T) {
 		}
 		topos[sc.Topology] = true
 	}
-	for _, k := range protocols.FaultKinds {
+	for _, k := range trace.KindNames() {
 		if !kinds[k] {
 			t.Errorf("fault kind %s not covered", k)
 		}
 	}
-	for _, tp := range protocols.Topologies {
+	for _, tp := range protocols.Topologies() {
 		if !topos[tp] {
 			t.Errorf("topology %s not covered", tp)
 		}

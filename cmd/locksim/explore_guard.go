@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"syscall"
@@ -19,7 +18,7 @@ const maxRuns = 1_000_000_000
 
 // guardExplore checks what the flags alone cannot (the seed range), caps the workers at the runs and the cores, takes the --out
 // directory for this explore, and returns a context that SIGINT and SIGTERM
-// cancel (a partial summary follows). The returned function releases all.
+// cancel (windDown; a partial summary follows). The returned function releases all.
 func guardExplore(cfg *explore.ExploreConfig) (context.Context, func(), error) {
 	if cfg.Runs > maxRuns {
 		return nil, nil, fmt.Errorf("--runs must be at most %d", maxRuns)
@@ -44,14 +43,13 @@ func guardExplore(cfg *explore.ExploreConfig) (context.Context, func(), error) {
 		}
 		lock, release = f, r
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	graceful.Store(true)
+	sig := windDown()
 	if lock != nil {
 		// Who holds the directory, written once signals are handled.
 		lock.Truncate(0)
 		fmt.Fprintf(lock, "%d\n", os.Getpid())
 	}
-	return ctx, func() { stop(); graceful.Store(false); release() }, nil
+	return sig.ctx, func() { sig.stop(); release() }, nil
 }
 
 // capWorkers limits --workers to the runs and the cores (0: all cores).

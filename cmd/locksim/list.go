@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -54,8 +55,8 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	for _, w := range protocols.Workloads() {
 		l.Workloads = append(l.Workloads, listItem{w.Name, w.Summary, w.Source})
 	}
-	l.Faults = append([]string{"none"}, protocols.FaultKinds...)
-	l.Topologies = protocols.Topologies
+	l.Faults = append([]string{"none"}, trace.KindNames()...)
+	l.Topologies = protocols.Topologies()
 	for _, r := range traces.References() {
 		l.Scenarios = append(l.Scenarios, listItem{Name: r.Name, Summary: r.Summary})
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces/explore"
@@ -64,14 +61,17 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "matrix", errors.New("--workload names no workload"))
 	}
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	sig := windDown()
+	defer sig.stop()
 	var ms []*explore.Matrix
 	for _, w := range workloads {
-		m, err := explore.RunMatrix(ctx, explore.MatrixOptions{
+		m, err := explore.RunMatrix(sig.ctx, explore.MatrixOptions{
 			Protocols: protoList, Faults: faultList, Workload: w,
 			Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: capWorkers(*workers, math.MaxInt), Verify: *verify,
 		})
+		if code, ok := sig.interrupted(stderr, "matrix"); ok {
+			return code
+		}
 		if err != nil {
 			return usageErr(stderr, "matrix", err)
 		}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
 	"time"
 
@@ -65,11 +62,14 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "verify", errors.New("--workers must not be negative"))
 	}
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	sig := windDown()
+	defer sig.stop()
 	start := time.Now()
-	v, err := explore.Verify(ctx, explore.VerifyOptions{Protocols: protoList, Faults: faultList,
+	v, err := explore.Verify(sig.ctx, explore.VerifyOptions{Protocols: protoList, Faults: faultList,
 		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: capWorkers(*workers, math.MaxInt)})
+	if code, ok := sig.interrupted(stderr, "verify"); ok {
+		return code
+	}
 	if err != nil {
 		return usageErr(stderr, "verify", err)
 	}

@@ -24,7 +24,7 @@ func runSingle(t *testing.T, seed uint64, clients int, faults ...trace.Fault) *t
 	var tr *trace.Trace
 	var err error
 	bridge.Run(t, seed, func() {
-		w := sim.New(sim.Config{Seed: seed, Network: sim.DefaultNetwork})
+		w := sim.New(sim.Config{Seed: seed, Network: sim.DefaultNetwork()})
 		w.AddNode("redis")
 		b, aerr := bridge.Attach(w, bridge.Topology{Kind: bridge.Single, Nodes: []string{"redis"}})
 		if aerr != nil {

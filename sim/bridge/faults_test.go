@@ -18,7 +18,7 @@ func world(t *testing.T, kind bridge.Kind, faults []trace.Fault, thread func(b *
 	var tr *trace.Trace
 	var err error
 	bridge.Run(t, 3, func() {
-		w := sim.New(sim.Config{Seed: 3, Network: sim.DefaultNetwork, Horizon: time.Minute})
+		w := sim.New(sim.Config{Seed: 3, Network: sim.DefaultNetwork(), Horizon: time.Minute})
 		nodes := []string{"redis"}
 		m := w.AddNode("redis")
 		w.SetMaster("redis")

@@ -212,7 +212,7 @@ func TestDeviationD2TTLRounding(t *testing.T) {
 // EXEC, its count in its slot of EXEC's reply, as in Redis.
 func TestDeviationD3PublishInMulti(t *testing.T) {
 	const ch = "redisson_lock__channel:{lock}"
-	w := sim.New(sim.Config{Seed: 1, Network: sim.DefaultNetwork})
+	w := sim.New(sim.Config{Seed: 1, Network: sim.DefaultNetwork()})
 	w.AddNode("redis")
 	var got []string
 	w.AddProcess("waiter").Go("main", func(th *sim.Thread) {

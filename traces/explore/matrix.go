@@ -30,23 +30,10 @@ const (
 // minutes at this count (BENCHMARKS.md).
 const DefaultMatrixRuns = 100
 
-// FaultTopology names the topology a fault kind needs, for kinds that only
-// make sense with replicas (trace.KindSpec.Needs); other kinds run on the
-// protocol's default topology.
-var FaultTopology = func() map[string]string {
-	out := map[string]string{}
-	for _, k := range trace.Kinds() {
-		if k.Needs {
-			out[k.Name] = k.Topology
-		}
-	}
-	return out
-}()
-
 // MatrixOptions selects the rows, the columns and the seeds of a matrix.
 type MatrixOptions struct {
 	Protocols []string // rows; empty: the whole catalog
-	Faults    []string // columns; empty: "none" and protocols.FaultKinds
+	Faults    []string // columns; empty: "none" and trace.KindNames()
 	Workload  string   // empty: unique-name
 	Runs      int      // seeds per cell, FirstSeed to FirstSeed+Runs-1; 0: DefaultMatrixRuns
 	FirstSeed uint64
@@ -123,12 +110,6 @@ func (m *Matrix) Cell(protocol, fault string) (Cell, bool) {
 	return Cell{}, false
 }
 
-// matrixJob is one run of a matrix: a cell and a seed.
-type matrixJob struct {
-	cell int
-	seed uint64
-}
-
 type cellRun struct {
 	Judgement
 	unknown bool
@@ -158,20 +139,29 @@ func RunMatrix(ctx context.Context, opt MatrixOptions) (*Matrix, error) {
 			fenced = append(fenced, protocols.IsFenced(p))
 		}
 	}
-	var jobs []matrixJob
-	for s := range uint64(opt.Runs) {
-		for ci, c := range cells {
-			if c.Verdict == "" {
-				jobs = append(jobs, matrixJob{cell: ci, seed: opt.FirstSeed + s})
-			}
+	// Job k is seed k/len(open) of cell open[k%len(open)]: seeds in order
+	// across the cells, computed rather than listed (10^5 runs of 10^2
+	// cells would be 10^7 jobs).
+	var open []int
+	for ci, c := range cells {
+		if c.Verdict == "" {
+			open = append(open, ci)
 		}
 	}
-	err = judgeCells(ctx, opt.Workers, len(jobs), opt.UntilFirst,
-		func(k int) (int, protocols.Scenario, bool) {
-			j := jobs[k]
-			return j.cell, matrixScenario(opt, cells[j.cell], j.seed), fenced[j.cell]
-		},
-		func(k int, r cellRun) { cells[jobs[k].cell].add(jobs[k].seed, r, opt) })
+	job := func(k int) (int, uint64) {
+		return open[k%len(open)], opt.FirstSeed + uint64(k/len(open))
+	}
+	if len(open) > 0 {
+		err = judgeCells(ctx, opt.Workers, opt.Runs*len(open), opt.UntilFirst,
+			func(k int) (int, protocols.Scenario, bool) {
+				ci, seed := job(k)
+				return ci, matrixScenario(opt, cells[ci], seed), fenced[ci]
+			},
+			func(k int, r cellRun) {
+				ci, seed := job(k)
+				cells[ci].add(seed, r, opt)
+			})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -313,11 +303,11 @@ func (opt MatrixOptions) withDefaults() (MatrixOptions, error) {
 		}
 	}
 	if len(opt.Faults) == 0 {
-		opt.Faults = append([]string{"none"}, protocols.FaultKinds...)
+		opt.Faults = append([]string{"none"}, trace.KindNames()...)
 	}
 	for _, f := range opt.Faults {
-		if f != "none" && !slices.Contains(protocols.FaultKinds, f) {
-			return opt, fmt.Errorf("unknown fault kind %q (known: none, %v)", f, protocols.FaultKinds)
+		if f != "none" && !slices.Contains(trace.KindNames(), f) {
+			return opt, fmt.Errorf("unknown fault kind %q (known: none, %v)", f, trace.KindNames())
 		}
 	}
 	return opt, nil

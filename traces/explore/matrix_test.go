@@ -10,6 +10,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // expectedCell is a pinned verdict of the safety matrix on the default
@@ -143,7 +144,7 @@ func TestMatrixPinnedVerdicts(t *testing.T) {
 	byFault := map[string][]expectedCell{}
 	var faults []string
 	for _, e := range expectedMatrix {
-		if e.fault != "none" && !slices.Contains(protocols.FaultKinds, e.fault) {
+		if e.fault != "none" && !slices.Contains(trace.KindNames(), e.fault) {
 			continue
 		}
 		if len(byFault[e.fault]) == 0 {

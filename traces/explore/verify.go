@@ -170,11 +170,11 @@ func (opt VerifyOptions) withDefaults() (VerifyOptions, error) {
 		}
 	}
 	if len(opt.Faults) == 0 {
-		opt.Faults = slices.Clone(protocols.FaultKinds)
+		opt.Faults = slices.Clone(trace.KindNames())
 	}
 	for _, f := range opt.Faults {
-		if !slices.Contains(protocols.FaultKinds, f) {
-			return opt, fmt.Errorf("unknown fault kind %q (known: %v)", f, protocols.FaultKinds)
+		if !slices.Contains(trace.KindNames(), f) {
+			return opt, fmt.Errorf("unknown fault kind %q (known: %v)", f, trace.KindNames())
 		}
 	}
 	return opt, nil

@@ -61,7 +61,7 @@ type Config struct {
 	// Workload is the application code that uses the lock; default
 	// unique-name.
 	Workload string
-	// Faults are the fault kinds drawn (protocols.FaultKinds, plus
+	// Faults are the fault kinds drawn (trace.KindNames(), plus
 	// FaultDelay). Empty: no faults.
 	Faults []string
 	// Topologies are drawn among, the first one preferred while
@@ -190,8 +190,8 @@ func (cfg Config) prepare() (*config, error) {
 		return nil, fmt.Errorf("locktest: unknown property %q (%s, %s, %s or %s)", c.Property, MutualExclusion, NoDamage, Both, FenceHeld)
 	}
 	for _, k := range c.Faults {
-		if k != FaultDelay && !slices.Contains(protocols.FaultKinds, k) {
-			return nil, fmt.Errorf("locktest: unknown fault kind %q (known: %v, %s)", k, protocols.FaultKinds, FaultDelay)
+		if k != FaultDelay && !slices.Contains(trace.KindNames(), k) {
+			return nil, fmt.Errorf("locktest: unknown fault kind %q (known: %v, %s)", k, trace.KindNames(), FaultDelay)
 		}
 		if why, ok := bridgedFaults[k]; ok && c.bridged {
 			return nil, fmt.Errorf("locktest: fault %s is not available for a lock run through the go-redis bridge: %s", k, why)

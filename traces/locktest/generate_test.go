@@ -17,7 +17,7 @@ import (
 )
 
 // allKinds is every fault kind the generator draws.
-var allKinds = slices.Clone(protocols.FaultKinds)
+var allKinds = slices.Clone(trace.KindNames())
 
 // realParties lists, independently of the generator, every party a
 // fault of sc may aim at.

@@ -33,7 +33,7 @@ type Failure struct {
 	// (premature-expiry)".
 	Title    string
 	Property string // checker.PropMutex or checker.PropResource
-	Cause    string // one of checker.Causes, or "damage" for damage the checker did not explain
+	Cause    string // one of checker.Causes(), or "damage" for damage the checker did not explain
 	// Violations are the ones the property counts, the one the title
 	// names first.
 	Violations []checker.Violation
