@@ -29,6 +29,7 @@ type Node struct {
 	w          *World
 	Name       string
 	Clock      Clock
+	store      *store // pooled across runs: the miniredis and its writers
 	m          *miniredis.Miniredis
 	srv        *server.Server
 	out        bytes.Buffer
@@ -64,16 +65,18 @@ const (
 
 // AddNode adds a Redis node.
 func (w *World) AddNode(name string) *Node {
-	m := newStore()
+	st := newStore()
+	m := st.m
 	m.Seed(int(w.cfg.Seed & 0x7fffffff))
 	m.SetTime(epoch)
-	n := &Node{w: w, Name: name, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
+	n := &Node{w: w, Name: name, store: st, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
 		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
 		queued: map[*server.Peer][]string{}, writeCache: map[string]bool{},
 		queuedN: map[*server.Peer]int{}, pubs: map[*server.Peer][]queuedPub{}}
-	n.bw = bufio.NewWriter(&n.out)
+	n.bw = st.node
+	n.bw.Reset(&n.out)
 	n.lua = luafast.New(m)
-	n.scripts = newScriptSync()
+	n.scripts = newScriptSync(st.scripts)
 	n.srv.SetPreHook(n.preHook)
 	w.nodes[name] = n
 	return n
