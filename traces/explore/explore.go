@@ -290,8 +290,6 @@ func Merge(parts []*Summary) (*Summary, error) {
 		m.Violating += p.Violating
 		m.LockViolated += p.LockViolated
 		m.DataLost += p.DataLost
-		m.LockViolated += p.LockViolated
-		m.DataLost += p.DataLost
 		m.Unknown += p.Unknown
 		m.Errors += p.Errors
 		if m.FirstError == "" {
