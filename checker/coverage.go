@@ -120,19 +120,21 @@ func otherOwnerAt(h hold, gs map[string]*grant, byKeySite map[siteKey][]*grant) 
 	return false
 }
 
-// CoverageState is one state of Coverage by name.
+// CoverageState is one state of Coverage by name, with what it means
+// in a sentence for readers of reports.
 type CoverageState struct {
 	Name    string
 	Reached bool
+	Doc     string
 }
 
 // States lists the states in a fixed order, named as the CLI prints them.
 func (c Coverage) States() []CoverageState {
 	return []CoverageState{
-		{"lost-while-held", c.LostWhileHeld},
-		{"promotion-during-hold", c.PromotionDuringHold},
-		{"bare-quorum", c.BareQuorum},
-		{"renewal-after-expiry", c.RenewalAfterExpiry},
-		{"release-found-other-owner", c.ReleaseFoundOtherOwner},
+		{"lost-while-held", c.LostWhileHeld, "a holder still believed it held the lock after Redis had lost or expired its key"},
+		{"promotion-during-hold", c.PromotionDuringHold, "a replica was promoted while a client held the lock"},
+		{"bare-quorum", c.BareQuorum, "a holder of a lock on several masters owned exactly a majority of them"},
+		{"renewal-after-expiry", c.RenewalAfterExpiry, "a holder renewed after one of its keys had expired or been lost"},
+		{"release-found-other-owner", c.ReleaseFoundOtherOwner, "a release ran while another client's key was live on the lock"},
 	}
 }

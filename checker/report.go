@@ -169,6 +169,51 @@ type Damage struct {
 	LostElements int `json:"lost_elements"`
 }
 
+// Harm is the run's damage as a report prints it. In a run without a
+// violation whose only damage is stale writes, no other client held the
+// lock when they landed: they harmed nothing and come back apart, as
+// harmless, not as damage.
+func (r Report) Harm() (d Damage, harmless int) {
+	d = r.Damage
+	if r.Verdict != VerdictViolation && d.Total() == d.StaleWritesAccepted {
+		harmless, d.StaleWritesAccepted = d.StaleWritesAccepted, 0
+	}
+	return d, harmless
+}
+
+// Add adds the counts of o to d.
+func (d *Damage) Add(o Damage) {
+	d.DuplicateInserts += o.DuplicateInserts
+	d.LostUpdates += o.LostUpdates
+	d.OversoldUnits += o.OversoldUnits
+	d.StaleWritesAccepted += o.StaleWritesAccepted
+	d.StaleWritesRejected += o.StaleWritesRejected
+	d.LostElements += o.LostElements
+}
+
+// StaleWriteGloss explains "stale write" where a report first prints it.
+const StaleWriteGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis"
+
+// DamageCount is one count of a Damage with its noun, singular and
+// plural; Harm is false for the count that did no harm.
+type DamageCount struct {
+	N          int
+	One, Other string
+	Harm       bool
+}
+
+// Counts lists d's counts as reports print them, harm first.
+func (d Damage) Counts() []DamageCount {
+	return []DamageCount{
+		{d.DuplicateInserts, "duplicate insert", "duplicate inserts", true},
+		{d.LostUpdates, "lost update", "lost updates", true},
+		{d.OversoldUnits, "oversold unit", "oversold units", true},
+		{d.LostElements, "lost set element", "lost set elements", true},
+		{d.StaleWritesAccepted, "stale write accepted", "stale writes accepted", true},
+		{d.StaleWritesRejected, "stale write rejected by fencing", "stale writes rejected by fencing", false},
+	}
+}
+
 // Total is the sum of the damage counts (rejected writes did no harm).
 func (d Damage) Total() int {
 	return d.DuplicateInserts + d.LostUpdates + d.OversoldUnits + d.StaleWritesAccepted + d.LostElements

@@ -32,6 +32,23 @@ func WriteAtomic(path string, data []byte) error {
 	return nil
 }
 
+// CheckOutput says before any work whether WriteAtomic can write path:
+// it names no directory, socket or block device, and its directory
+// exists. (A FIFO without a reader is found only when written.)
+func CheckOutput(path string) error {
+	target, _, err := resolveOutput(path)
+	if err == nil {
+		var st os.FileInfo
+		if st, err = os.Stat(filepath.Dir(target)); err == nil && !st.IsDir() {
+			err = errors.New("its directory is not a directory")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // resolveOutput follows symlinks in path and returns where to write and
 // what is there now (nil when nothing is).
 func resolveOutput(path string) (string, os.FileInfo, error) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces/explore"
 )
@@ -26,6 +27,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "save the first trace of each cause and summary.json in `DIR`")
 	shard := fs.String("shard", "", "run shard `K/N` of the seeds (seed-start+K-1, +N, ...)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	html := fs.String("html", "", "write the HTML report to `FILE` (a regular file; with --out, each cause's first trace gets its timeline next to it, linked from the report)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "explore", err)
@@ -44,6 +46,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}
+	if err := checkReport(*html, nil, outDirs(*out)); err != nil {
+		return usageErr(stderr, "explore", err)
+	}
 	cfg := explore.ExploreConfig{
 		Base: base, Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
 		UntilFirst: *untilFirst, Out: *out,
@@ -57,6 +62,15 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	s, err := explore.Explore(ctx, cfg, progressBar(stderr, *runs))
 	if err != nil {
 		return usageErr(stderr, "explore", err)
+	}
+	if *html != "" {
+		notes := stdout // on stderr when stdout carries JSON
+		if *asJSON {
+			notes = stderr
+		}
+		if err := exploreReport(*html, s, *out != "", notes); err != nil {
+			return usageErr(stderr, "explore", err)
+		}
 	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(s, "", "  ")
@@ -146,6 +160,16 @@ func printSummary(w io.Writer, s *explore.Summary) {
 	if s.Violating > 0 {
 		fmt.Fprintf(w, "  %d runs violated the lock; %d only lost data in the store (a write no lock could keep)\n",
 			s.LockViolated, s.DataLost)
+	}
+	if line := damageLine(s.Damage.Sum); line != "" {
+		fmt.Fprintf(w, "  damage to the protected data: %s (in %s)\n", line, explore.Plural(s.Damage.RunsWithDamage, "run"))
+		if d := s.Damage.Sum; d.StaleWritesAccepted > 0 || d.StaleWritesRejected > 0 {
+			fmt.Fprintf(w, "    (%s)\n", checker.StaleWriteGloss)
+		}
+	}
+	if s.Damage.HarmlessStaleWrites > 0 {
+		fmt.Fprintf(w, "  no damage: %s made after the lease ran out in runs where no other client held the lock\n",
+			explore.Plural(s.Damage.HarmlessStaleWrites, "write"))
 	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)

@@ -68,7 +68,7 @@ func lockOut(dir string) (*os.File, func(), error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("--out: %v", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, ".locksim.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, explore.LockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--out: %v", err)
 	}

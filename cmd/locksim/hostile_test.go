@@ -185,6 +185,8 @@ func hostileCases() []hostileCase {
 		usage("merge D/neg.json", "not a valid explore summary"),
 		usage("merge D/counts.json", "not a valid explore summary"),
 		usage("merge D/unknown-sum.json", "not an explore summary"),
+		usage("merge D/damage-sum.json", "not a valid explore summary: 9999"),
+		usage("merge D/plot-sum.json", "not a valid explore summary: plot pause_over_lease"),
 		usage("merge D/sa D/sa", "given twice"),
 		usage("merge D/sa D/sa/summary.json", "given twice"),
 		usage("merge D/sa D/dup", "overlapping seeds"),
@@ -192,6 +194,23 @@ func hostileCases() []hostileCase {
 		usage("merge D/sa D/sd", "not shards of one exploration"),
 		usage("merge D/sa --max-input-mb 0", "--max-input-mb must be between"),
 		{args: "merge D/sa D/sb", code: exitViolation},
+		// The HTML report: a regular file, never an input, never in the
+		// place of a file explore writes; refused before any run.
+		usage("explore --protocol setnx-lua-del --runs 2 --html D/empty-dir", "is a directory"),
+		usage("explore --protocol setnx-lua-del --runs 2 --html D/fifo", "not a regular file"),
+		usage("explore --protocol setnx-lua-del --runs 2 --html /dev/null", "not a regular file"),
+		usage("explore --protocol setnx-lua-del --runs 2 --html D/nodir/r.html", "no such file"),
+		usage("explore --protocol setnx-lua-del --runs 2 --html ''", "--html \"\": must not be empty"),
+		usage("explore --protocol setnx-lua-del --runs 2 --out D/new --html D/new/summary.json", "a file explore writes"),
+		usage("explore --protocol setnx-del --runs 2 --out D/sa --html D/sa/summary.json", "a file explore writes"),
+		usage("explore --protocol setnx-del --runs 2 --out D/sa --html D/sa/mutual-exclusion-premature-expiry.html", "a file explore writes"),
+		usage("merge D/sa D/sb --html D/sa/summary.json", "also an input"),
+		usage("merge D/sa D/sb --html D/sb/mutual-exclusion-premature-expiry.json", "a file explore writes"),
+		usage("merge D/sa D/sb --html D/fifo", "not a regular file"),
+		usage("merge D/sa D/sb --html /dev/null", "not a regular file"),
+		usage("merge D/sa D/sb --html D/empty-dir", "is a directory"),
+		{args: "explore --protocol setnx-lua-del --runs 2 --html D/out/e.html", code: exitOK, outputs: []string{"out/e.html"}},
+		{args: "merge D/sa D/sb --html D/out/m.html --json", code: exitViolation, outputs: []string{"out/m.html"}},
 	}
 	return cases
 }

@@ -15,8 +15,11 @@ func registerMaxInput(fs *flagSet) *int64 {
 	return fs.Int64("max-input-mb", traces.DefaultMaxInput>>20, "refuse input files larger than `MB` megabytes (1 to 65536)")
 }
 
+// maxInputMB is the largest --max-input-mb.
+const maxInputMB = 65536
+
 func maxInputBytes(mb int64) (int64, error) {
-	if mb < 1 || mb > 65536 {
+	if mb < 1 || mb > maxInputMB {
 		return 0, fmt.Errorf("--max-input-mb must be between 1 and 65536")
 	}
 	return mb << 20, nil

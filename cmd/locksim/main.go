@@ -66,15 +66,16 @@ func commands() []command {
 			"locksim verify --protocols setnx-del --faults gc-pause", "", cmdVerify},
 		{"explore", "run many seeds on all cores; violations by cause, first trace of each saved",
 			"locksim explore --protocol NAME [flags]",
-			"locksim explore --protocol setnx-del --faults gc-pause --runs 10000 --out out/",
+			"locksim explore --protocol setnx-del --faults gc-pause --runs 10000 --out out/ --html out/report.html",
 			"Ctrl-C or SIGTERM stops it with a partial summary (written to --out too).\n" +
+				"The --html report plots the violation rate against each drawn fault parameter; its numbers are the summary's.\n" +
 				"--workers is capped at --runs and the number of cores. One explore at a time owns an --out directory.\n" +
 				scenarioLimits, cmdExplore},
 		{"shrink", "make a failing trace's scenario minimal, keeping its cause",
 			"locksim shrink FILE [-o OUT] [--budget N] [--json]",
 			"locksim shrink out/mutual-exclusion-premature-expiry.json -o min.json", inputLimitNote, cmdShrink},
 		{"merge", "combine the summaries of sharded explore runs",
-			"locksim merge DIR|summary.json... [--json]", "locksim merge shard1/ shard2/",
+			"locksim merge DIR|summary.json... [--json] [--html FILE]", "locksim merge shard1/ shard2/ --html report.html",
 			"Shards must share one scenario template and have disjoint seeds.\n" + inputLimitNote, cmdMerge},
 		{"list", "list protocols, workloads, faults and scenarios", "locksim list [--json]", "locksim list --json", "", cmdList},
 		{"help", "show the commands, or one command's usage and flags", "locksim help [CMD]", "locksim help explore", "", nil},

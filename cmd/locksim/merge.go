@@ -15,6 +15,7 @@ import (
 func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("merge", stdout)
 	asJSON := fs.Bool("json", false, "print the merged summary as JSON")
+	html := fs.String("html", "", "write the HTML report of the merged summary to `FILE` (a regular file; causes link to timelines that explore --html wrote)")
 	maxMB := registerMaxInput(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -32,7 +33,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	for _, p := range pos {
 		path := p
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			path = filepath.Join(p, "summary.json")
+			path = filepath.Join(p, explore.SummaryFile)
 		}
 		for _, q := range paths {
 			if traces.SameFile(q, path) {
@@ -45,9 +46,25 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		parts, paths = append(parts, s), append(paths, path)
 	}
+	dirs := make([]string, len(paths))
+	for i, p := range paths {
+		dirs[i] = filepath.Dir(p)
+	}
+	if err := checkReport(*html, paths, dirs); err != nil {
+		return usageErr(stderr, "merge", err)
+	}
 	m, err := explore.MergeShards(parts, paths)
 	if err != nil {
 		return usageErr(stderr, "merge", err)
+	}
+	if *html != "" {
+		notes := stdout // on stderr when stdout carries JSON
+		if *asJSON {
+			notes = stderr
+		}
+		if err := writeReport(*html, m, len(parts), notes); err != nil {
+			return usageErr(stderr, "merge", err)
+		}
 	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(m, "", "  ")

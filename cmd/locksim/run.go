@@ -189,22 +189,15 @@ func keyPhrase(v checker.Violation) string {
 	return fmt.Sprintf("the protected data %q", v.Key)
 }
 
-// staleGloss explains "stale write" where a report first prints it.
-const staleGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis"
-
 // printDamage prints the damage line. In a run without violations, writes
 // made after the lease ran out harmed nothing (no one else held the lock)
 // and are reported as such, not as damage.
 func printDamage(w io.Writer, r checker.Report) {
-	d := r.Damage
-	harmless := 0
-	if r.Verdict != checker.VerdictViolation && d.Total() == d.StaleWritesAccepted {
-		harmless, d.StaleWritesAccepted = d.StaleWritesAccepted, 0
-	}
+	d, harmless := r.Harm()
 	if line := damageLine(d); line != "" {
 		fmt.Fprintf(w, "  damage to the protected data: %s\n", line)
 		if d.StaleWritesAccepted > 0 || d.StaleWritesRejected > 0 {
-			fmt.Fprintf(w, "    (%s)\n", staleGloss)
+			fmt.Fprintf(w, "    (%s)\n", checker.StaleWriteGloss)
 		}
 	}
 	if harmless > 0 {
@@ -216,22 +209,12 @@ func printDamage(w io.Writer, r checker.Report) {
 // damageLine lists the non-zero damage counts, harm first.
 func damageLine(d checker.Damage) string {
 	var parts []string
-	for _, c := range []struct {
-		n          int
-		one, other string
-	}{
-		{d.DuplicateInserts, "duplicate insert", "duplicate inserts"},
-		{d.LostUpdates, "lost update", "lost updates"},
-		{d.OversoldUnits, "oversold unit", "oversold units"},
-		{d.LostElements, "lost set element", "lost set elements"},
-		{d.StaleWritesAccepted, "stale write accepted", "stale writes accepted"},
-		{d.StaleWritesRejected, "stale write rejected by fencing", "stale writes rejected by fencing"},
-	} {
+	for _, c := range d.Counts() {
 		switch {
-		case c.n == 1:
-			parts = append(parts, "1 "+c.one)
-		case c.n > 1:
-			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.other))
+		case c.N == 1:
+			parts = append(parts, "1 "+c.One)
+		case c.N > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", c.N, c.Other))
 		}
 	}
 	return strings.Join(parts, ", ")

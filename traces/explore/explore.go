@@ -61,7 +61,11 @@ type Summary struct {
 	Causes       []CauseCount `json:"causes"`
 	// Coverage counts the runs that reached each dangerous state, so that
 	// "0 violations" comes with how often the danger was there.
-	Coverage    []StateCount `json:"coverage"`
+	Coverage []StateCount `json:"coverage"`
+	// Damage sums the runs' damage to the protected data; Plots bucket
+	// the runs by each drawn fault parameter (the report's charts).
+	Damage      DamageTotals `json:"damage"`
+	Plots       []Plot       `json:"plots"`
 	SimMs       float64      `json:"sim_ms"`
 	WallMs      float64      `json:"wall_ms"`
 	RunsPerSec  float64      `json:"runs_per_sec"`
@@ -85,6 +89,8 @@ type runResult struct {
 	simNs    int64
 	verdict  string
 	coverage checker.Coverage
+	report   checker.Report
+	params   []int // the run's bucket in each plot (runParams)
 	file     *traces.File
 }
 
@@ -99,6 +105,10 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	}
 	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: base.FaultKinds, Topology: base.Topology,
 		Scenario: cfg.Base, SeedStart: cfg.SeedStart}
+	if cfg.Base.Swarm && len(cfg.Base.FaultKinds) > 0 {
+		// A swarm draws a subset per seed; the base's is seed 0's.
+		s.Faults = cfg.Base.FaultKinds
+	}
 	if cfg.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
@@ -132,7 +142,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	s.Interrupted = interrupted
 	if cfg.Out != "" {
 		b, _ := json.MarshalIndent(s, "", "  ")
-		if err := traces.WriteAtomic(filepath.Join(cfg.Out, "summary.json"), append(b, '\n')); err != nil {
+		if err := traces.WriteAtomic(filepath.Join(cfg.Out, SummaryFile), append(b, '\n')); err != nil {
 			return nil, err
 		}
 	}
@@ -168,7 +178,8 @@ func (cfg ExploreConfig) runOne(seed uint64) runResult {
 		return runResult{seed: seed, err: err}
 	}
 	f := o.File
-	r := runResult{seed: seed, simNs: f.Trace.Stats.SimNs, verdict: f.Report.Verdict, coverage: o.Result.Coverage}
+	r := runResult{seed: seed, simNs: f.Trace.Stats.SimNs, verdict: f.Report.Verdict, coverage: o.Result.Coverage,
+		report: f.Report, params: runParams(f.Scenario)}
 	if r.verdict == checker.VerdictViolation {
 		r.file = f
 	}
@@ -179,6 +190,8 @@ func (cfg ExploreConfig) runOne(seed uint64) runResult {
 func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string) error {
 	s.SimMs += float64(r.simNs) / 1e6
 	s.Coverage = addCoverage(s.Coverage, r.coverage)
+	s.Damage.add(r.report)
+	s.Plots = addPlots(s.Plots, r.params, r.verdict == checker.VerdictViolation)
 	switch r.verdict {
 	case checker.VerdictViolation:
 		s.Violating++
@@ -249,7 +262,7 @@ func (s *Summary) count(causes map[[2]string]*CauseCount, seed uint64, f *traces
 		if seed < c.FirstSeed || c.Runs == 1 {
 			c.FirstSeed = seed
 			if out != "" {
-				c.Trace = filepath.Join(out, v.Property+"-"+v.Cause+".json")
+				c.Trace = CauseFile(out, v.Property, v.Cause, ".json")
 				if f.TraceSHA256 == "" {
 					f.TraceSHA256 = f.Trace.Hash()
 				}
@@ -297,6 +310,14 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 		m.SimMs += p.SimMs
 		m.Coverage = mergeCoverage(m.Coverage, p.Coverage)
+		if err := m.Damage.merge(p.Damage); err != nil {
+			return nil, err
+		}
+		plots, err := mergePlots(m.Plots, p.Plots)
+		if err != nil {
+			return nil, err
+		}
+		m.Plots = plots
 		wall = max(wall, p.WallMs) // shards run side by side
 		m.Interrupted = m.Interrupted || p.Interrupted
 		for _, c := range p.Causes {

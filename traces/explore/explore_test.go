@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/locksim/locksim/checker"
@@ -57,6 +58,13 @@ func TestExploreIndependentOfWorkersAndShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	same(t, "3 shards merged vs unsharded", one, merged)
+	if !reflect.DeepEqual(one.Plots, merged.Plots) || !reflect.DeepEqual(one.Damage, merged.Damage) {
+		t.Fatalf("merged plots or damage differ from the unsharded ones:\n%+v\n%+v", one.Damage, merged.Damage)
+	}
+	if merged.LockViolated != one.LockViolated || merged.DataLost != one.DataLost {
+		t.Fatalf("merged %d/%d lock-violated/data-lost runs, unsharded %d/%d", merged.LockViolated, merged.DataLost,
+			one.LockViolated, one.DataLost)
+	}
 }
 
 func TestExploreSavesFirstTraceOfEachCause(t *testing.T) {

@@ -65,6 +65,14 @@ func (s *Summary) check() error {
 	if _, _, err := s.shard(); err != nil {
 		return err
 	}
+	for _, p := range s.Plots {
+		if err := checkPlot(p, s.Runs, s.Violating); err != nil {
+			return err
+		}
+	}
+	if err := s.Damage.check(s.Runs, s.Violating); err != nil {
+		return err
+	}
 	for _, c := range s.Causes {
 		if c.Runs < 1 || c.Runs > s.Violating || c.Property == "" || c.Cause == "" {
 			return fmt.Errorf("cause %s/%s counts %d of %d violating runs", c.Property, c.Cause, c.Runs, s.Violating)

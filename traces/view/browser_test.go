@@ -2,17 +2,15 @@ package view
 
 import (
 	"bytes"
-	"context"
 	"html"
 	"image"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/internal/headless"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
@@ -26,13 +24,11 @@ import (
 
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
+	bin := headless.Find()
+	if bin == "" {
+		t.Skip(headless.SkipNote)
 	}
-	t.Skip("chromium not installed (apt-get install -y chromium): skipping the rendering test")
-	return ""
+	return bin
 }
 
 func screenshotDir(t *testing.T) string {
@@ -51,19 +47,11 @@ func screenshotDir(t *testing.T) string {
 // stdout.
 func browse(t *testing.T, bin, url string, extra ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--hide-scrollbars", "--user-data-dir=" + t.TempDir()}
-	args = append(append(args, extra...), url)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", extra, err, tail(errb.String(), 2000))
+	out, _, err := headless.Run(bin, t.TempDir(), url, extra...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out.String()
+	return out
 }
 
 func tail(s string, n int) string {
@@ -250,14 +238,9 @@ func checkDOM(t *testing.T, dom string, o *traces.Outcome) {
 
 func readPNG(t *testing.T, path string) image.Image {
 	t.Helper()
-	f, err := os.Open(path)
+	img, err := headless.ReadPNG(path)
 	if err != nil {
-		t.Fatalf("no screenshot: %v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", path, err)
+		t.Fatal(err)
 	}
 	return img
 }

@@ -108,6 +108,17 @@ func ViewFile(f *traces.File) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// Palette is the :root block of the timeline's stylesheet (its colours),
+// for the other locksim pages to look the same.
+func Palette() string {
+	css, _ := viewAssets.ReadFile("viewassets/view.css")
+	root, _, ok := strings.Cut(string(css), "}")
+	if !ok || !strings.HasPrefix(root, ":root") {
+		return ""
+	}
+	return root + "}\n"
+}
+
 // porcupineRender is how porcupine's page (v1.3.1) starts drawing, at the
 // end of its last script.
 var porcupineRender = regexp.MustCompile(`(?s)\brender\(data\)(\s*</script>\s*</body>\s*</html>\s*)$`)
