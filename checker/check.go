@@ -25,6 +25,12 @@ type Options struct {
 	// client waits through a free lock and no key outlives its holder,
 	// each by more than two leases.
 	Liveness bool
+	// Specs are the models of users' own resources (locktest), by name.
+	Specs []model.Spec
+	// Recorded is the report a trace file holds, when the trace is checked
+	// again: a user resource whose Spec is not in Specs keeps its recorded
+	// check and violations.
+	Recorded *Report
 }
 
 // Result is a Report plus what the visualization needs.
@@ -35,6 +41,8 @@ type Result struct {
 	lockOps   []porcupine.Operation
 	budget    int
 	trace     *trace.Trace
+	holds     []hold
+	lockKeys  map[string]bool
 }
 
 // Check checks every history in tr and explains what it finds. Violations
@@ -49,6 +57,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 	res := &Result{trace: tr, budget: opt.Budget}
 	t := newTruth(tr, opt)
 	hs := holds(t)
+	res.holds, res.lockKeys = hs, t.lockKeys
 	ix := indexHolds(hs)
 	believed := map[*grant]hold{}
 	created := map[int]bool{}
@@ -131,6 +140,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 			res.Violations = append(res.Violations, vs...)
 		}
 	}
+	res.checkUserResources(t, opt, mv)
 	res.Violations = append(res.Violations, retriedWrites(t)...)
 	if opt.Liveness && len(tr.Events) > 0 {
 		res.Violations = append(res.Violations, liveness(t, ix, 2*opt.LeaseMs*1e6)...)

@@ -16,6 +16,7 @@ type hold struct {
 	Client  string
 	Process string
 	Acquire trace.Op // the outermost acquire
+	Release int      // the op id of the release that ended it, -1
 	Start   int64
 	End     int64 // maxTime if never released
 	Crash   int   // the crash event that ended it, -1
@@ -41,11 +42,11 @@ func holds(t *truth) []hold {
 			}
 			open[k] = &state{idx: len(out), count: 1}
 			out = append(out, hold{Key: op.Key, Client: op.Client, Process: op.Process, Acquire: op,
-				Start: op.Return, End: maxTime, Crash: -1})
+				Release: -1, Start: op.Return, End: maxTime, Crash: -1})
 		case model.OpRelease:
 			if s := open[k]; s != nil {
 				if s.count--; s.count == 0 {
-					out[s.idx].End = op.Call
+					out[s.idx].End, out[s.idx].Release = op.Call, op.ID
 					delete(open, k)
 				}
 			}
@@ -54,7 +55,7 @@ func holds(t *truth) []hold {
 	for i := range out {
 		h := &out[i]
 		if c, ok := t.crashAt[h.Process]; ok && t.tr.Events[c].T < h.End {
-			h.End, h.Crash = t.tr.Events[c].T, c
+			h.End, h.Crash, h.Release = t.tr.Events[c].T, c, -1
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })

@@ -148,6 +148,9 @@ type Violation struct {
 	Nodes       []string `json:"nodes,omitempty"` // where the first holder's key vanished
 	Explanation string   `json:"explanation"`
 	Events      []int    `json:"events,omitempty"` // indexes into the trace's events
+	// Resource names the user's resource (model.Spec) whose check found
+	// the violation (locktest); empty for the built-in checks.
+	Resource string `json:"resource,omitempty"`
 	// Model names the history check that found a resource violation
 	// ("fenced-register", "unique-set", ...); not in the trace file.
 	Model string `json:"-"`

@@ -32,6 +32,14 @@ var generators = map[string]generator{
 	trace.FaultDelay:          genDelay,
 }
 
+// checkFaultKind refuses a fault kind the generator cannot draw.
+func checkFaultKind(kind string) error {
+	if kind != "none" && generators[kind] == nil {
+		return fmt.Errorf("unknown fault kind %q (known: none, %v)", kind, trace.KindNames())
+	}
+	return nil
+}
+
 // Generates reports whether the generator draws faults of kind.
 func Generates(kind string) bool { return generators[kind] != nil }
 
@@ -52,10 +60,10 @@ func GenerateFaults(sc Scenario) ([]trace.Fault, error) {
 		if kind == "none" {
 			continue
 		}
-		draw := generators[kind]
-		if draw == nil {
-			return nil, fmt.Errorf("unknown fault kind %q (known: none, %v)", kind, trace.KindNames())
+		if err := checkFaultKind(kind); err != nil {
+			return nil, err
 		}
+		draw := generators[kind]
 		g.r = sim.NewStreams(sc.Seed).Get("faults/" + kind)
 		out = append(out, draw(g)...)
 	}

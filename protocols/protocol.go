@@ -95,6 +95,11 @@ func result(ok bool, err error, no string) string {
 	return no
 }
 
+// FencingToken returns the token of the acquisition lock (a lock
+// Runner.Lock returned) holds when its protocol fences, and false
+// otherwise: users' workloads (locktest) pass it to their resource.
+func FencingToken(lock Lock) (int64, bool) { return fencingToken(lock) }
+
 // fencingToken returns the token of the acquisition lock holds when its
 // protocol fences (RFencedLock), and false otherwise.
 func fencingToken(lock Lock) (int64, bool) {

@@ -204,6 +204,24 @@ func (sc Scenario) validate() error {
 	return nil
 }
 
+// Validate checks every field of sc as Normalize does, and the fault
+// kinds it names, without drawing a fault schedule: the one validation
+// of a scenario's fields, for callers that draw scenarios of their own
+// (locktest) and must refuse settings no run could take.
+func (sc Scenario) Validate() error {
+	kinds := sc.FaultKinds
+	sc.FaultKinds = nil
+	if _, err := sc.Normalize(); err != nil {
+		return err
+	}
+	for _, k := range kinds {
+		if err := checkFaultKind(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ClientName is the default process name of client i (0-based).
 func ClientName(i int) string { return fmt.Sprintf("c%d", i+1) }
 

@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +33,27 @@ func TestNormalizeIsAFixedPoint(t *testing.T) {
 			if c, _ := json.Marshal(m); string(c) != string(b) {
 				t.Fatalf("seed %d %s: normalizing twice changes the scenario:\n%s\n%s", seed, sc.Protocol, b, c)
 			}
+		}
+	}
+}
+
+// TestValidateChecksFieldsWithoutDrawing: Validate refuses what Normalize
+// refuses, and unknown fault kinds, and leaves no schedule drawn.
+func TestValidateChecksFieldsWithoutDrawing(t *testing.T) {
+	for _, tc := range []struct {
+		sc   Scenario
+		want string
+	}{
+		{Scenario{Protocol: "setnx-del"}, ""},
+		{Scenario{Protocol: "setnx-del", FaultKinds: []string{"gc-pause", "delay", "none"}}, ""},
+		{Scenario{Protocol: "setnx-del", FaultKinds: []string{"meteor"}}, `unknown fault kind "meteor"`},
+		{Scenario{Protocol: "setnx-del", Topology: TopoIndependent}, "does not run on topology"},
+		{Scenario{Protocol: "setnx-del", Workload: "nope"}, `unknown workload "nope"`},
+		{Scenario{Protocol: "setnx-del", Clients: 2000}, "clients must be between 1 and 1000"},
+	} {
+		err := tc.sc.Validate()
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err %v, want %q", tc.sc, err, tc.want)
 		}
 	}
 }

@@ -1,10 +1,13 @@
 package protocols
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -19,15 +22,55 @@ type Workload struct {
 	ThinkMs int64 // default think time between operations (0: 200 ms)
 	Setup   func(w *sim.World, sc Scenario)
 	Thread  func(t *sim.Thread, r *Runner)
+	// Spec is the model of a user's own resource (locktest) whose
+	// operations the workload records; the checker checks them against it.
+	Spec *model.Spec
 }
 
-var workloads = map[string]Workload{}
+// workloads holds every workload by name: the built-in ones, registered
+// by their files' init, and users' own (locktest), registered at any time
+// from any goroutine.
+var workloads = struct {
+	sync.RWMutex
+	m map[string]Workload
+}{m: map[string]Workload{}}
 
-func registerWorkload(w Workload) { workloads[w.Name] = w }
+// registerWorkload adds a built-in workload; a duplicate name is a
+// programming error.
+func registerWorkload(w Workload) {
+	if err := RegisterWorkload(w); err != nil {
+		panic(err)
+	}
+}
+
+// RegisterWorkload adds a workload of one's own, so scenarios can name
+// it. Its Spec, when set, must be valid.
+func RegisterWorkload(w Workload) error {
+	switch {
+	case w.Name == "":
+		return errors.New("workload needs a name")
+	case w.Thread == nil:
+		return fmt.Errorf("workload %s has no Thread", w.Name)
+	}
+	if w.Spec != nil {
+		if err := w.Spec.Validate(); err != nil {
+			return fmt.Errorf("workload %s: %v", w.Name, err)
+		}
+	}
+	workloads.Lock()
+	defer workloads.Unlock()
+	if _, dup := workloads.m[w.Name]; dup {
+		return fmt.Errorf("workload %s is already registered", w.Name)
+	}
+	workloads.m[w.Name] = w
+	return nil
+}
 
 // LookupWorkload returns the workload called name.
 func LookupWorkload(name string) (Workload, error) {
-	w, ok := workloads[name]
+	workloads.RLock()
+	w, ok := workloads.m[name]
+	workloads.RUnlock()
 	if !ok {
 		return Workload{}, fmt.Errorf("unknown workload %q (try `locksim list`)", name)
 	}
@@ -36,10 +79,12 @@ func LookupWorkload(name string) (Workload, error) {
 
 // Workloads lists the workloads in name order.
 func Workloads() []Workload {
-	out := make([]Workload, 0, len(workloads))
-	for _, w := range workloads {
+	workloads.RLock()
+	out := make([]Workload, 0, len(workloads.m))
+	for _, w := range workloads.m {
 		out = append(out, w)
 	}
+	workloads.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

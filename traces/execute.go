@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/trace"
@@ -52,16 +53,18 @@ func Evaluate(sc protocols.Scenario) (o *Outcome, err error) {
 	if err != nil {
 		return nil, err
 	}
-	res := check(tr, sc)
+	res := check(tr, sc, nil)
 	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
 	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
 }
 
-// check checks tr, a run of sc. A run its budget stopped early is
-// unknown unless the part that ran already shows a violation, which is
-// real.
-func check(tr *trace.Trace, sc protocols.Scenario) *checker.Result {
-	res := checker.Check(tr, checkOptions(sc))
+// check checks tr, a run of sc; recorded is the report of the file tr
+// was read from, if any. A run its budget stopped early is unknown unless
+// the part that ran already shows a violation, which is real.
+func check(tr *trace.Trace, sc protocols.Scenario, recorded *checker.Report) *checker.Result {
+	opt := checkOptions(sc)
+	opt.Recorded = recorded
+	res := checker.Check(tr, opt)
 	if tr.Stats.Budget != "" {
 		res.Report.Budget = "budget exceeded: " + tr.Stats.Budget
 		if res.Report.Verdict == checker.VerdictOK {
@@ -77,12 +80,17 @@ func checkOptions(sc protocols.Scenario) checker.Options {
 	if p, err := protocols.Lookup(sc.Protocol); err == nil {
 		opt.AllSites = p.AllMasters
 	}
+	if wl, err := protocols.LookupWorkload(sc.Workload); err == nil && wl.Spec != nil {
+		opt.Specs = []model.Spec{*wl.Spec}
+	}
 	return opt
 }
 
 // Recheck checks f's recorded trace again, without running anything: the
 // trace must match its hash and the checker must reach f's report. It
-// works on traces of protocols this binary does not know.
+// works on traces of protocols and workloads this binary does not know;
+// the check of a user's resource whose model.Spec is not registered here
+// (a locktest's) is kept as f records it.
 func Recheck(f *File) (*checker.Result, error) {
 	if f == nil || f.Trace == nil {
 		return nil, errors.New("no trace")
@@ -90,7 +98,7 @@ func Recheck(f *File) (*checker.Result, error) {
 	if err := CheckHash(f); err != nil {
 		return nil, err
 	}
-	res := check(f.Trace, f.Scenario)
+	res := check(f.Trace, f.Scenario, &f.Report)
 	if err := sameReport(f.Report, res.Report); err != nil {
 		return nil, err
 	}

@@ -125,10 +125,10 @@ func Decode(r io.Reader) (*File, error) {
 	if f.Trace == nil {
 		return nil, errors.New("not a valid locksim trace: no trace section")
 	}
-	// A protocol a Go test registered (locktest) is unknown here: the
-	// recorded trace stands on its own (view, Recheck); only that test
-	// re-runs it.
-	if _, err := protocols.Lookup(f.Scenario.Protocol); err == nil || f.Scenario.Protocol == "" {
+	// A protocol or workload a Go test registered (locktest) is unknown
+	// here: the recorded trace stands on its own (view, Recheck); only
+	// that test re-runs it.
+	if known(f.Scenario) {
 		if _, err := f.Scenario.Normalize(); err != nil {
 			return nil, fmt.Errorf("not a valid locksim trace: scenario: %v", err)
 		}
@@ -236,4 +236,16 @@ func delim(dec *json.Decoder, want json.Delim) error {
 		return fmt.Errorf("want %q, found %v", want, tok)
 	}
 	return nil
+}
+
+// known reports a scenario whose protocol and workload this binary knows
+// (or that names none, and so must validate as the default).
+func known(sc protocols.Scenario) bool {
+	if _, err := protocols.Lookup(sc.Protocol); err != nil && sc.Protocol != "" {
+		return false
+	}
+	if _, err := protocols.LookupWorkload(sc.Workload); err != nil && sc.Workload != "" {
+		return false
+	}
+	return true
 }

@@ -31,7 +31,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "replay", err)
 	}
 	if _, err := protocols.Lookup(f.Scenario.Protocol); err != nil {
-		return usageErr(stderr, "replay", userProtocol(f.Scenario.Protocol, pos[0]))
+		return usageErr(stderr, "replay", userScenario("protocol", f.Scenario.Protocol, pos[0]))
+	}
+	if _, err := protocols.LookupWorkload(f.Scenario.Workload); err != nil && f.Scenario.Workload != "" {
+		return usageErr(stderr, "replay", userScenario("workload", f.Scenario.Workload, pos[0]))
 	}
 	o, err := traces.Verify(f)
 	if err != nil {
@@ -48,9 +51,10 @@ const locktestReplayFlag = "locktest.replay"
 // (<test>-<12 hex>.json).
 var traceTestName = regexp.MustCompile(`^(.+)-[0-9a-f]{12}\.json$`)
 
-// userProtocol explains how to replay a trace of a protocol that a Go test
-// registered with locktest: only that test binary can run it.
-func userProtocol(name, path string) error {
+// userScenario explains how to replay a trace of a protocol or workload
+// (what, called name) that a Go test registered with locktest: only that
+// test binary can run it.
+func userScenario(what, name, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -59,8 +63,8 @@ func userProtocol(name, path string) error {
 	if m := traceTestName.FindStringSubmatch(filepath.Base(path)); m != nil {
 		run = "'^" + regexp.QuoteMeta(m[1]) + "$'"
 	}
-	return fmt.Errorf("protocol %q is not in locksim's catalog (a Go test registered it with locktest): replay the trace in that test's package with: go test -run %s -%s=%s (locksim view %s renders it)",
-		name, run, locktestReplayFlag, abs, path)
+	return fmt.Errorf("%s %q is not in locksim's catalog (a Go test registered it with locktest): replay the trace in that test's package with: go test -run %s -%s=%s (locksim view %s renders it)",
+		what, name, run, locktestReplayFlag, abs, path)
 }
 
 // readTrace reads a trace file under the --max-input-mb cap; the reader

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/internal/headless"
 	"github.com/locksim/locksim/traces/explore"
+	"github.com/locksim/locksim/traces/view/headless"
 )
 
 // renderPage renders url and returns the DOM and the console messages.

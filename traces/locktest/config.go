@@ -3,7 +3,6 @@ package locktest
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -27,14 +26,17 @@ const (
 	// resource check reports it as a violation. Fencing guards writes,
 	// not the reads that decided them: a fencing lock whose holders
 	// overlap can still damage a check-then-insert or a
-	// read-modify-write (see FenceHeld for what fencing promises).
+	// read-modify-write (see FenceHeld for what fencing promises). With
+	// Config.Resource, the check of its operations against its Spec
+	// counts too.
 	NoDamage Invariant = "resource"
 	// Both: MutualExclusion and NoDamage.
 	Both Invariant = "both"
 	// FenceHeld: the fenced storage never accepted a write with an older
 	// token after a newer one (the fenced-register check passed), whatever
 	// the holds did. Only workloads that write through fencing tokens
-	// (a fencing lock on a workload with a fenced storage) are judged.
+	// (a fencing lock on a workload with a fenced storage, or a
+	// Config.Resource written through Section.Write) are judged.
 	FenceHeld Invariant = "fence-held"
 )
 
@@ -59,8 +61,13 @@ type Config struct {
 	// parallel tests.
 	GoRedis *GoRedis
 	// Workload is the application code that uses the lock; default
-	// unique-name.
+	// unique-name. Ignored when Resource is set.
 	Workload string
+	// Resource is a protected resource of one's own, with its model: it
+	// becomes the workload (named after its Spec), and the checker checks
+	// its operations against the model. Names are global to the test
+	// binary, as Lock's are.
+	Resource *Resource
 	// Faults are the fault kinds drawn (trace.KindNames(), plus
 	// FaultDelay). Empty: no faults.
 	Faults []string
@@ -105,7 +112,7 @@ type config struct {
 	proto   protocols.Protocol
 	topos   []string
 	leases  []int64    // ms
-	custom  bool       // not a catalog protocol: the locksim CLI cannot replay it
+	custom  bool       // not a catalog protocol or workload: the locksim CLI cannot replay it
 	bridged bool       // a GoRedis lock: every run needs t's synctest bubble
 	t       *testing.T // the test a bridged lock runs in
 }
@@ -147,64 +154,72 @@ func register(lock *protocols.Protocol) error {
 	return nil
 }
 
-// prepare fills the defaults, registers Lock and checks cfg.
+// prepare fills the defaults, registers Lock and checks cfg: locktest's
+// own fields here, the scenario fields its draws take (protocol,
+// workload, topologies, fault kinds, leases, work) by protocols'
+// Scenario.Validate, the one validator of a scenario.
 func (cfg Config) prepare() (*config, error) {
 	c := &config{Config: cfg}
-	if cfg.Lock == nil && cfg.GoRedis != nil {
-		p, err := cfg.GoRedis.registered()
-		if err != nil {
-			return nil, err
-		}
-		if len(cfg.Leases) > 0 {
-			return nil, fmt.Errorf("locktest: GoRedis %s sets its own expiry: Leases does not apply (set GoRedis.Lease)", p.Name)
-		}
-		cfg.Lock, c.bridged = p, true
+	if err := c.resolveLock(); err != nil {
+		return nil, err
 	}
-	if cfg.Lock != nil {
-		if err := register(cfg.Lock); err != nil {
-			return nil, err
+	if err := c.checkOwn(); err != nil {
+		return nil, err
+	}
+	if err := c.checkScenarios(); err != nil {
+		return nil, err
+	}
+	if c.TraceDir == "" {
+		c.TraceDir = "testdata/locksim"
+	}
+	return c, nil
+}
+
+// resolveLock registers Config.Lock (or the GoRedis lock) and looks up
+// the protocol under test.
+func (c *config) resolveLock() error {
+	if c.Lock == nil && c.GoRedis != nil {
+		p, err := c.GoRedis.registered()
+		if err != nil {
+			return err
 		}
-		c.Protocol = cfg.Lock.Name
+		if len(c.Leases) > 0 {
+			return fmt.Errorf("locktest: GoRedis %s sets its own expiry: Leases does not apply (set GoRedis.Lease)", p.Name)
+		}
+		c.Lock, c.bridged = p, true
+	}
+	if c.Lock != nil {
+		if err := register(c.Lock); err != nil {
+			return err
+		}
+		c.Protocol = c.Lock.Name
 	}
 	if c.Protocol == "" {
-		return nil, errors.New("locktest: Config needs a Protocol or a Lock")
+		return errors.New("locktest: Config needs a Protocol or a Lock")
 	}
 	p, err := protocols.Lookup(c.Protocol)
 	if err != nil {
-		return nil, fmt.Errorf("locktest: %v", err)
+		return fmt.Errorf("locktest: %v", err)
 	}
 	c.proto = p
 	c.bridged = c.bridged || p.Attach != nil // a GoRedis lock named by Protocol
-	c.custom = cfg.Lock != nil || !catalog[p.Name]
-	if c.Workload == "" {
-		c.Workload = "unique-name"
-	}
-	if _, err := protocols.LookupWorkload(c.Workload); err != nil {
-		return nil, fmt.Errorf("locktest: %v", err)
-	}
+	c.custom = c.Lock != nil || !catalog[p.Name]
+	return nil
+}
+
+// checkOwn fills and checks the fields only locktest has: the property
+// and the bounds of what it draws.
+func (c *config) checkOwn() error {
 	switch c.Property {
 	case "":
 		c.Property = MutualExclusion
 	case MutualExclusion, NoDamage, Both, FenceHeld:
 	default:
-		return nil, fmt.Errorf("locktest: unknown property %q (%s, %s, %s or %s)", c.Property, MutualExclusion, NoDamage, Both, FenceHeld)
+		return fmt.Errorf("locktest: unknown property %q (%s, %s, %s or %s)", c.Property, MutualExclusion, NoDamage, Both, FenceHeld)
 	}
 	for _, k := range c.Faults {
-		if k != FaultDelay && !slices.Contains(trace.KindNames(), k) {
-			return nil, fmt.Errorf("locktest: unknown fault kind %q (known: %v, %s)", k, trace.KindNames(), FaultDelay)
-		}
 		if why, ok := bridgedFaults[k]; ok && c.bridged {
-			return nil, fmt.Errorf("locktest: fault %s is not available for a lock run through the go-redis bridge: %s", k, why)
-		}
-	}
-	supported := protocols.SupportedTopologies(p)
-	c.topos = c.Topologies
-	if len(c.topos) == 0 {
-		c.topos = supported[:1]
-	}
-	for _, tp := range c.topos {
-		if !slices.Contains(supported, tp) {
-			return nil, fmt.Errorf("locktest: protocol %s does not run on topology %q (it runs on %v)", p.Name, tp, supported)
+			return fmt.Errorf("locktest: fault %s is not available for a lock run through the go-redis bridge: %s", k, why)
 		}
 	}
 	def := func(v *int, d int) {
@@ -212,7 +227,7 @@ func (cfg Config) prepare() (*config, error) {
 			*v = d
 		}
 	}
-	def(&c.MaxClients, 3)
+	def(&c.MaxClients, protocols.DefaultClients)
 	def(&c.MaxThreads, 1)
 	def(&c.MaxOps, 3)
 	if len(c.Faults) > 0 {
@@ -222,29 +237,57 @@ func (cfg Config) prepare() (*config, error) {
 	}
 	switch {
 	case c.MaxClients < 1 || c.MaxClients > 50:
-		return nil, errors.New("locktest: MaxClients must be between 1 and 50")
+		return errors.New("locktest: MaxClients must be between 1 and 50")
 	case c.MaxThreads < 1 || c.MaxThreads > 16:
-		return nil, errors.New("locktest: MaxThreads must be between 1 and 16")
+		return errors.New("locktest: MaxThreads must be between 1 and 16")
 	case c.MaxOps < 1 || c.MaxOps > 100:
-		return nil, errors.New("locktest: MaxOps must be between 1 and 100")
+		return errors.New("locktest: MaxOps must be between 1 and 100")
 	case c.MaxFaults < 0 || c.MaxFaults > 50:
-		return nil, errors.New("locktest: MaxFaults must be between 0 and 50")
+		return errors.New("locktest: MaxFaults must be between 0 and 50")
 	case c.Work < 0 || c.Checks < 0:
-		return nil, errors.New("locktest: Work and Checks must not be negative")
+		return errors.New("locktest: Work and Checks must not be negative")
 	}
 	for _, l := range c.Leases {
 		if l < time.Millisecond {
-			return nil, fmt.Errorf("locktest: lease %v is shorter than 1 ms", l)
+			return fmt.Errorf("locktest: lease %v is shorter than 1 ms", l)
 		}
 		c.leases = append(c.leases, l.Milliseconds())
 	}
 	if len(c.leases) == 0 {
-		c.leases = []int64{p.Lease.Milliseconds()}
+		c.leases = []int64{c.proto.Lease.Milliseconds()}
 	}
-	if c.TraceDir == "" {
-		c.TraceDir = "testdata/locksim"
+	return nil
+}
+
+// checkScenarios fills the workload and topologies and has protocols
+// validate the largest scenario of each topology and lease locktest may
+// draw.
+func (c *config) checkScenarios() error {
+	if c.Resource != nil {
+		if err := registerResource(c.Resource); err != nil {
+			return err
+		}
+		c.Workload = c.Resource.Spec.Name
+		c.custom = true // the locksim CLI does not know the workload
 	}
-	return c, nil
+	if c.Workload == "" {
+		c.Workload = "unique-name"
+	}
+	c.topos = c.Topologies
+	if len(c.topos) == 0 {
+		c.topos = protocols.SupportedTopologies(c.proto)[:1]
+	}
+	for _, tp := range c.topos {
+		for _, l := range c.leases {
+			sc := protocols.Scenario{Protocol: c.Protocol, Workload: c.Workload, Topology: tp, LeaseMs: l,
+				WorkMs: c.Work.Milliseconds(), Clients: c.MaxClients, Threads: c.MaxThreads, Ops: c.MaxOps,
+				FaultKinds: c.Faults}
+			if err := sc.Validate(); err != nil {
+				return fmt.Errorf("locktest: %v", err)
+			}
+		}
+	}
+	return nil
 }
 
 // mustPrepare is prepare for the functions that cannot return an error.

@@ -38,6 +38,12 @@
 // a protocols.Protocol, and either registered with protocols.Register or
 // passed as Config.Lock.
 //
+// A protected resource of one's own is a Resource: a model.Spec of its
+// operations, the service that implements it and the operations a client
+// performs on it while it holds the lock (Section); the checker checks
+// the recorded operations against the Spec, and fenced writes as a fenced
+// register (FenceHeld).
+//
 // Scenarios and Property serve users who compose their own rapid.Check;
 // Fuzz and Decode turn the same scenarios into a native Go fuzz target;
 // Evaluate runs and judges one scenario; Replay re-runs a trace file and

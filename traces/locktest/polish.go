@@ -100,6 +100,8 @@ type polisher struct {
 	want string
 	best *Result
 	runs int
+	// moved records that a structural move was kept this round.
+	moved bool
 }
 
 // try runs sc and keeps it when it fails the same way.
@@ -152,112 +154,136 @@ func (c *config) polish(res *Result, want string) (*Result, int) {
 // simplest start order and seed, since a fault often only mattered
 // because of who went first.
 func (p *polisher) structure() bool {
-	changed := false
-	// try tries sc as is, then with the simplest start order (c1 first)
-	// and retry interval under a few noise seeds, then under each start
-	// spacing: a structural move is worth a perturbation of the noise.
-	try := func(sc protocols.Scenario) bool {
-		if p.try(sc) {
-			changed = true
+	p.moved = false
+	p.isolate()
+	p.dropEvents()
+	p.mergeEvents()
+	p.dropClients()
+	p.fewerOps()
+	p.aimEarlier()
+	return p.moved
+}
+
+// perturbed tries sc as is, then with the simplest start order (c1
+// first) and retry interval under a few noise seeds, then under each
+// start spacing: a structural move is worth a perturbation of the noise.
+func (p *polisher) perturbed(sc protocols.Scenario) bool {
+	if p.try(sc) {
+		p.moved = true
+		return true
+	}
+	for seed := range uint64(noiseSeeds) {
+		x := sc
+		x.StaggerMs, x.RetryMs, x.Seed = staggers[0], retries[0], seed
+		if !sameScenario(x, sc) && p.try(x) {
+			p.moved = true
 			return true
 		}
-		for seed := range uint64(noiseSeeds) {
-			x := sc
-			x.StaggerMs, x.RetryMs, x.Seed = staggers[0], retries[0], seed
-			if !sameScenario(x, sc) && p.try(x) {
-				changed = true
-				return true
-			}
-		}
-		// Then the other start spacings: with a client gone, the next
-		// one may need to start later (after a failover) or sooner.
-		for _, st := range staggers[1:] {
-			x := sc
-			x.StaggerMs = st
-			if !sameScenario(x, sc) && p.try(x) {
-				changed = true
-				return true
-			}
-		}
-		return false
 	}
-	// earlier lists evs with event i aimed at an earlier client, each way.
-	earlier := func(evs events, i int) []events {
-		var out []events
-		for k := p.best.Scenario.Clients - 1; k >= 1; k-- {
-			for j := range k {
-				if t, ok := retarget(evs[i].f.Target, protocols.ClientName(k), protocols.ClientName(j)); ok {
-					next := slices.Clone(evs)
-					next[i].f.Target = t
-					out = append(out, next)
-				}
-			}
+	// Then the other start spacings: with a client gone, the next
+	// one may need to start later (after a failover) or sooner.
+	for _, st := range staggers[1:] {
+		x := sc
+		x.StaggerMs = st
+		if !sameScenario(x, sc) && p.try(x) {
+			p.moved = true
+			return true
 		}
-		return out
 	}
+	return false
+}
 
-	// Keep one event alone, with one operation per thread, started early
-	// (while the first client holds the lock) if not at its own time:
-	// several events and operations often only served to line up one
-	// fault with one critical section.
-	if sc := p.best.Scenario; len(eventsOf(sc.Faults)) > 1 || sc.Ops > 1 || sc.Threads > 1 {
-		// Each event as it is, and aimed at an earlier client: with c1
-		// going first, a pause of c2 only mattered because of who held.
-		var candidates []event
-		for _, ev := range eventsOf(sc.Faults) {
-			candidates = append(candidates, ev)
-			for k := sc.Clients - 1; k >= 1; k-- {
-				for j := range k {
-					if t, ok := retarget(ev.f.Target, protocols.ClientName(k), protocols.ClientName(j)); ok {
-						moved := ev
-						moved.f.Target = t
-						candidates = append(candidates, moved)
-					}
-				}
+// earlier lists evs with event i aimed at an earlier client, each way.
+func (p *polisher) earlier(evs events, i int) []events {
+	var out []events
+	for k := p.best.Scenario.Clients - 1; k >= 1; k-- {
+		for j := range k {
+			if t, ok := retarget(evs[i].f.Target, protocols.ClientName(k), protocols.ClientName(j)); ok {
+				next := slices.Clone(evs)
+				next[i].f.Target = t
+				out = append(out, next)
 			}
 		}
-	isolate:
-		for _, ev := range candidates {
-			base := resized(sc, sc.Clients, 1, 1)
-			base.StaggerMs, base.RetryMs = staggers[0], retries[0]
-			for k := int64(-1); k <= 10; k++ {
-				one := ev
-				if k >= 0 {
-					if one.f.AtMs == 100*k {
-						continue
-					}
-					one.f.AtMs = 100 * k
+	}
+	return out
+}
+
+// isolate keeps one event alone, with one operation per thread, started
+// early (while the first client holds the lock) if not at its own time:
+// several events and operations often only served to line up one fault
+// with one critical section.
+func (p *polisher) isolate() {
+	sc := p.best.Scenario
+	if len(eventsOf(sc.Faults)) <= 1 && sc.Ops <= 1 && sc.Threads <= 1 {
+		return
+	}
+	base := resized(sc, sc.Clients, 1, 1)
+	base.StaggerMs, base.RetryMs = staggers[0], retries[0]
+	for _, ev := range p.isolated(sc) {
+		for k := int64(-1); k <= 10; k++ {
+			one := ev
+			if k >= 0 {
+				if one.f.AtMs == 100*k {
+					continue
 				}
-				for seed := range uint64(noiseSeeds / 2) {
-					x := base
-					x.Seed = seed
-					x.Faults = events{one}.faults()
-					if p.try(x) {
-						changed = true
-						break isolate
-					}
+				one.f.AtMs = 100 * k
+			}
+			for seed := range uint64(noiseSeeds / 2) {
+				x := base
+				x.Seed = seed
+				x.Faults = events{one}.faults()
+				if p.try(x) {
+					p.moved = true
+					return
 				}
 			}
 		}
 	}
-	// Drop an event; or drop it and aim another one at an earlier client.
+}
+
+// isolated lists the events isolate tries alone: each event as it is,
+// and aimed at an earlier client (with c1 going first, a pause of c2
+// only mattered because of who held).
+func (p *polisher) isolated(sc protocols.Scenario) []event {
+	var out []event
+	for _, ev := range eventsOf(sc.Faults) {
+		out = append(out, ev)
+		for k := sc.Clients - 1; k >= 1; k-- {
+			for j := range k {
+				if t, ok := retarget(ev.f.Target, protocols.ClientName(k), protocols.ClientName(j)); ok {
+					moved := ev
+					moved.f.Target = t
+					out = append(out, moved)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// dropEvents drops an event; or drops it and aims another one at an
+// earlier client.
+func (p *polisher) dropEvents() {
 	for i := 0; i < len(eventsOf(p.best.Scenario.Faults)); i++ {
 		evs := eventsOf(p.best.Scenario.Faults)
 		rest := events(slices.Delete(slices.Clone(evs), i, i+1))
-		if try(p.with(rest)) {
+		if p.perturbed(p.with(rest)) {
 			i--
 			continue
 		}
 		for j := range rest {
-			if slices.ContainsFunc(earlier(rest, j), func(e events) bool { return try(p.with(e)) }) {
+			if slices.ContainsFunc(p.earlier(rest, j), func(e events) bool { return p.perturbed(p.with(e)) }) {
 				i = -1
 				break
 			}
 		}
 	}
-	// Merge two events of one kind on one target: amounts split over
-	// several events (three slow-work faults whose extra times add up)
-	// become one.
+}
+
+// mergeEvents merges two events of one kind on one target: amounts split
+// over several events (three slow-work faults whose extra times add up)
+// become one.
+func (p *polisher) mergeEvents() {
 	for i := 0; i < len(eventsOf(p.best.Scenario.Faults)); i++ {
 		evs := eventsOf(p.best.Scenario.Faults)
 		for j := i + 1; j < len(evs); j++ {
@@ -267,48 +293,60 @@ func (p *polisher) structure() bool {
 			}
 			next := slices.Clone(evs)
 			next[i] = m
-			if try(p.with(slices.Delete(next, j, j+1))) {
+			if p.perturbed(p.with(slices.Delete(next, j, j+1))) {
 				i = -1
 				break
 			}
 		}
 	}
-	// Drop the last client, with its faults or moving them to another.
+}
+
+// dropClients drops the last client, with its faults or moving them to
+// another, while that still fails.
+func (p *polisher) dropClients() {
 	for p.best.Scenario.Clients > 1 {
-		sc := p.best.Scenario
-		last := protocols.ClientName(sc.Clients - 1)
-		sc = resized(sc, sc.Clients-1, sc.Threads, sc.Ops)
-		cands := []protocols.Scenario{}
-		drop := sc
-		drop.Faults = slices.DeleteFunc(slices.Clone(sc.Faults), func(f trace.Fault) bool { return slices.Contains(ends(f.Target), last) })
-		cands = append(cands, drop)
-		for j := range sc.Clients {
-			// Its faults moved to client j, as they are and a quarter of
-			// a lease longer (the new holder may take the lock later).
-			for _, longer := range []int64{0, 2 * max(1, sc.LeaseMs/8)} {
-				move := sc
-				move.Faults = slices.Clone(sc.Faults)
-				ok := true
-				for k, f := range move.Faults {
-					if t, hit := retarget(f.Target, last, protocols.ClientName(j)); hit {
-						if e := ends(t); len(e) == 2 && e[0] == e[1] {
-							ok = false // a link from a party to itself
-						}
-						move.Faults[k].Target = t
-						if move.Faults[k].DurMs > 0 {
-							move.Faults[k].DurMs += longer
-						}
-					}
-				}
-				if ok && !sameScenario(move, drop) {
-					cands = append(cands, move)
-				}
-			}
-		}
-		if !slices.ContainsFunc(cands, try) {
-			break
+		if !slices.ContainsFunc(p.withoutLastClient(), p.perturbed) {
+			return
 		}
 	}
+}
+
+// withoutLastClient lists the best scenario without its last client: its
+// faults dropped, then each moved to another client, as they are and a
+// quarter of a lease longer (the new holder may take the lock later).
+func (p *polisher) withoutLastClient() []protocols.Scenario {
+	sc := p.best.Scenario
+	last := protocols.ClientName(sc.Clients - 1)
+	sc = resized(sc, sc.Clients-1, sc.Threads, sc.Ops)
+	drop := sc
+	drop.Faults = slices.DeleteFunc(slices.Clone(sc.Faults), func(f trace.Fault) bool { return slices.Contains(ends(f.Target), last) })
+	cands := []protocols.Scenario{drop}
+	for j := range sc.Clients {
+		for _, longer := range []int64{0, 2 * max(1, sc.LeaseMs/8)} {
+			move := sc
+			move.Faults = slices.Clone(sc.Faults)
+			ok := true
+			for k, f := range move.Faults {
+				if t, hit := retarget(f.Target, last, protocols.ClientName(j)); hit {
+					if e := ends(t); len(e) == 2 && e[0] == e[1] {
+						ok = false // a link from a party to itself
+					}
+					move.Faults[k].Target = t
+					if move.Faults[k].DurMs > 0 {
+						move.Faults[k].DurMs += longer
+					}
+				}
+			}
+			if ok && !sameScenario(move, drop) {
+				cands = append(cands, move)
+			}
+		}
+	}
+	return cands
+}
+
+// fewerOps tries one thread, one operation, and one operation fewer.
+func (p *polisher) fewerOps() {
 	for _, f := range []func(sc protocols.Scenario) protocols.Scenario{
 		func(sc protocols.Scenario) protocols.Scenario { return resized(sc, sc.Clients, 1, sc.Ops) },
 		func(sc protocols.Scenario) protocols.Scenario { return resized(sc, sc.Clients, sc.Threads, 1) },
@@ -317,18 +355,20 @@ func (p *polisher) structure() bool {
 		},
 	} {
 		if sc := f(p.best.Scenario); scaleLess(sc, p.best.Scenario) {
-			try(sc)
+			p.perturbed(sc)
 		}
 	}
-	// Aim each event at an earlier client.
+}
+
+// aimEarlier aims each event at an earlier client.
+func (p *polisher) aimEarlier() {
 	for i := range eventsOf(p.best.Scenario.Faults) {
-		for _, e := range earlier(eventsOf(p.best.Scenario.Faults), i) {
-			if try(p.with(e)) {
+		for _, e := range p.earlier(eventsOf(p.best.Scenario.Faults), i) {
+			if p.perturbed(p.with(e)) {
 				break
 			}
 		}
 	}
-	return changed
 }
 
 // merged is one event doing the work of a and b, of one kind on one

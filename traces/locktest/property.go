@@ -48,10 +48,15 @@ func (f *Failure) key() string { return f.Property + "/" + f.Cause }
 const causeDamage = "damage"
 
 // Evaluate runs sc (normalized first) and judges it by cfg's property.
+// With cfg.Resource set, a scenario that names no workload runs the
+// resource's.
 func Evaluate(cfg Config, sc protocols.Scenario) (*Result, error) {
 	c, err := cfg.prepare()
 	if err != nil {
 		return nil, err
+	}
+	if c.Resource != nil && sc.Workload == "" {
+		sc.Workload = c.Workload
 	}
 	return c.evaluate(sc, "")
 }

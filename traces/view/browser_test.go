@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/internal/headless"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/view/headless"
 )
 
 // The browser tests render pages in headless Chromium (`apt-get install

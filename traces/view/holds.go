@@ -5,40 +5,21 @@ package view
 import (
 	"sort"
 
-	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/checker"
 )
 
-// The view model is what the HTML timeline draws: the raw events and
-// operations (for tooltips) plus what is derived from them here, where it
-// can be tested: lanes, holds and their lease windows, the lock key's life
-// on every node with its owner and TTL, fault shading, and the items each
-// violation points at. The page's script only lays it out.
-
-// Lane kinds.
-
-// holds mirrors the checker's holds and measures each one's lease.
-func (b *viewBuilder) holds() {
-	vm := b.vm
-	open := map[[2]string]int{}
-	for _, op := range b.tr.Ops {
-		k := [2]string{op.Client, op.Key}
-		switch op.Kind {
-		case model.OpAcquire:
-			if op.Result == model.ResOK && !op.Open() {
-				open[k] = len(vm.Holds)
-				vm.Holds = append(vm.Holds, viewHold{Lane: b.laneOf(op.Client), Client: op.Client, Key: op.Key,
-					Acquire: op.ID, Release: -1, Start: op.Return, End: vm.EndNs})
-			}
-		case model.OpRelease:
-			if i, ok := open[k]; ok {
-				vm.Holds[i].Release = op.ID
-				vm.Holds[i].End = op.Call
-				delete(open, k)
-			}
-		}
+// holds takes the holds the checker judged (nested acquires inside one
+// hold, a crash ending one), in the order their acquires were invoked,
+// and measures each one's lease.
+func (b *viewBuilder) holds(res *checker.Result) {
+	hs := res.Holds()
+	sort.SliceStable(hs, func(i, j int) bool { return hs[i].Acquire < hs[j].Acquire })
+	for _, h := range hs {
+		b.vm.Holds = append(b.vm.Holds, viewHold{Lane: b.laneOf(h.Client), Client: h.Client, Key: h.Key,
+			Acquire: h.Acquire, Release: h.Release, Start: h.Start, End: min(h.End, b.vm.EndNs)})
 	}
-	for i := range vm.Holds {
-		b.lease(&vm.Holds[i])
+	for i := range b.vm.Holds {
+		b.lease(&b.vm.Holds[i])
 	}
 }
 

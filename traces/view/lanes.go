@@ -7,17 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/trace"
 )
-
-// The view model is what the HTML timeline draws: the raw events and
-// operations (for tooltips) plus what is derived from them here, where it
-// can be tested: lanes, holds and their lease windows, the lock key's life
-// on every node with its owner and TTL, fault shading, and the items each
-// violation points at. The page's script only lays it out.
-
-// Lane kinds.
 
 // lanesOf lays out the lanes: client threads grouped by process, then
 // Redis nodes, then services, then any other party; each group in natural
@@ -43,7 +36,7 @@ func (b *viewBuilder) lanesOf() {
 	}
 	for _, e := range tr.Events {
 		switch {
-		case nodeKinds[e.Kind]:
+		case checker.IsNodeEvent(e.Kind):
 			b.nodes[e.Party] = true
 		case e.Kind == trace.EvService:
 			services[e.Party] = true

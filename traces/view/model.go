@@ -11,10 +11,11 @@ import (
 )
 
 // The view model is what the HTML timeline draws: the raw events and
-// operations (for tooltips) plus what is derived from them here, where it
-// can be tested: lanes, holds and their lease windows, the lock key's life
-// on every node with its owner and TTL, fault shading, and the items each
-// violation points at. The page's script only lays it out.
+// operations (for tooltips), the checker's holds and the lock keys' lives
+// on every node with their owner and TTL (checker.Result), and what is
+// derived from them here, where it can be tested: lanes, each hold's
+// lease window, fault shading, and the items each violation points at.
+// The page's script only lays it out.
 
 // Lane kinds.
 const (
@@ -149,8 +150,9 @@ type viewViolation struct {
 	UntilNs int64 `json:"until_ns"`
 }
 
-// buildView derives the view model of f.
-func buildView(f *traces.File) *viewModel {
+// buildView derives the view model of f from its trace and res, the
+// checker's result on it (holds, key spans).
+func buildView(f *traces.File, res *checker.Result) *viewModel {
 	tr := f.Trace
 	vm := &viewModel{
 		Events: tr.Events,
@@ -181,9 +183,9 @@ func buildView(f *traces.File) *viewModel {
 
 	b := &viewBuilder{vm: vm, tr: tr, lanes: map[string]int{}, procLanes: map[string][]int{}}
 	b.lanesOf()
-	b.keySpans()
+	b.keySpans(res)
 	b.roles()
-	b.holds()
+	b.holds(res)
 	b.shades()
 	b.violations(f.Report.Violations)
 	return vm
@@ -217,11 +219,6 @@ type viewBuilder struct {
 	// failover: a replica was promoted, so the deployment is one master
 	// at a time and a lease needs the key on one serving master.
 	failover bool
-}
-
-var nodeKinds = map[string]bool{
-	trace.EvCommand: true, trace.EvExpire: true, trace.EvReplicate: true, trace.EvPromote: true,
-	trace.EvDemote: true, trace.EvNodeCrash: true, trace.EvNodeStart: true, trace.EvPublish: true,
 }
 
 var processKinds = map[string]bool{

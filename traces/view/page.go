@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -30,12 +31,22 @@ const (
 	phLin   = "{{LOCKSIM_LINEARIZATION}}"
 )
 
-// WriteView writes the HTML timeline of f to w. linearization is
-// porcupine's page for the second tab; when it is empty, the tab says why
-// (linErr, or that none was given).
+// WriteView writes the HTML timeline of f to w, checking f's trace for
+// the holds and key spans it draws. linearization is porcupine's page for
+// the second tab; when it is empty, the tab says why (linErr, or that
+// none was given).
 func WriteView(w io.Writer, f *traces.File, linearization []byte, linErr error) error {
+	return writeView(w, f, nil, linearization, linErr)
+}
+
+// writeView is WriteView with the checker's result on f's trace, when
+// the caller has it.
+func writeView(w io.Writer, f *traces.File, res *checker.Result, linearization []byte, linErr error) error {
 	if f == nil || f.Trace == nil {
 		return fmt.Errorf("view: no trace")
+	}
+	if res == nil {
+		res = checker.Check(f.Trace, checker.Options{LeaseMs: f.Scenario.LeaseMs})
 	}
 	page, err := viewAssets.ReadFile("viewassets/view.html")
 	if err != nil {
@@ -49,7 +60,7 @@ func WriteView(w io.Writer, f *traces.File, linearization []byte, linErr error) 
 	if err != nil {
 		return err
 	}
-	vm := buildView(f)
+	vm := buildView(f, res)
 	// encoding/json escapes <, > and & (and U+2028/9), so the data cannot
 	// close its <script> element or open a comment.
 	data, err := json.Marshal(vm)
@@ -90,7 +101,7 @@ func WriteOutcomeView(w io.Writer, o *traces.Outcome) error {
 			lin.Reset()
 		}
 	}
-	return WriteView(w, o.File, lin.Bytes(), linErr)
+	return writeView(w, o.File, o.Result, lin.Bytes(), linErr)
 }
 
 // ViewFile renders the timeline of f from its recorded trace, which must

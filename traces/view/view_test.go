@@ -42,7 +42,7 @@ func laneNames(vm *viewModel) []string {
 // c2 holds it inside its own, and the violation points at both holds.
 func TestViewModelPauseNoFencing(t *testing.T) {
 	o := runReference(t, "pause-no-fencing")
-	vm := buildView(o.File)
+	vm := buildView(o.File, o.Result)
 
 	if got, want := strings.Join(laneNames(vm), " "), "thread:c1/t1 thread:c2/t1 node:redis service:db"; got != want {
 		t.Fatalf("lanes %q, want %q", got, want)
@@ -149,7 +149,7 @@ func faultKindsFile() *traces.File {
 func TestViewModelFaultKinds(t *testing.T) {
 	const s = int64(1e9)
 	f := faultKindsFile()
-	vm := buildView(f)
+	vm := buildView(f, checker.Check(f.Trace, checker.Options{}))
 	if got, want := strings.Join(laneNames(vm), " "), "thread:c1/t1 thread:c2/t1 node:m node:m2 node:r other:sentinel"; got != want {
 		t.Fatalf("lanes %q, want %q", got, want)
 	}
@@ -402,5 +402,38 @@ func TestViewAssetsCannotCloseTheirElements(t *testing.T) {
 				t.Errorf("%s contains %q", name, bad)
 			}
 		}
+	}
+}
+
+// TestViewHoldEndsAtCrash: a hold ends where its process crashed, as the
+// checker judged it (the view used to draw it to the end of the run,
+// with no lease after the crash).
+func TestViewHoldEndsAtCrash(t *testing.T) {
+	o, err := traces.Execute(protocols.Scenario{Seed: 3, Protocol: "setnx-del", FaultKinds: []string{"client-crash"}, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash := map[string]int64{}
+	for _, e := range o.File.Trace.Events {
+		if _, seen := crash[e.Party]; e.Kind == trace.EvCrash && !seen {
+			crash[e.Party] = e.T
+		}
+	}
+	vm := buildView(o.File, o.Result)
+	ended := 0
+	for _, h := range vm.Holds {
+		at, crashed := crash[processOf(h.Client)]
+		if !crashed || h.Start > at {
+			continue
+		}
+		if h.End > at {
+			t.Fatalf("hold %+v outlives its process's crash at %d", h, at)
+		}
+		if h.End == at && h.Release == -1 {
+			ended++
+		}
+	}
+	if ended == 0 {
+		t.Fatalf("no hold ended by the crash (crashes %v)", crash)
 	}
 }
