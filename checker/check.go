@@ -108,7 +108,9 @@ func Check(tr *trace.Trace, opt Options) *Result {
 		explain func() []Violation
 	}
 	for _, c := range []resourceCheck{
-		{"unique-set", insertHistory(t), model.UniqueSet(), func() []Violation { return duplicateInserts(tr, mv) }},
+		{"unique-set", insertHistory(t), model.UniqueSet(), func() []Violation {
+			return append(duplicateInserts(tr, mv), lateInserts(t)...)
+		}},
 		{"stock-counter", buyHistory(tr, opt.InitialStock), model.StockCounterFrom(opt.InitialStock), func() []Violation {
 			if vs := lostUpdates(t, mv); len(vs) > 0 {
 				return vs

@@ -165,6 +165,12 @@ func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 				x.EndBy, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
 			return out
 		}
+		if t.late(x.End) {
+			out.cause = CauseDelayedWrite
+			out.prefix = fmt.Sprintf("%s's %s, an attempt it had given up on (timed out) and delayed in the network, reached %s at %s and deleted its own key while it still held the lock",
+				owner, strings.Join(e.Args, " "), e.Party, fmtMs(e.T))
+			return out
+		}
 		out.cause = CauseUnexplained
 		out.prefix = fmt.Sprintf("%s deleted its own key on %s at %s (%s) while it still held the lock",
 			owner, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))

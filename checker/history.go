@@ -140,22 +140,52 @@ func (t *truth) releaseSettled(op trace.Op) int64 {
 
 // settle reads the outcome of a resource operation the client never
 // learned from ground truth: its last write that reached the resource in
-// its window, and whether the resource took it. The write's time becomes
-// the operation's return. reached is false when no write arrived: the
+// its window, and whether the resource took it; or, for an operation that
+// gave up, its first write that landed later (a delayed message) outside
+// the client's other operations on the key. The write's time becomes the
+// operation's return. reached is false when no write arrived: the
 // operation changed nothing.
 func (t *truth) settle(op trace.Op) (at int64, reached, took bool) {
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
-		e := t.tr.Events[i]
-		if (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && e.Key == op.Key && len(e.Args) > 0 && !isRead(e.Args[0]) {
+		if t.resourceWrite(i, op.Key) {
 			w = i
 		}
+	}
+	if w < 0 && !op.Open() {
+		w = t.lateWrite(op)
 	}
 	if w < 0 {
 		return 0, false, false
 	}
 	e := t.tr.Events[w]
 	return e.T, true, writeAccepted(e.Reply)
+}
+
+// resourceWrite reports whether event i is a write to key.
+func (t *truth) resourceWrite(i int, key string) bool {
+	e := t.tr.Events[i]
+	return (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && e.Key == key && len(e.Args) > 0 && !isRead(e.Args[0])
+}
+
+// lateWrite is op's client's first write to op's key that landed after
+// op gave up and inside none of the client's later operations on the key,
+// or -1.
+func (t *truth) lateWrite(op trace.Op) int {
+	for _, i := range t.clientEvents(op.Client, op.Return+1, maxTime) {
+		if !t.resourceWrite(i, op.Key) {
+			continue
+		}
+		at := t.tr.Events[i].T
+		for _, j := range t.opsBy[op.Client] {
+			o := t.tr.Ops[j]
+			if o.Key == op.Key && o.Call > op.Call && o.Call <= at && at <= ret(o) {
+				return -1
+			}
+		}
+		return i
+	}
+	return -1
 }
 
 // insertHistory is the unique set's history. An insert whose outcome the
@@ -179,7 +209,7 @@ func insertHistory(t *truth) []porcupine.Operation {
 		settled := op
 		settled.Return = max(at, op.Call)
 		out = ids.add(out, settled, in, model.InsertOutput{Inserted: true}, false)
-		if op.Open() {
+		if op.Open() || settled.Return > op.Return {
 			ids.retire(op.Client)
 		}
 	}
@@ -244,7 +274,7 @@ func writeHistory(t *truth) []porcupine.Operation {
 		settled := op
 		settled.Return = max(at, op.Call)
 		out = ids.add(out, settled, in, model.WriteOutput{Accepted: took}, false)
-		if op.Open() {
+		if op.Open() || settled.Return > op.Return {
 			ids.retire(op.Client)
 		}
 	}

@@ -18,7 +18,7 @@ func lastHeal(tr *trace.Trace) int64 {
 		case trace.EvPause, trace.EvPartition, trace.EvFault, trace.EvNodeCrash:
 			at = max(at, e.T+max(e.DurNs, 0))
 		case trace.EvClockJump, trace.EvHeal, trace.EvResume, trace.EvNodeStart, trace.EvPromote,
-			trace.EvDemote, trace.EvCrash, trace.EvRestart, trace.EvDrop, trace.EvTimeout, trace.EvRetry:
+			trace.EvDemote, trace.EvCrash, trace.EvRestart, trace.EvDrop, trace.EvTimeout, trace.EvRetry, trace.EvLate:
 			at = max(at, e.T)
 		}
 	}

@@ -56,6 +56,10 @@ const (
 	// the lock; Reason says why (holder paused, work longer than the
 	// lease, renewal stalled).
 	CausePrematureExpiry = "premature-expiry"
+	// A write its client had given up on (timed out) landed later: after
+	// the client's hold ended (a duplicate row), or inside its next hold,
+	// deleting its own key (an earlier try's cleanup): a delayed message.
+	CauseDelayedWrite = "delayed-write"
 	// The holder never created a key in Redis: the lock lives only inside
 	// each process.
 	CauseLocalLockOnly = "local-lock-only"
@@ -77,7 +81,7 @@ const (
 var causes = []string{
 	CauseLostAfterFailover, CauseClockJump, CauseRestart, CauseRetriedCommand,
 	CauseForeignRelease, CauseForeignRenewal, CauseOrphanAcquire,
-	CauseValidityNotChecked, CausePrematureExpiry, CauseLocalLockOnly, CauseUnexplained,
+	CauseValidityNotChecked, CausePrematureExpiry, CauseDelayedWrite, CauseLocalLockOnly, CauseUnexplained,
 	CauseLostWakeup, CauseRenewalAfterRelease, CauseOrphanKey,
 }
 

@@ -81,6 +81,60 @@ func duplicateInserts(tr *trace.Trace, mv []Violation) []Violation {
 	return out
 }
 
+// lateInserts reports inserts whose client gave up on them (timed out)
+// and that landed later, when another insert of the name landed too (one
+// the client learned of, or another late one).
+func lateInserts(t *truth) []Violation {
+	type landed struct {
+		op   trace.Op
+		at   int64
+		late int // the late write's event, -1
+	}
+	byName := map[string][]landed{}
+	var names []string
+	for _, op := range t.tr.Ops {
+		l := landed{op: op, at: op.Return, late: -1}
+		switch {
+		case op.Kind != model.OpInsert:
+			continue
+		case unknownOutcome(op) && !op.Open():
+			w := t.lateWrite(op)
+			if w < 0 || !writeAccepted(t.tr.Events[w].Reply) {
+				continue
+			}
+			l.at, l.late = t.tr.Events[w].T, w
+		case op.Result != model.ResInserted:
+			continue
+		}
+		if len(byName[op.Key]) == 0 {
+			names = append(names, op.Key)
+		}
+		byName[op.Key] = append(byName[op.Key], l)
+	}
+	var out []Violation
+	for _, name := range names {
+		ls := byName[name]
+		sort.SliceStable(ls, func(i, j int) bool { return ls[i].at < ls[j].at })
+		for _, l := range ls[1:] {
+			first := ls[0]
+			if first.late < 0 && l.late < 0 {
+				continue // both acknowledged: duplicateInserts explains it
+			}
+			late, other := l, first
+			if l.late < 0 {
+				late, other = first, l
+			}
+			out = append(out, Violation{
+				Property: PropResource, Cause: CauseDelayedWrite, Key: name,
+				Clients: []string{first.op.Client, l.op.Client}, AtMs: trace.Ms(l.at), Events: []int{late.late},
+				Explanation: fmt.Sprintf("%s's INSERT of %s timed out at %s and %s went on; the request, delayed in the network, landed at %s; %s inserted it too (at %s): a duplicate row.",
+					late.op.Client, name, fmtMs(late.op.Return), late.op.Client, fmtMs(late.at), other.op.Client, fmtMs(other.at)),
+			})
+		}
+	}
+	return out
+}
+
 // retriedWrites reports service requests a client sent twice because it
 // retried after a timeout, when both runs wrote (a duplicate row).
 func retriedWrites(t *truth) []Violation {

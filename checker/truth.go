@@ -145,7 +145,7 @@ func (t *truth) site(node string) string {
 
 // apply updates the grants with event i; it returns a grant it created.
 func (t *truth) apply(i int, e trace.Event) *grant {
-	if e.Kind == trace.EvPromote && e.Change != trace.KeyLost {
+	if e.Kind == trace.EvPromote && e.Key == "" {
 		// The keys of the replaced master now live on the promoted node;
 		// keys on another node (an old master still up: split brain) stay.
 		old := e.Replaced()
@@ -171,6 +171,8 @@ func (t *truth) apply(i int, e trace.Event) *grant {
 				t.end(sk, g, i, endLost)
 			}
 		}
+	case e.Change == trace.KeyRevived:
+		return t.revive(i, e, sk)
 	case e.Kind == trace.EvExpire:
 		for _, g := range t.live[sk] {
 			if g.Node != e.Party {
@@ -254,11 +256,33 @@ func (t *truth) grant(i int, e trace.Event, sk siteKey) *grant {
 	} else if t.lease > 0 {
 		g.Deadline = e.T + int64(t.lease)
 	}
+	return t.add(sk, g)
+}
+
+// add records a new live grant.
+func (t *truth) add(sk siteKey, g *grant) *grant {
 	t.live[sk] = append(t.live[sk], g)
 	t.grants = append(t.grants, g)
 	bk := [3]string{g.Owner, g.Key, g.Site}
 	t.bySite[bk] = append(t.bySite[bk], g)
 	return g
+}
+
+// revive gives a key a promoted replica brought back (its deletion on the
+// old master had not replicated) to the owner of its last grant there: a
+// key held for nobody who believes in it, until it ends.
+func (t *truth) revive(i int, e trace.Event, sk siteKey) *grant {
+	var last *grant
+	for _, g := range t.grants {
+		if g.Key == e.Key && g.Site == sk.site && g.End >= 0 {
+			last = g
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	return t.add(sk, &grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: last.Owner, Create: i, T: e.T,
+		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: -1, Deadline: last.Deadline})
 }
 
 func (t *truth) end(sk siteKey, g *grant, i int, kind string) {
@@ -392,4 +416,16 @@ func (t *truth) retryOf(i int) int {
 // outcome of.
 func unknownOutcome(op trace.Op) bool {
 	return op.Open() || strings.HasPrefix(op.Result, model.ResError)
+}
+
+// late reports whether event i ran a request its client had given up on:
+// the sim records that (EvLate) right after the request's own event.
+func (t *truth) late(i int) bool {
+	e := t.tr.Events[i]
+	for _, j := range t.clientEvents(e.Client, e.T, e.T) {
+		if l := t.tr.Events[j]; j > i && l.Kind == trace.EvLate && l.Party == e.Party {
+			return true
+		}
+	}
+	return false
 }

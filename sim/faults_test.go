@@ -363,3 +363,30 @@ func TestInfoReplicationCountsConnectedSlaves(t *testing.T) {
 		t.Fatalf("replica INFO %q", replica.Str)
 	}
 }
+
+// A delete on the master that had not replicated when the master died
+// leaves the key on the promoted replica: the promotion records it.
+func TestFailoverRecordsRevivedKey(t *testing.T) {
+	w, m, _ := replicated(t, 4, ms)
+	var after Reply
+	w.AddProcess("c1").Go("main", func(th *Thread) {
+		th.Call(Master, "SET", "lock", "c1", "PX", "30000", "NX")
+		th.Sleep(100 * ms)
+		w.SetReplication(ReplicationConfig{LagMin: 2 * time.Second, LagMax: 2 * time.Second})
+		th.Call(Master, "DEL", "lock")
+		th.Sleep(5 * time.Second)
+		after, _ = th.Call(Master, "GET", "lock")
+	})
+	w.At(500*ms, func() { m.Crash(-1) })
+	tr, err := w.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := find(tr, trace.EvPromote, "lock")
+	if back == nil || back.Change != trace.KeyRevived || back.Party != "redis-r1" {
+		t.Fatalf("no revived key on promotion: %+v", back)
+	}
+	if after.Str != "c1" {
+		t.Fatalf("GET on the new master = %v, want the revived c1", after)
+	}
+}

@@ -16,7 +16,11 @@ type keyState struct {
 	Type   string
 	Str    string
 	Fields []string // hash: field, value, field, value...; set and list: members
-	Expire time.Duration
+	// Expire is the absolute expiry when Expires; a node clock can read
+	// zero or less after a backward jump, so no value of Expire means
+	// "none".
+	Expire  time.Duration
+	Expires bool
 }
 
 // capture reads key's state on n.
@@ -42,7 +46,7 @@ func (n *Node) capture(key string) keyState {
 		st.Fields, _ = m.List(key)
 	}
 	if ttl := m.TTL(key); ttl > 0 {
-		st.Expire = n.last + ttl
+		st.Expire, st.Expires = n.last+ttl, true
 	}
 	return st
 }
@@ -57,7 +61,7 @@ func (n *Node) apply(st keyState) bool {
 		return true
 	}
 	var ttl time.Duration
-	if st.Expire > 0 {
+	if st.Expires {
 		ttl = st.Expire - n.last
 		if ttl <= 0 {
 			return false
@@ -115,5 +119,5 @@ func (n *Node) load(snap []keyState) (lost []string) {
 // equal reports whether two states of a key are the same, expiry included.
 func (st keyState) equal(o keyState) bool {
 	return st.Key == o.Key && st.Gone == o.Gone && st.Type == o.Type && st.Str == o.Str &&
-		st.Expire == o.Expire && slices.Equal(st.Fields, o.Fields)
+		st.Expires == o.Expires && st.Expire == o.Expire && slices.Equal(st.Fields, o.Fields)
 }

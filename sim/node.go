@@ -37,7 +37,8 @@ type Node struct {
 	peers      map[int]*server.Peer
 	last       time.Duration // node clock at the last advance
 	tickGen    uint64
-	tickAt     time.Duration // node-clock time of the pending tick; 0: unknown, -1: no key has a TTL
+	tick       tickState
+	tickAt     time.Duration // node-clock time of the pending tick (tick == tickPending)
 	subs       map[string][]*Subscription
 	inMulti    map[*server.Peer]bool
 	queued     map[*server.Peer][]string
@@ -57,6 +58,17 @@ type Node struct {
 }
 
 type nodeRole int
+
+// tickState says what a node knows of its earliest expiry. Node-clock
+// times can be zero or negative after a backward clock jump, so no time
+// value can stand for "unknown" or "none".
+type tickState int8
+
+const (
+	tickUnknown tickState = iota // no tick computed yet: scan on advance
+	tickNone                     // no key has a TTL
+	tickPending                  // tickAt bounds the earliest expiry
+)
 
 const (
 	roleMaster nodeRole = iota
@@ -276,9 +288,9 @@ func (n *Node) advance() {
 		return
 	}
 	var expiring []string
-	// tickAt bounds the earliest expiry (-1: no key has a TTL): below it,
-	// nothing can expire and the keys need no scan.
-	if d > 0 && n.tickAt >= 0 && (n.tickAt == 0 || now >= n.tickAt) {
+	// tickAt bounds the earliest expiry: below it, nothing can expire and
+	// the keys need no scan.
+	if d > 0 && n.tick != tickNone && (n.tick == tickUnknown || now >= n.tickAt) {
 		for _, k := range n.m.Keys() {
 			if ttl := n.m.TTL(k); ttl > 0 && ttl <= d {
 				expiring = append(expiring, k)
@@ -311,7 +323,7 @@ func (n *Node) scheduleTick() {
 		}
 	}
 	n.tickGen++
-	n.tickAt = -1
+	n.tick = tickNone
 	if next > 0 {
 		n.tickFor(n.last + next)
 	}
@@ -323,7 +335,7 @@ func (n *Node) scheduleTick() {
 func (n *Node) noteTTLs(keys []string) {
 	for _, k := range keys {
 		if ttl := n.m.TTL(k); ttl > 0 {
-			if exp := n.last + ttl; n.tickAt <= 0 || exp < n.tickAt {
+			if exp := n.last + ttl; n.tick != tickPending || exp < n.tickAt {
 				n.tickGen++
 				n.tickFor(exp)
 			}
@@ -334,7 +346,7 @@ func (n *Node) noteTTLs(keys []string) {
 // tickFor schedules the tick for node-clock time exp.
 func (n *Node) tickFor(exp time.Duration) {
 	gen := n.tickGen
-	n.tickAt = exp
+	n.tick, n.tickAt = tickPending, exp
 	// The tick must not land before the node's clock reaches the expiry:
 	// one that finds the key still there would reschedule at once, forever.
 	at := n.w.now + max(n.Clock.TrueSpan(exp-n.last), 1)

@@ -81,8 +81,16 @@ func (c *rpc) retry(n int) bool {
 	return true
 }
 
-// arrive runs the request at its party.
-func (a *rpcAttempt) arrive() { a.c.serve(a.party, a.answer) }
+// arrive runs the request at its party; one whose caller has given up
+// on it still runs, and is marked late after it ran.
+func (a *rpcAttempt) arrive() {
+	c := a.c
+	if !c.waiting() || c.cfg.CancelOnTimeout && a.n != c.cur {
+		t := c.t
+		defer t.w.rec.event(trace.Late(a.party, t.Client(), c.what+" attempt "+strconv.Itoa(a.n+1)+" arrived after its caller gave up"))
+	}
+	c.serve(a.party, a.answer)
+}
 
 // answer sends the party's answer back to the waiting thread.
 func (a *rpcAttempt) answer(v any) {

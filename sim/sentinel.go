@@ -79,6 +79,9 @@ func (w *World) failover(t *Thread, cfg FailoverConfig) bool {
 	for _, k := range lostKeys(old, best) {
 		w.rec.event(trace.Lost(trace.EvPromote, best.Name, k, "not replicated from "+old.Name))
 	}
+	for _, k := range revivedKeys(old, best) {
+		w.rec.event(trace.Revived(best.Name, k, "deleted on "+old.Name+", not replicated"))
+	}
 	best.role = roleMaster
 	best.links = nil
 	for _, l := range old.links {
@@ -142,6 +145,18 @@ func lostKeys(from, to *Node) []string {
 	for _, st := range from.snapshot() {
 		o := to.capture(st.Key)
 		if o.Gone || o.Type != st.Type || o.Str != st.Str || !slices.Equal(o.Fields, st.Fields) {
+			out = append(out, st.Key)
+		}
+	}
+	return out
+}
+
+// revivedKeys lists the keys to holds that from no longer does: a delete
+// or an expiry on from that had not reached to.
+func revivedKeys(from, to *Node) []string {
+	var out []string
+	for _, st := range to.snapshot() {
+		if from.capture(st.Key).Gone {
 			out = append(out, st.Key)
 		}
 	}

@@ -29,6 +29,12 @@ func Lost(kind, node, key, detail string) Event {
 	return Event{Kind: kind, Party: node, Key: key, Change: KeyLost, Detail: detail}
 }
 
+// Revived is a key a promoted replica, node, still held although the
+// master it replaces no longer did.
+func Revived(node, key, detail string) Event {
+	return Event{Kind: EvPromote, Party: node, Key: key, Change: KeyRevived, Detail: detail}
+}
+
 // Replicated is a replica applying a write shipped from its master.
 func Replicated(replica, key, change, detail string) Event {
 	return Event{Kind: EvReplicate, Party: replica, Key: key, Change: change, Detail: detail}
@@ -46,6 +52,13 @@ func Drop(from, detail string) Event { return Event{Kind: EvDrop, Party: from, D
 // command: dropped.
 func LateReply(process, client, detail string) Event {
 	return Event{Kind: EvDrop, Party: process, Client: client, Detail: detail}
+}
+
+// Late is a request of client's that party ran after the client had
+// given up on it (the attempt timed out): it follows the request's own
+// event.
+func Late(party, client, detail string) Event {
+	return Event{Kind: EvLate, Party: party, Client: client, Detail: detail}
 }
 
 // Timeout is a client's command that timed out.
@@ -129,7 +142,7 @@ const promotedPrefix = "promoted to master, replacing "
 // Replaced reads the master a Promote event replaced ("" for other events).
 func (e Event) Replaced() string {
 	rest, ok := strings.CutPrefix(e.Detail, promotedPrefix)
-	if e.Kind != EvPromote || e.Change == KeyLost || !ok {
+	if e.Kind != EvPromote || e.Key != "" || !ok {
 		return ""
 	}
 	old, _, _ := strings.Cut(rest, " (")

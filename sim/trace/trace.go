@@ -49,6 +49,7 @@ const (
 	EvPublish    = "publish"     // a node published a message on channel Key
 	EvDeliver    = "deliver"     // a pub/sub message reached a subscriber
 	EvRestart    = "restart"     // a crashed process restarted as a new instance
+	EvLate       = "late"        // a request ran at Party after Client had given up on it (timed out)
 )
 
 // Key changes recorded on node events.
@@ -57,6 +58,9 @@ const (
 	KeyDeleted = "deleted"
 	KeyExpired = "expired"
 	KeyLost    = "lost" // gone without a command or expiry: promotion, restart, demotion
+	// A promoted replica still holds a key its old master had deleted or
+	// let expire (the change had not replicated): the key is back.
+	KeyRevived = "revived"
 	// A command changed an existing key's value (GETSET, SET without NX,
 	// HSET or HINCRBY in a script); a TTL change alone is no overwrite.
 	KeyOverwritten = "overwritten"

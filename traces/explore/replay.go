@@ -103,6 +103,8 @@ var scenarioFlags = []scenarioFlag{
 		}},
 	boolFlag("swarm", "draw every parameter not given by a flag from the seed: a subset of the fault kinds, intensity, sentinel timing, work, think time, stagger, arrival, clients, anchored share (explore's default)",
 		func(sc *protocols.Scenario) *bool { return &sc.Swarm }),
+	boolFlag("liveness", "check liveness too, after the last fault heals: a waiter that never wakes (lost-wakeup), a key renewed after its release (renewal-after-release) or outliving its holder (orphan-key), each by more than two leases",
+		func(sc *protocols.Scenario) *bool { return &sc.Liveness }),
 	boolFlag("data-apart", "keep the protected data on its own node, off the lock's master",
 		func(sc *protocols.Scenario) *bool { return &sc.DataApart }),
 	{name: "arrival", usage: "closed (each client waits for its last operation) or open (operations arrive on their own schedule)",

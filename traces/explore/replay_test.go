@@ -22,7 +22,6 @@ var noFlag = map[string]string{
 	"horizon_ms":  "the run's bound; no generator changes it",
 	"network":     "the latency model; no generator changes it",
 	"repl_lag_ms": "the replication lag range; no generator changes it",
-	"liveness":    "the checker's liveness checks, set by scenario files and locktest's Config.Liveness; replayed from the trace file",
 }
 
 // TestEveryScenarioFieldHasAFlagOrAReason fails when a field is added to
@@ -34,7 +33,8 @@ func TestEveryScenarioFieldHasAFlagOrAReason(t *testing.T) {
 		"think_ms": "think-ms", "stagger_ms": "stagger-ms", "topology": "topology", "nodes": "nodes",
 		"persistence": "persistence", "down_after_ms": "down-after-ms", "discovery_ms": "discovery-ms",
 		"fault_kinds": "faults", "intensity": "intensity", "faults": "fault", "max_events": "max-events",
-		"anchor_pct": "anchor-pct", "arrival": "arrival", "data_apart": "data-apart", "swarm": "swarm"}
+		"anchor_pct": "anchor-pct", "arrival": "arrival", "data_apart": "data-apart", "swarm": "swarm",
+		"liveness": "liveness"}
 	names := ScenarioFlagNames()
 	st := reflect.TypeOf(protocols.Scenario{})
 	for i := range st.NumField() {
@@ -66,6 +66,7 @@ func TestReplayArgsRebuildTheScenario(t *testing.T) {
 			sc.Topology, sc.Nodes, sc.Persistence, sc.DownAfterMs, sc.DiscoveryMs = "replicated", 3, "everysec", 2000, 50
 		},
 		func(sc *protocols.Scenario) { sc.FaultKinds, sc.Intensity = []string{"gc-pause", "clock-jump"}, 2.5 },
+		func(sc *protocols.Scenario) { sc.Liveness = true },
 		func(sc *protocols.Scenario) {
 			sc.Topology = "replicated"
 			sc.Faults = []trace.Fault{{Kind: trace.FaultPartition, Target: "c1<->redis", AtMs: 10, DurMs: 500},

@@ -1,0 +1,81 @@
+package traces
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
+)
+
+// explainedCase is a run that once gave an unexplained verdict (a sim
+// that did not record what happened, or a checker that misread it), with
+// the verdict it must give now and a cause it must name (none unexplained).
+type explainedCase struct {
+	Name     string             `json:"name"`
+	Why      string             `json:"why"`
+	Verdict  string             `json:"verdict"`
+	Cause    string             `json:"cause"`
+	Scenario protocols.Scenario `json:"scenario"`
+}
+
+func TestOnceUnexplainedRuns(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/explained/*.json")
+	if len(paths) == 0 {
+		t.Fatal("no cases")
+	}
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c explainedCase
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		o, err := Execute(c.Scenario)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		r := o.File.Report
+		if r.Verdict != c.Verdict {
+			t.Errorf("%s: verdict %s, want %s (%s)", c.Name, r.Verdict, c.Verdict, c.Why)
+		}
+		found := c.Cause == ""
+		for _, v := range r.Violations {
+			found = found || v.Cause == c.Cause
+			if v.Cause == checker.CauseUnexplained {
+				t.Errorf("%s: %s unexplained: %s", c.Name, v.Property, v.Explanation)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no violation with cause %s (%s)", c.Name, c.Cause, c.Why)
+		}
+	}
+}
+
+// A node clock below zero (a backward jump past the start) still records
+// the expiry a later forward jump causes.
+func TestExpiryRecordedBelowClockZero(t *testing.T) {
+	b, err := os.ReadFile("testdata/explained/node-clock-below-zero.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c explainedCase
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	o, err := Execute(c.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range o.File.Trace.Events {
+		if e.Kind == trace.EvExpire && e.Key == "trava_nome_person-1" && e.T == 18_673_000_000 {
+			return
+		}
+	}
+	t.Fatal("no expiry of trava_nome_person-1 at the forward jump (18.673 s)")
+}
