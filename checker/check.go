@@ -59,6 +59,34 @@ func Check(tr *trace.Trace, opt Options) *Result {
 	hs := holds(t)
 	res.holds, res.lockKeys = hs, t.lockKeys
 	ix := indexHolds(hs)
+	res.Coverage = coverage(t, hs)
+	res.checkLock(t, hs, ix, opt)
+	mv := append([]Violation(nil), res.Violations...)
+	res.checkResources(t, opt, mv)
+	res.checkUserResources(t, opt, mv)
+	res.Violations = append(res.Violations, retriedWrites(t)...)
+	if opt.Liveness && len(tr.Events) > 0 {
+		res.Violations = append(res.Violations, liveness(t, ix, 2*opt.LeaseMs*1e6)...)
+	}
+	res.Damage = damage(t, ix, opt.InitialStock)
+	if res.Violations == nil {
+		res.Violations = []Violation{}
+	}
+	rankByCausality(res.Violations)
+	res.Verdict = VerdictOK
+	switch {
+	case len(res.Violations) > 0:
+		res.Verdict = VerdictViolation
+	case res.anyUnknown():
+		res.Verdict = VerdictUnknown
+	}
+	return res
+}
+
+// checkLock checks the lock's own histories (the mutex over the holds and
+// the lease mutex over the grants each holder believed in) and explains
+// every overlap and foreign renewal.
+func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 	believed := map[*grant]hold{}
 	created := map[int]bool{}
 	for _, g := range t.grants {
@@ -73,8 +101,6 @@ func Check(tr *trace.Trace, opt Options) *Result {
 			believed[g] = h
 		}
 	}
-
-	res.Coverage = coverage(t, hs)
 	lockOps, _ := lockHistory(t, hs, created)
 	res.lockModel, res.lockOps = model.Mutex(), lockOps
 	name := "mutex"
@@ -99,8 +125,12 @@ func Check(tr *trace.Trace, opt Options) *Result {
 		res.Violations = append(res.Violations, Violation{Property: PropMutex, Cause: CauseUnexplained,
 			Explanation: "porcupine found no linearization of the lock history, but no two holds overlap in time; see the linearization view."})
 	}
-	mv := append([]Violation(nil), res.Violations...)
+}
 
+// checkResources checks the built-in workloads' protected data, each
+// illegal history explained from the lock's violations mv.
+func (res *Result) checkResources(t *truth, opt Options, mv []Violation) {
+	tr := res.trace
 	type resourceCheck struct {
 		name    string
 		ops     []porcupine.Operation
@@ -130,36 +160,19 @@ func Check(tr *trace.Trace, opt Options) *Result {
 		}
 		r := checkHistory(c.m, c.ops, opt.Budget)
 		res.record(PropResource, c.name, len(c.ops), r)
-		if r == porcupine.Illegal {
-			vs := c.explain()
-			if len(vs) == 0 {
-				vs = []Violation{{Property: PropResource, Cause: CauseUnexplained,
-					Explanation: "porcupine found no linearization of the " + c.name + " history."}}
-			}
-			for i := range vs {
-				vs[i].Model = c.name
-			}
-			res.Violations = append(res.Violations, vs...)
+		if r != porcupine.Illegal {
+			continue
 		}
+		vs := c.explain()
+		if len(vs) == 0 {
+			vs = []Violation{{Property: PropResource, Cause: CauseUnexplained,
+				Explanation: "porcupine found no linearization of the " + c.name + " history."}}
+		}
+		for i := range vs {
+			vs[i].Model = c.name
+		}
+		res.Violations = append(res.Violations, vs...)
 	}
-	res.checkUserResources(t, opt, mv)
-	res.Violations = append(res.Violations, retriedWrites(t)...)
-	if opt.Liveness && len(tr.Events) > 0 {
-		res.Violations = append(res.Violations, liveness(t, ix, 2*opt.LeaseMs*1e6)...)
-	}
-	res.Damage = damage(t, ix, opt.InitialStock)
-	if res.Violations == nil {
-		res.Violations = []Violation{}
-	}
-	rankByCausality(res.Violations)
-	res.Verdict = VerdictOK
-	switch {
-	case len(res.Violations) > 0:
-		res.Verdict = VerdictViolation
-	case res.anyUnknown():
-		res.Verdict = VerdictUnknown
-	}
-	return res
 }
 
 func (res *Result) record(prop, name string, n int, r porcupine.CheckResult) {

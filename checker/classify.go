@@ -152,30 +152,42 @@ func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 	case endTaken:
 		return t.takeover(x, e)
 	case endDeleted:
-		if r := t.retryOf(x.End); r >= 0 {
-			out.cause = CauseRetriedCommand
-			out.events = []int{r}
-			out.prefix = fmt.Sprintf("%s's %s timed out and was retried at %s; its first attempt had already run, and the retry deleted %s's key on %s at %s",
-				x.EndBy, strings.Join(e.Args, " "), fmtMs(t.tr.Events[r].T), owner, e.Party, fmtMs(e.T))
-			return out
-		}
-		if x.EndBy != owner {
-			out.cause = CauseForeignRelease
-			out.prefix = fmt.Sprintf("%s deleted that key on %s at %s (%s) although it was not the owner",
-				x.EndBy, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
-			return out
-		}
-		if t.late(x.End) {
-			out.cause = CauseDelayedWrite
-			out.prefix = fmt.Sprintf("%s's %s, an attempt it had given up on (timed out) and delayed in the network, reached %s at %s and deleted its own key while it still held the lock",
-				owner, strings.Join(e.Args, " "), e.Party, fmtMs(e.T))
-			return out
-		}
-		out.cause = CauseUnexplained
-		out.prefix = fmt.Sprintf("%s deleted its own key on %s at %s (%s) while it still held the lock",
-			owner, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
+		return t.deletion(x, e, out)
+	}
+	return t.expiry(x, victim, e, leaseMs, out)
+}
+
+// deletion classifies a grant whose key a DEL (or a script) removed.
+func (t *truth) deletion(x *grant, e trace.Event, out ending) ending {
+	owner := x.Owner
+	if r := t.retryOf(x.End); r >= 0 {
+		out.cause = CauseRetriedCommand
+		out.events = []int{r}
+		out.prefix = fmt.Sprintf("%s's %s timed out and was retried at %s; its first attempt had already run, and the retry deleted %s's key on %s at %s",
+			x.EndBy, strings.Join(e.Args, " "), fmtMs(t.tr.Events[r].T), owner, e.Party, fmtMs(e.T))
 		return out
 	}
+	if x.EndBy != owner {
+		out.cause = CauseForeignRelease
+		out.prefix = fmt.Sprintf("%s deleted that key on %s at %s (%s) although it was not the owner",
+			x.EndBy, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
+		return out
+	}
+	if t.late(x.End) {
+		out.cause = CauseDelayedWrite
+		out.prefix = fmt.Sprintf("%s's %s, an attempt it had given up on (timed out) and delayed in the network, reached %s at %s and deleted its own key while it still held the lock",
+			owner, strings.Join(e.Args, " "), e.Party, fmtMs(e.T))
+		return out
+	}
+	out.cause = CauseUnexplained
+	out.prefix = fmt.Sprintf("%s deleted its own key on %s at %s (%s) while it still held the lock",
+		owner, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
+	return out
+}
+
+// expiry classifies a grant whose key expired on its node.
+func (t *truth) expiry(x *grant, victim hold, e trace.Event, leaseMs int64, out ending) ending {
+	owner := x.Owner
 	expired := "its key expired "
 	if victim.Client != owner {
 		expired = owner + "'s key expired "

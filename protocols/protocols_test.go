@@ -482,8 +482,9 @@ func TestMultiLockSetsTheLeaseOnEveryMaster(t *testing.T) {
 	}
 }
 
-// pausedAcquisition: c1's SETs reach all five masters, then c1 pauses 9 s
-// (more than the 8 s expiry) before it reads the replies.
+// pausedAcquisition: c1's SETs reach all five masters (after each
+// connection's HELLO round trip, 2 ms), then c1 pauses 9 s (more than the
+// 8 s expiry) before it reads the replies.
 func pausedAcquisition(t *testing.T, protocol string) (ok bool, held int64) {
 	nodes := []string{"redis-1", "redis-2", "redis-3", "redis-4", "redis-5"}
 	b := newBench(t, protocol, nodes...)
@@ -495,7 +496,7 @@ func pausedAcquisition(t *testing.T, protocol string) (ok bool, held int64) {
 			held += r.Int
 		}
 	})
-	b.w.At(1500*time.Microsecond, func() { c1.Pause(9*time.Second, "gc-pause") })
+	b.w.At(3500*time.Microsecond, func() { c1.Pause(9*time.Second, "gc-pause") })
 	b.run()
 	return ok, held
 }

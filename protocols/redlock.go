@@ -8,33 +8,32 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Redlock as go-redsync/redsync v4.17.0 (mutex.go, scripts.go, redsync.go)
-// implements it. Mutex.Lock(): a random value (16 random bytes, base64);
-// up to 32 tries, a random 50-250 ms delay before each retry; each try
-// sends SET key value PX expiry NX to every master at once (a goroutine
-// per pool) under a deadline of expiry*timeoutFactor (0.05), then
+// Redlock as go-redsync/redsync v4.18.1 (mutex.go, scripts.go,
+// redsync.go, redis/goredis/v9) implements it, over go-redis v9.23.0 with
+// its defaults (goredis_client.go). Mutex.Lock(): a random value (16
+// random bytes, base64); up to 32 tries, a random 50-250 ms delay before
+// each retry; each try sends SET key value PX expiry NX to every master
+// at once (a goroutine per pool) with a context whose deadline is
+// expiry*timeoutFactor (0.05) away, waits for every master's answer,
+// then
 //
 //	until := now + expiry - (now - start) - expiry*driftFactor (0.01)
 //
 // and holds the lock when at least len(pools)/2+1 masters said OK and
 // now is before until; otherwise it runs the delete script on every
-// master and tries again. Unlock runs the delete script everywhere and
-// succeeds with a quorum; Extend runs the compare-and-PEXPIRE touch
-// script everywhere and re-checks the validity. Elapsed time is read
-// from Go's monotonic clock. redsync leaves out the 2 ms that the Redlock
-// description adds to the drift. Defaults: expiry 8 s, 5 masters here.
+// master (under a new deadline) and tries again. Unlock runs the delete
+// script everywhere and succeeds with a quorum; Extend runs the
+// compare-and-PEXPIRE touch script everywhere and re-checks the
+// validity. Elapsed time is read from Go's monotonic clock. redsync
+// leaves out the 2 ms that the Redlock description adds to the drift.
+// Defaults: expiry 8 s, 5 masters here.
 //
-// The per-try deadline is a context deadline handed to the driver. With
-// go-redis v9's default ContextTimeoutEnabled=false it does not reach
-// the socket: each SET waits up to the 3 s read timeout and redsync
-// waits for every pool's answer, so an OK that arrives after the
-// deadline still counts (and then faces the validity check). locksim
-// stops waiting at the deadline, as a driver that honours the context
-// would: it can only count fewer late OKs than the real client, so
-// redlock gives the lock up where redsync might hold it (still inside
-// its validity), and redlock-unchecked may miss an unsafe hold built on
-// OKs that arrived after the deadline. Known deviation, kept because the
-// deadline is the documented Redlock step; see DESIGN.md.
+// The per-try deadline does not cut a read short: go-redis's
+// ContextTimeoutEnabled is false by default, so a master whose reply was
+// lost answers only when go-redis's 5 s read timeout ends the attempt
+// (the deadline then stops its retries), and redsync waits for it: such a
+// Lock returns 5 s late with the validity left over, which the holder's
+// work may outlast. An OK that arrives after the deadline still counts.
 //
 // redlock-unchecked is the same client without the "now is before until"
 // check: a client paused between sending its SETs and reading the
@@ -76,7 +75,7 @@ func init() {
 		}
 		register(Protocol{
 			Name:       name,
-			Source:     "go-redsync/redsync v4.17.0 (79f6ba2: Mutex.Lock/Unlock/Extend, scripts.go)",
+			Source:     "go-redsync/redsync v4.18.1 (Mutex.Lock/Unlock/Extend, scripts.go) on go-redis v9.23.0 defaults",
 			Summary:    summary,
 			Lease:      8 * time.Second,
 			Topologies: []string{TopoIndependent},
@@ -119,8 +118,9 @@ func (l *redlock) Acquire(t *sim.Thread) (bool, error) {
 			t.Sleep(time.Duration(t.Rand().IntN(redsyncMaxRetryDelay-redsyncMinRetryDelay)+redsyncMinRetryDelay) * time.Millisecond)
 		}
 		start := monoNow(t, l.env)
-		n, err := l.actOnNodes(t, l.timeout(), func(c *sim.Thread, node string) (bool, error) {
-			r, err := c.Call(node, "SET", l.key, value, "PX", ms(l.expiry), "NX")
+		deadline := start + l.timeout()
+		n, err := l.actOnNodes(t, func(c *sim.Thread, node string) (bool, error) {
+			r, err := goRedisCall(c, l.env, deadline, node, "SET", l.key, value, "PX", ms(l.expiry), "NX")
 			return err == nil && r.Kind == '+', err
 		})
 		now := monoNow(t, l.env)
@@ -132,8 +132,9 @@ func (l *redlock) Acquire(t *sim.Thread) (bool, error) {
 		if n >= l.quorum() {
 			t.Note(l.key, "redsync: quorum reached but validity spent ("+strconv.FormatInt((now-start).Milliseconds(), 10)+" ms elapsed); releasing")
 		}
-		l.actOnNodes(t, l.timeout(), func(c *sim.Thread, node string) (bool, error) {
-			return l.release(c, node, value)
+		deadline = monoNow(t, l.env) + l.timeout()
+		l.actOnNodes(t, func(c *sim.Thread, node string) (bool, error) {
+			return l.release(c, deadline, node, value)
 		})
 		if i == redsyncTries-1 && err != nil {
 			return false, err
@@ -142,8 +143,8 @@ func (l *redlock) Acquire(t *sim.Thread) (bool, error) {
 	return false, nil // ErrFailed
 }
 
-func (l *redlock) release(c *sim.Thread, node, value string) (bool, error) {
-	r, err := c.Call(node, "EVAL", redsyncDelete, "1", l.key, value)
+func (l *redlock) release(c *sim.Thread, deadline time.Duration, node, value string) (bool, error) {
+	r, err := goRedisCall(c, l.env, deadline, node, "EVAL", redsyncDelete, "1", l.key, value)
 	if err != nil {
 		return false, err
 	}
@@ -155,8 +156,8 @@ func (l *redlock) release(c *sim.Thread, node, value string) (bool, error) {
 
 // Release is Mutex.Unlock(): the delete script everywhere, no deadline.
 func (l *redlock) Release(t *sim.Thread) (bool, error) {
-	n, err := l.actOnNodes(t, 0, func(c *sim.Thread, node string) (bool, error) {
-		return l.release(c, node, l.value)
+	n, err := l.actOnNodes(t, func(c *sim.Thread, node string) (bool, error) {
+		return l.release(c, 0, node, l.value)
 	})
 	if n < l.quorum() {
 		return false, err
@@ -168,12 +169,12 @@ func (l *redlock) Release(t *sim.Thread) (bool, error) {
 // validity re-check.
 func (l *redlock) Extend(t *sim.Thread) (bool, error) {
 	start := monoNow(t, l.env)
-	n, err := l.actOnNodes(t, 0, func(c *sim.Thread, node string) (bool, error) {
+	n, err := l.actOnNodes(t, func(c *sim.Thread, node string) (bool, error) {
 		touch := l.touch
 		if touch == "" {
 			touch = redsyncTouch
 		}
-		r, err := c.Call(node, "EVAL", touch, "1", l.key, l.value, ms(l.expiry))
+		r, err := goRedisCall(c, l.env, 0, node, "EVAL", touch, "1", l.key, l.value, ms(l.expiry))
 		if err != nil {
 			return false, err
 		}
@@ -191,15 +192,14 @@ func (l *redlock) Extend(t *sim.Thread) (bool, error) {
 }
 
 // actOnNodes is actOnPoolsAsync: fn runs on every node at once, each in
-// its own thread of the process (a goroutine per pool); the caller waits
-// for all of them or until the deadline (a context timeout; 0: none).
-// It returns how many succeeded and a transport error if any node had
-// one; nodes that merely refused are not errors here.
-func (l *redlock) actOnNodes(t *sim.Thread, deadline time.Duration, fn func(c *sim.Thread, node string) (bool, error)) (int, error) {
+// its own thread of the process (a goroutine per pool), and the caller
+// waits for all of them. It returns how many succeeded and a transport
+// error if any node had one; nodes that merely refused are not errors
+// here.
+func (l *redlock) actOnNodes(t *sim.Thread, fn func(c *sim.Thread, node string) (bool, error)) (int, error) {
 	type result struct {
-		ok   bool
-		err  error
-		done bool
+		ok  bool
+		err error
 	}
 	p := t.Process()
 	st := l.env.local(p, "redsync-fanout", func() any { return new(int) }).(*int)
@@ -211,29 +211,17 @@ func (l *redlock) actOnNodes(t *sim.Thread, deadline time.Duration, fn func(c *s
 		// trace attributes its commands to the caller; its own connection.
 		p.Go(t.Name, func(c *sim.Thread) {
 			ok, err := fn(c, node)
-			results[i] = result{ok: ok, err: err, done: true}
+			results[i] = result{ok: ok, err: err}
 			done.Release(1)
 		})
 	}
-	start := monoNow(t, l.env)
 	for range l.env.Nodes {
-		wait := time.Duration(-1)
-		if deadline > 0 {
-			wait = deadline - (monoNow(t, l.env) - start)
-			if wait <= 0 {
-				break
-			}
-		}
-		if !done.Acquire(t, wait) {
-			break
-		}
+		done.Acquire(t, -1)
 	}
 	n := 0
 	var err error
-	for i, r := range results {
+	for _, r := range results {
 		switch {
-		case !r.done:
-			err = errors.New("redsync: " + l.env.Nodes[i] + ": context deadline exceeded")
 		case r.ok:
 			n++
 		case r.err != nil && r.err != ErrLockAlreadyExpired:

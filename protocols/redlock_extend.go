@@ -7,7 +7,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// redsync v4.17.0 with WithSetNXOnExtend() (added in v4.12.0): Extend runs touchWithSetNXScript,
+// redsync v4.18.1 with WithSetNXOnExtend() (added in v4.12.0): Extend runs touchWithSetNXScript,
 // which re-arms the key when it is ours and, when the key is gone, takes
 // it again with SET NX ("useful if your redis instances got restarted").
 // The lock is kept alive the way redsync users do it: a goroutine calls
@@ -27,7 +27,7 @@ const redsyncTouchWithSetNX = `
 func init() {
 	register(Protocol{
 		Name:       "redlock-setnx-extend",
-		Source:     "go-redsync/redsync v4.17.0 Mutex with WithSetNXOnExtend (option since v4.12.0) (touchWithSetNXScript), kept alive by Extend every expiry/2",
+		Source:     "go-redsync/redsync v4.18.1 Mutex with WithSetNXOnExtend (option since v4.12.0) (touchWithSetNXScript), kept alive by Extend every expiry/2",
 		Summary:    "redsync Redlock whose keep-alive Extend uses SET NX: a late extend silently re-takes an expired lock",
 		Lease:      8 * time.Second,
 		Topologies: []string{TopoIndependent, TopoSingle},

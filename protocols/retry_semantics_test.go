@@ -12,9 +12,9 @@ import (
 // so that the first reply lands after the client's 3 s timeout and before
 // its resend; it returns the trace and the lock key's value after the
 // acquire.
-func lateAcquireReply(t *testing.T, protocol string, delay time.Duration) (*trace.Trace, sim.Reply) {
+func lateAcquireReply(t *testing.T, protocol string, from, delay time.Duration) (*trace.Trace, sim.Reply) {
 	b := newBench(t, protocol)
-	b.w.At(0, func() { b.w.Net().SetDelay(MasterNode, "c1", delay) })
+	b.w.At(from, func() { b.w.Net().SetDelay(MasterNode, "c1", delay) })
 	b.w.At(time.Second, func() { b.w.Net().SetDelay(MasterNode, "c1", 0) })
 	var after sim.Reply
 	b.proc("c1").Go("t1", func(th *sim.Thread) {
@@ -32,7 +32,7 @@ func lateAcquireReply(t *testing.T, protocol string, delay time.Duration) (*trac
 // after retryInterval: a reply arriving in between is not read, and the
 // script runs twice, taking a second reentrant hold.
 func TestRedissonResendsAfterALateAcquireReply(t *testing.T) {
-	tr, hold := lateAcquireReply(t, "redisson", 3500*time.Millisecond)
+	tr, hold := lateAcquireReply(t, "redisson", 0, 3500*time.Millisecond)
 	if n := count(tr, scriptSHA(tr, redissonLock316)); n != 2 {
 		t.Fatalf("the lock script ran %d times, want 2 (the late reply must not cancel the resend)", n)
 	}
@@ -41,10 +41,11 @@ func TestRedissonResendsAfterALateAcquireReply(t *testing.T) {
 	}
 }
 
-// go-redis closes a connection whose read timed out and retries on
-// another after its 8 ms backoff: a reply in between is never read.
+// go-redis closes a connection whose read timed out (5 s) and retries on
+// another after its 10-30 ms backoff: a reply in between is never read.
+// (The delay starts once the connection's HELLO was answered, at 1 ms.)
 func TestGoRedisRetriesAfterALateObtainReply(t *testing.T) {
-	tr, _ := lateAcquireReply(t, "redislock-go", 3004*time.Millisecond)
+	tr, _ := lateAcquireReply(t, "redislock-go", 1500*time.Microsecond, 5004*time.Millisecond)
 	if n := count(tr, scriptSHA(tr, redislockObtain)); n != 2 {
 		t.Fatalf("obtain.lua ran %d times, want 2", n)
 	}

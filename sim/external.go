@@ -97,6 +97,11 @@ func (n *Node) Serve(from *Process, conn int, client string, args []string, answ
 	n.execAsync(conn, client, args, answer)
 }
 
+// OnNodeCrash registers fn to run when a node crashes (node-restart,
+// failover), once the node is down: outside code closes the connections
+// the node's host closed.
+func (w *World) OnNodeCrash(fn func(node string)) { w.onNodeCrash = append(w.onNodeCrash, fn) }
+
 // OnEnd registers fn to run when the run stops, after the world's threads
 // have unwound.
 func (w *World) OnEnd(fn func()) { w.onEnd = append(w.onEnd, fn) }

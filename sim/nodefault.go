@@ -45,6 +45,9 @@ func (n *Node) Crash(downFor time.Duration) {
 	if downFor >= 0 {
 		n.w.schedule(n.w.now+downFor, nil, n.restart)
 	}
+	for _, fn := range n.w.onNodeCrash {
+		fn(n.Name)
+	}
 }
 
 // Down reports whether the node is crashed.

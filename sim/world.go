@@ -48,6 +48,7 @@ type World struct {
 	free        []*event // events that ran, for reuse
 	ext         External
 	onPromote   []func(old, new string)
+	onNodeCrash []func(node string)
 	onEnd       []func()
 	err         error
 	ran         bool

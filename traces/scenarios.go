@@ -36,6 +36,10 @@ type Bug struct {
 	Fixed         string `json:"fixed,omitempty"`
 	FixedProtocol string `json:"fixed_protocol,omitempty"`
 	Cause         string `json:"cause"`
+	// ExploreRuns is how many runs `locksim explore` needs, from its
+	// defaults, to find the bug (cmd/locksim's
+	// TestExploreFindsEachPublishedBug holds it to that).
+	ExploreRuns int `json:"explore_runs"`
 }
 
 // Expectation is the verdict a reference pins, and the cause (and reason)

@@ -36,6 +36,9 @@ type bugItem struct {
 	Cause    string `json:"cause"`
 	URL      string `json:"url"`
 	Fixed    string `json:"fixed,omitempty"`
+	// ExploreRuns is how many runs explore needs, from its defaults, to
+	// find the bug.
+	ExploreRuns int `json:"explore_runs"`
 }
 
 func cmdList(args []string, stdout, stderr io.Writer) int {
@@ -62,7 +65,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, r := range traces.Bugs() {
 		b := r.Bug
-		l.Bugs = append(l.Bugs, bugItem{b.ID, b.Library, b.Affected, r.Name, b.Cause, b.URL, b.FixedProtocol})
+		l.Bugs = append(l.Bugs, bugItem{b.ID, b.Library, b.Affected, r.Name, b.Cause, b.URL, b.FixedProtocol, b.ExploreRuns})
 	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(l, "", "  ")
@@ -87,9 +90,9 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 func printBugs(w io.Writer, bugs []bugItem) {
 	fmt.Fprintln(w, "published bugs (locksim run --scenario NAME):")
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "  BUG\tLIBRARY\tAFFECTED\tSCENARIO\tCAUSE")
+	fmt.Fprintln(tw, "  BUG\tLIBRARY\tAFFECTED\tSCENARIO\tEXPLORE RUNS\tCAUSE")
 	for _, b := range bugs {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", b.Bug, b.Library, b.Affected, b.Scenario, b.Cause)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", b.Bug, b.Library, b.Affected, b.Scenario, b.ExploreRuns, b.Cause)
 	}
 	tw.Flush()
 }

@@ -52,7 +52,8 @@ type Bridge struct {
 	nextID   int
 	dirty    bool // the world gave outside code something since the last Settle
 	sentinel *sentinel
-	done     chan struct{} // closed when the run ends
+	crashes  map[string]int // node -> crashes so far
+	done     chan struct{}  // closed when the run ends
 
 	mu     sync.Mutex
 	inbox  []input
@@ -79,7 +80,7 @@ func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 	}
 	b := &Bridge{w: w, topo: topo, start: time.Now().Add(-w.Now()), party: map[string]string{}, addr: map[string]string{},
 		threads: map[*sim.Thread]*thread{}, byProc: map[*sim.Process]*proc{}, notify: make(chan struct{}, 1),
-		done: make(chan struct{})}
+		crashes: map[string]int{}, done: make(chan struct{})}
 	for i, n := range topo.Nodes {
 		if w.Node(n) == nil {
 			return nil, fmt.Errorf("bridge: no node %q", n)
@@ -93,7 +94,22 @@ func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 	}
 	w.SetExternal(b)
 	w.OnEnd(b.close)
+	w.OnNodeCrash(b.nodeCrashed)
 	return b, nil
+}
+
+// nodeCrashed closes the node's connections from its host's side, as the
+// kernel does for a process that died: each open connection gets the
+// close through the network.
+func (b *Bridge) nodeCrashed(node string) {
+	b.crashes[node]++
+	for _, pr := range b.procs {
+		for _, l := range pr.links {
+			if l.party == node && !l.gone {
+				l.closed()
+			}
+		}
+	}
 }
 
 // inBubble reports whether the caller runs in a synctest bubble.

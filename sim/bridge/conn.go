@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -27,6 +28,7 @@ type conn struct {
 	deadline time.Time
 	closed   bool          // closed by the client
 	reset    bool          // closed by the world (process crash, end of run)
+	peer     error         // closed by the node's host: io.EOF (FIN) or errReset
 	ready    chan struct{} // cap 1: in grew, or the connection closed
 	done     chan struct{} // closed when either side closes
 	once     sync.Once
@@ -47,13 +49,15 @@ func (c *conn) Read(p []byte) (int, error) {
 			c.mu.Unlock()
 			return n, nil
 		}
-		closed, reset, dl := c.closed, c.reset, c.deadline
+		closed, reset, peer, dl := c.closed, c.reset, c.peer, c.deadline
 		c.mu.Unlock()
 		switch {
 		case closed:
 			return 0, net.ErrClosed
 		case reset:
 			return 0, io.EOF
+		case peer != nil:
+			return 0, c.opError("read", peer)
 		}
 		if err := c.wait(dl); err != nil {
 			return 0, err
@@ -90,6 +94,15 @@ func (c *conn) Write(p []byte) (int, error) {
 	if c.closed || c.reset {
 		c.mu.Unlock()
 		return 0, net.ErrClosed
+	}
+	switch c.peer {
+	case nil:
+	case io.EOF: // half-closed: the bytes go out and draw a reset, unread
+		c.mu.Unlock()
+		return len(p), nil
+	default:
+		c.mu.Unlock()
+		return 0, c.opError("write", os.NewSyscallError("write", syscall.EPIPE))
 	}
 	c.out = append(c.out, p...)
 	var cmds [][]string
@@ -146,6 +159,34 @@ func (c *conn) feed(p []byte) {
 	default:
 	}
 	c.b.dirty = true
+}
+
+// errReset is what a read returns after the host answered with a reset.
+var errReset = os.NewSyscallError("read", syscall.ECONNRESET)
+
+// closeByPeer records that the node's host closed the connection: err is
+// io.EOF for its close, errReset for a reset (world's goroutine). A reset
+// after a close changes nothing: the client reads the close first.
+func (c *conn) closeByPeer(err error) {
+	c.mu.Lock()
+	if c.peer == nil {
+		c.peer = err
+	}
+	c.mu.Unlock()
+	select {
+	case c.ready <- struct{}{}:
+	default:
+	}
+	c.b.dirty = true
+}
+
+// opError wraps a socket error as the net package does; io.EOF stays bare,
+// as a TCP connection's read returns it.
+func (c *conn) opError(op string, err error) error {
+	if err == io.EOF {
+		return err
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
 }
 
 // hangUp closes the connection from the world's side: the client reads

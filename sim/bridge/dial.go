@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/locksim/locksim/sim/trace"
 )
 
 // DialTimeout bounds a connection attempt, as go-redis's DialTimeout
-// default does: a node that is down or cut off never answers.
+// default does: a node that is cut off (partition, blackhole) never
+// answers; a node that is down refuses at once.
 const DialTimeout = 5 * time.Second
 
 // dialer is the go-redis Dialer of th's clients: a connection is a round
@@ -32,6 +35,10 @@ func (b *Bridge) dialer(th *thread) func(ctx context.Context, network, addr stri
 		defer t.Stop()
 		select {
 		case c := <-res:
+			if c == nil {
+				return nil, &net.OpError{Op: "dial", Net: network, Addr: b.tcpAddr(party),
+					Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+			}
 			return c, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -50,22 +57,33 @@ func (errTimeout) Error() string   { return "i/o timeout" }
 func (errTimeout) Timeout() bool   { return true }
 func (errTimeout) Temporary() bool { return true }
 
+func (b *Bridge) tcpAddr(party string) *net.TCPAddr {
+	a, _ := net.ResolveTCPAddr("tcp", b.addr[party])
+	return a
+}
+
 // connect opens a connection of th to party: the handshake crosses the
-// network both ways; a down node drops it.
+// network both ways. The host of a down node refuses it (res gets nil
+// after the refusal's trip back), as a host with no listening socket
+// answers a SYN with a reset.
 func (b *Bridge) connect(th *thread, party string, res chan<- *conn) {
 	b.nextID++
 	l := &link{b: b, th: th, party: party, id: -b.nextID}
 	l.name = th.client + ">" + party + "#" + strconv.Itoa(b.nextID)
 	local := &net.TCPAddr{IP: net.IPv4(10, 0, 2, 1), Port: 40000 + b.nextID}
-	remote, _ := net.ResolveTCPAddr("tcp", b.addr[party])
-	l.c = newConn(b, l, local, remote)
+	l.c = newConn(b, l, local, b.tcpAddr(party))
 	w, p := b.w, th.proc.p
 	p.Post(func() {
 		w.Send(p.Name, party, nil, "connect", func() {
 			if n := w.Node(party); n != nil && n.Down() {
-				w.Record(trace.Drop(p.Name, "to "+party+" (down): connect"))
+				w.Record(trace.Drop(p.Name, "to "+party+" (down, refused): connect"))
+				w.Send(party, p.Name, p, "refused: connect", func() {
+					res <- nil
+					b.dirty = true
+				})
 				return
 			}
+			l.epoch = b.crashes[party]
 			w.Send(party, p.Name, p, "accept", func() {
 				th.proc.links = append(th.proc.links, l)
 				res <- l.c

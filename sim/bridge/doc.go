@@ -30,7 +30,7 @@
 // 10.0.1.1:26379 (IP literals: a host name would send go-redis to the
 // real resolver).
 //
-// Faults: network faults (partition, delay, loss, reply loss), node crash
+// Faults: network faults (partition, blackhole, delay, loss, reply loss), node crash
 // and restart with persistence, failover, replication lag and node clock
 // jumps and drift act on bridged traffic as on the built-in protocols'.
 // A gc-pause holds everything of the process the world carries: its
@@ -49,11 +49,21 @@
 //     timeout together on resume. A watchdog-stall (background threads
 //     only) cannot be told apart from the application's goroutines, and
 //     is refused.
-//   - A node that is down, or cut off, never answers: dials time out after
-//     DialTimeout and commands after go-redis's read timeout (no
-//     connection refused or reset from a crashed node, which the built-in
-//     protocols' client now gets as sim.ErrRefused: not yet aligned). A node's restart
-//     forgets connection state (MULTI, WATCH) without closing connections.
+//   - A node that is cut off (partition, blackhole) never answers: dials
+//     time out after DialTimeout and commands after go-redis's read
+//     timeout. A node that is down refuses: its host answers a dial with
+//     ECONNREFUSED, its crash sends every open connection a close (the
+//     client reads EOF), and a command that reaches it on a connection of
+//     an earlier server (down, or restarted since) draws a reset
+//     ("connection reset by peer"); each travels the network like a
+//     reply, as the built-in protocols' sim.ErrRefused does. go-redis's
+//     pool cannot see a close before it reuses an idle connection (its
+//     health check needs a socket), so it spends one retry on it where a
+//     real client would dial at once.
+//   - A connection's handshake is one message each way, lost like any
+//     other (partition, loss, reply loss): the dial then waits for its
+//     context or DialTimeout, where a kernel would resend the SYN after
+//     a second.
 //   - RESP2 only: nodes answer HELLO 2; the simulated sentinel refuses
 //     HELLO 3 (go-redis falls back to RESP2). Pub/sub exists on the
 //     sentinel only (the +switch-master channel); SUBSCRIBE on a node is

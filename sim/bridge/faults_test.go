@@ -129,26 +129,67 @@ func TestFailoverClientFollowsSentinel(t *testing.T) {
 	}
 }
 
-// A partition drops the command on an open connection; go-redis gives
-// up on its read timeout (3 s), and a dial during the partition gets no
-// answer either.
-func TestPartitionTimesOut(t *testing.T) {
-	cut := trace.Fault{Kind: trace.FaultPartition, Target: "c1<->redis", AtMs: 100, DurMs: 60000}
-	var err error
-	var took time.Duration
-	tr := world(t, bridge.Single, []trace.Fault{cut}, func(b *bridge.Bridge, th *sim.Thread) {
-		b.Call(th, set("connected"))
-		th.Sleep(time.Second)
-		start := th.Now()
-		err = b.Call(th, func(ctx context.Context, c *bridge.Clients) error {
-			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			defer cancel()
-			return set("k")(ctx, c)
+// A crashed node's host refuses connections at once, and its crash
+// closes the connections it had: go-redis gives up on the command after
+// its retries (about a second), long before a read timeout. A partition
+// or a blackhole drops the command on the open connection and every dial:
+// go-redis waits out its read and dial timeouts until the context ends.
+func TestDownNodeRefusesAndBlackholeHangs(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		want string
+		fast bool
+	}{{trace.FaultNodeRestart, "connection refused", true}, {trace.FaultBlackhole, "context deadline exceeded", false},
+		{trace.FaultPartition, "context deadline exceeded", false}} {
+		fault := trace.Fault{Kind: tc.kind, Target: "redis", AtMs: 500, DurMs: 60000}
+		if tc.kind == trace.FaultPartition {
+			fault.Target = "c1<->redis"
+		}
+		var err error
+		var took time.Duration
+		tr := world(t, bridge.Single, []trace.Fault{fault}, func(b *bridge.Bridge, th *sim.Thread) {
+			b.Call(th, set("connected"))
+			th.Sleep(time.Second)
+			start := th.Now()
+			err = b.Call(th, func(ctx context.Context, c *bridge.Clients) error {
+				ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				defer cancel()
+				return set("k")(ctx, c)
+			})
+			took = th.Now() - start
 		})
-		took = th.Now() - start
-	})
-	if err == nil || took < 3*time.Second || len(commands(tr)) != 1 {
-		t.Fatalf("err %v after %v, %d commands", err, took, len(commands(tr)))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || (took < 3*time.Second) != tc.fast || len(commands(tr)) != 1 {
+			t.Fatalf("%s: %v after %v, %d SETs; want %q, fast %v", tc.kind, err, took, len(commands(tr)), tc.want, tc.fast)
+		}
+		t.Logf("%s: go-redis gave up after %v: %v", tc.kind, took, err)
 	}
-	t.Logf("go-redis gave up after %v: %v", took, err)
+}
+
+// A node that restarted while its close could not reach the client (a
+// partition) resets the old connection on its next command; go-redis
+// retries a reset connection on a new one, so the command still runs,
+// once, after a second handshake.
+func TestRestartedNodeResetsOldConnection(t *testing.T) {
+	faults := []trace.Fault{
+		{Kind: trace.FaultPartition, Target: "c1<->redis", AtMs: 400, DurMs: 400},
+		{Kind: trace.FaultNodeRestart, Target: "redis", AtMs: 500, DurMs: 100},
+	}
+	var err error
+	tr := world(t, bridge.Single, faults, func(b *bridge.Bridge, th *sim.Thread) {
+		b.Call(th, set("before"))
+		th.Sleep(time.Second)
+		err = b.Call(th, set("stale"))
+	})
+	var reset, hello int64
+	for _, e := range tr.Events {
+		switch {
+		case e.Kind == trace.EvDrop && strings.Contains(e.Detail, "(restarted, reset): SET"):
+			reset = e.T
+		case e.Kind == trace.EvCommand && strings.EqualFold(e.Args[0], "hello"):
+			hello = e.T
+		}
+	}
+	if cmds := commands(tr); err != nil || len(cmds) != 2 || reset == 0 || hello < reset || cmds[1].T < hello {
+		t.Fatalf("err %v; SETs %+v; reset at %d, last handshake at %d", err, cmds, reset, hello)
+	}
 }

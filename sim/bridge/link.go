@@ -1,9 +1,11 @@
 package bridge
 
 import (
+	"io"
 	"strings"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // link is the world's side of one connection of a bridged thread to a
@@ -22,6 +24,7 @@ type link struct {
 	busy    bool
 	gone    bool
 	subs    []string // sentinel channels subscribed to
+	epoch   int      // the node's crashes before it accepted the connection
 }
 
 // send queues commands the client wrote.
@@ -49,10 +52,50 @@ func (l *link) flush() {
 	w, p := l.b.w, l.th.proc.p
 	p.Post(func() {
 		w.Send(p.Name, l.party, nil, what, func() {
+			if l.refused(what) {
+				return
+			}
 			l.serve(batch, func(out []byte) {
 				w.Send(l.party, p.Name, p, "reply to "+what, func() { l.arrive(out) })
 			})
 		})
+	})
+}
+
+// refused answers a message that reaches a node whose server is not the
+// one that accepted the connection (down, or restarted since): its host
+// knows no such connection and answers with a reset, which travels back
+// like a reply; the client's next read fails with "connection reset by
+// peer" unless the close the crash sent got there first.
+func (l *link) refused(what string) bool {
+	n := l.b.w.Node(l.party)
+	if n == nil || (!n.Down() && l.b.crashes[l.party] == l.epoch) {
+		return false
+	}
+	why := "restarted, reset"
+	if n.Down() {
+		why = "down, refused"
+	}
+	w, p := l.b.w, l.th.proc.p
+	w.Record(trace.Drop(p.Name, "to "+l.party+" ("+why+"): "+what))
+	w.Send(l.party, p.Name, p, "reset", func() {
+		l.busy = false
+		if !l.gone {
+			l.drop()
+			l.c.closeByPeer(errReset)
+		}
+	})
+	return true
+}
+
+// closed sends the close of a crashed node's host (FIN) to the client:
+// once it arrives, reads return EOF.
+func (l *link) closed() {
+	w, p := l.b.w, l.th.proc.p
+	w.Send(l.party, p.Name, p, "close", func() {
+		if !l.gone {
+			l.c.closeByPeer(io.EOF)
+		}
 	})
 }
 

@@ -48,7 +48,11 @@ func TestCoverageCountsTheDangerousStates(t *testing.T) {
 			t.Fatalf("%s: coverage %+v, want five states", p, s.Coverage)
 		}
 		for _, c := range s.Coverage {
-			if c.Runs != 0 {
+			// Contention alone can split Redlock's masters 3 to 2: the
+			// winner holds a bare quorum with no fault at all (2 of 20
+			// runs since each client dials and greets every master
+			// before its first SET, as go-redis does).
+			if c.Runs != 0 && (p != "redlock" || c.State != "bare-quorum") {
 				t.Errorf("%s without faults reached %s in %d runs", p, c.State, c.Runs)
 			}
 		}

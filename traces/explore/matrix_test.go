@@ -82,7 +82,15 @@ type expectedCell struct {
 // go-redis's obtain) run twice, which adds a reentrant hold, answers
 // IllegalMonitorState, or is recognised by the token (obtain.lua, the
 // unlock latch) but never grants a lock that another client holds, and
-// every compare-and-delete checks the owner. Safe, except local-mutex.
+// every compare-and-delete checks the owner. Safe, except local-mutex
+// and the redsync Redlock variants: redsync waits for every master's
+// answer, and a master whose reply was lost answers only when go-redis's
+// 5 s read timeout ends the attempt (the try's context deadline does not
+// reach the socket), so Lock returns 5 s late with about 3 s of its 8 s
+// validity left and the 5 s critical section outlasts it: premature
+// expiry (the real redsync does the same through the go-redis bridge,
+// BENCHMARKS.md's differential table). The multilock waits per master
+// too, but its lease is Redisson's 30 s watchdog lease.
 var expectedMatrix = func() []expectedCell {
 	var out []expectedCell
 	single := []string{"setnx-del", "setnx-lua-del", "setnx-get-del", "setnx-watch-del", "setnx-daemon-renew",
@@ -114,7 +122,8 @@ var expectedMatrix = func() []expectedCell {
 	add("clock-jump", CellUnsafe, "redlock", "redlock-unchecked", "redlock-setnx-extend")
 	add("clock-jump", CellSafe, "redisson-multilock")
 	add("reply-loss", CellSafe, single...)
-	add("reply-loss", CellSafe, multi...)
+	add("reply-loss", CellUnsafe, "redlock", "redlock-unchecked", "redlock-setnx-extend")
+	add("reply-loss", CellSafe, "redisson-multilock")
 	add("reply-loss", CellSafe, "fenced")
 	return out
 }()
