@@ -71,6 +71,7 @@ type truth struct {
 	lostKeys   map[string][]int          // any key -> events that lost it (Change=lost)
 	promotes   []int                     // promotions (EvPromote without a key)
 	partitions []int                     // partitions and delays of links
+	units      scriptUnits
 }
 
 type siteKey struct{ site, key string }
@@ -81,7 +82,7 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		lockKeys: map[string]bool{}, bySite: map[[3]string][]*grant{}, sites: map[string][]string{},
 		opsBy: map[string][]int{}, byClient: map[string][]int{}, byParty: map[string][]int{},
 		crashAt: map[string]int{}, lastJump: map[string]int{}, live: map[siteKey][]*grant{},
-		held: map[int]map[string]*grant{}, lostKeys: map[string][]int{},
+		held: map[int]map[string]*grant{}, lostKeys: map[string][]int{}, units: scriptUnits{scripts: tr.Scripts},
 	}
 	for i, op := range tr.Ops {
 		t.opsBy[op.Client] = append(t.opsBy[op.Client], i)
@@ -232,7 +233,7 @@ func (t *truth) applyCommand(i int, e trace.Event, sk siteKey) *grant {
 			continue
 		}
 		own := model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
-		if ttl, ok := commandTTL(e, t.tr.Scripts); ok && (own || !isScript(e)) {
+		if ttl, ok := commandTTL(e, &t.units); ok && (own || !isScript(e)) {
 			g.Deadline = e.T + int64(ttl)
 			g.TTLBy = i
 			if own {
@@ -250,7 +251,7 @@ func (t *truth) applyCommand(i int, e trace.Event, sk siteKey) *grant {
 func (t *truth) grant(i int, e trace.Event, sk siteKey) *grant {
 	g := &grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
-	if ttl, ok := commandTTL(e, t.tr.Scripts); ok {
+	if ttl, ok := commandTTL(e, &t.units); ok {
 		g.Deadline = e.T + int64(ttl)
 	} else if t.lease > 0 {
 		g.Deadline = e.T + int64(t.lease)

@@ -13,7 +13,7 @@ import (
 // pexpire (or sets PX) takes its last numeric ARGV as milliseconds, one
 // that calls expire (or sets EX) as seconds. A script's reply does not say
 // whether it set the TTL: callers trust scripts of the key's owner only.
-func commandTTL(e trace.Event, scripts map[string]string) (time.Duration, bool) {
+func commandTTL(e trace.Event, scripts *scriptUnits) (time.Duration, bool) {
 	a := e.Args
 	if len(a) < 2 || strings.HasPrefix(e.Reply, "(error)") || e.Reply == "(nil)" || e.Reply == "(integer) 0" {
 		return 0, false
@@ -42,18 +42,12 @@ func commandTTL(e trace.Event, scripts map[string]string) (time.Duration, bool) 
 	return 0, false
 }
 
-func scriptTTL(a []string, scripts map[string]string) (time.Duration, bool) {
+func scriptTTL(a []string, scripts *scriptUnits) (time.Duration, bool) {
 	if len(a) < 3 {
 		return 0, false
 	}
-	body := strings.ToLower(scripts[strings.TrimPrefix(a[1], "sha1:")])
-	unit := time.Duration(0)
-	switch {
-	case strings.Contains(body, "pexpire"), strings.Contains(body, "'px'"), strings.Contains(body, `"px"`):
-		unit = time.Millisecond
-	case strings.Contains(body, "expire"), strings.Contains(body, "'ex'"), strings.Contains(body, `"ex"`):
-		unit = time.Second
-	default:
+	unit := scripts.unit(a[1])
+	if unit == 0 {
 		return 0, false
 	}
 	nk, err := strconv.Atoi(a[2])
@@ -81,11 +75,54 @@ func isScript(e trace.Event) bool {
 }
 
 func num(s string, unit time.Duration) (time.Duration, bool) {
+	if !digits(s) {
+		return 0, false
+	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v <= 0 {
 		return 0, false
 	}
 	return time.Duration(v) * unit, true
+}
+
+// digits reports whether s is a non-empty run of decimal digits, after
+// an optional '+' (what ParseInt accepts as positive): most script
+// arguments are not numbers, and a failed parse allocates.
+func digits(s string) bool {
+	s = strings.TrimPrefix(s, "+")
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// scriptUnits is the TTL unit of each script of a trace, read from its
+// text once: time.Millisecond for a script that calls pexpire or sets
+// PX, time.Second for expire or EX, 0 for none.
+type scriptUnits struct {
+	scripts map[string]string // the trace's script table
+	units   map[string]time.Duration
+}
+
+func (s *scriptUnits) unit(name string) time.Duration {
+	u, ok := s.units[name]
+	if ok {
+		return u
+	}
+	body := strings.ToLower(s.scripts[strings.TrimPrefix(name, "sha1:")])
+	switch {
+	case strings.Contains(body, "pexpire"), strings.Contains(body, "'px'"), strings.Contains(body, `"px"`):
+		u = time.Millisecond
+	case strings.Contains(body, "expire"), strings.Contains(body, "'ex'"), strings.Contains(body, `"ex"`):
+		u = time.Second
+	}
+	if s.units == nil {
+		s.units = map[string]time.Duration{}
+	}
+	s.units[name] = u
+	return u
 }
 
 // isExpireCommand reports a plain TTL renewal that hit an existing key.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -172,77 +171,4 @@ func (t *Thread) RetryDelay(cfg ClientConfig, n int) time.Duration {
 		half += t.w.streams.Get("retry/" + t.p.Name).Int64N(half + 1)
 	}
 	return time.Duration(half) * time.Millisecond
-}
-
-// roundTrip sends a request to party, runs serve on arrival, carries its
-// answer back and blocks until an answer or the last attempt's timeout.
-func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, serve func(to string, reply func(any))) (Reply, error) {
-	w := t.w
-	tok := t.waitTok
-	from := t.p.Name
-	timeout := cfg.Timeout
-	if timeout == 0 {
-		timeout = w.cfg.CommandTimeout
-	}
-	waiting := func() bool { return t.waitTok == tok && !t.done }
-	live := 0 // the attempt whose timer counts: an earlier one's is stale
-	cur := 0  // CancelOnTimeout: the attempt whose reply completes the call; -1: none
-	var attempt func(n int)
-	retry := func(n int) bool {
-		if n >= cfg.Retries {
-			return false
-		}
-		live = n + 1
-		if cfg.CancelOnTimeout {
-			cur = -1
-		}
-		w.rec.event(trace.Retry(from, t.Client(), what+" to "+route()+", attempt "+strconv.Itoa(n+2)))
-		w.scheduleWake(w.now+t.RetryDelay(cfg, n), t, func() {
-			if waiting() {
-				cur = n + 1
-				attempt(n + 1)
-			}
-		})
-		return true
-	}
-	attempt = func(n int) {
-		party := route()
-		w.net.send(from, party, nil, what, func() {
-			if !waiting() || cfg.CancelOnTimeout && n != cur {
-				defer w.rec.event(trace.Late(party, t.Client(), what+" attempt "+strconv.Itoa(n+1)+" arrived after its caller gave up"))
-			}
-			serve(party, func(v any) {
-				w.net.sendTo(party, t, "reply to "+what, func() {
-					// A refused connection is retried at once, as a
-					// client does when the node is down.
-					if v == ErrRefused && waiting() && live == n && retry(n) {
-						return
-					}
-					if cfg.CancelOnTimeout && n != cur && waiting() {
-						w.rec.event(trace.LateReply(from, t.Client(), "late reply to "+what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
-						return
-					}
-					w.wake(t, tok, v)
-				})
-			})
-		})
-		if timeout <= 0 {
-			return
-		}
-		w.scheduleWake(w.now+timeout, t, func() {
-			if !waiting() || live != n || retry(n) {
-				return
-			}
-			w.rec.event(trace.Timeout(from, t.Client(), what+" to "+route()))
-			w.wake(t, tok, ErrTimeout)
-		})
-	}
-	attempt(0)
-	switch v := t.park().(type) {
-	case error:
-		return Reply{}, v
-	case Reply:
-		return v, nil
-	}
-	return Reply{}, errors.New("sim: bad wake value")
 }

@@ -5,6 +5,7 @@ type message struct {
 	from, to, what string
 	inflight       bool // a request to a node or service: it keeps the run alive
 	sent           bool // the event is a message
+	reply          bool // what is the request this message answers
 }
 
 // newEvent returns a cleared event, reusing one that already ran: a run

@@ -80,11 +80,13 @@ func (n *Network) send(from, to string, target *Process, what string, deliver fu
 	n.post(from, to, e, what)
 }
 
-// sendTo delivers a message to thread t (a reply it waits for): held while
-// its process is paused or the thread is a stalled background thread.
-func (n *Network) sendTo(from string, t *Thread, what string, deliver func()) {
+// sendReply delivers the reply to request what to thread t, which waits
+// for it: held while its process is paused or the thread is a stalled
+// background thread.
+func (n *Network) sendReply(from string, t *Thread, what string, deliver func()) {
 	e := n.w.newEvent()
 	e.proc, e.thr, e.fn = t.p, t, deliver
+	e.msg.reply = true
 	n.post(from, t.p.Name, e, what)
 }
 
@@ -98,12 +100,12 @@ func (n *Network) post(from, to string, e *event, what string) {
 	}
 	d := n.latency(from, to)
 	if lost || n.Blocked(from, to) {
-		n.w.rec.event(trace.Drop(from, "to "+to+": "+what))
+		n.w.rec.event(trace.Drop(from, dropDetail(to, what, e.msg.reply)))
 		return
 	}
 	// A request in flight to a node or service keeps the run alive: a
 	// delayed write still lands after its sender has finished.
-	e.msg = message{from: from, to: to, what: what, inflight: e.proc == nil, sent: true}
+	e.msg = message{from: from, to: to, what: what, inflight: e.proc == nil, sent: true, reply: e.msg.reply}
 	if e.msg.inflight {
 		n.w.live++
 	}
@@ -119,10 +121,18 @@ func (n *Network) arrive(e *event) {
 		n.w.live--
 	}
 	if n.Blocked(m.from, m.to) {
-		n.w.rec.event(trace.Drop(m.from, "to "+m.to+": "+m.what))
+		n.w.rec.event(trace.Drop(m.from, dropDetail(m.to, m.what, m.reply)))
 		return
 	}
 	e.fn()
+}
+
+// dropDetail describes a lost message: the request what, or the reply to it.
+func dropDetail(to, what string, reply bool) string {
+	if reply {
+		return "to " + to + ": reply to " + what
+	}
+	return "to " + to + ": " + what
 }
 
 // SetLossFrom drops messages sent by party with probability rate (0 stops).

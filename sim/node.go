@@ -3,8 +3,6 @@ package sim
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +29,7 @@ type Node struct {
 	w          *World
 	Name       string
 	Clock      Clock
+	store      *store // pooled across runs: the miniredis and its writers
 	m          *miniredis.Miniredis
 	srv        *server.Server
 	out        bytes.Buffer
@@ -78,16 +77,18 @@ const (
 
 // AddNode adds a Redis node.
 func (w *World) AddNode(name string) *Node {
-	m := newStore()
+	st := newStore()
+	m := st.m
 	m.Seed(int(w.cfg.Seed & 0x7fffffff))
 	m.SetTime(epoch)
-	n := &Node{w: w, Name: name, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
+	n := &Node{w: w, Name: name, store: st, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
 		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
 		queued: map[*server.Peer][]string{}, writeCache: map[string]bool{},
 		queuedN: map[*server.Peer]int{}, pubs: map[*server.Peer][]queuedPub{}}
-	n.bw = bufio.NewWriter(&n.out)
+	n.bw = st.node
+	n.bw.Reset(&n.out)
 	n.lua = luafast.New(m)
-	n.scripts = newScriptSync()
+	n.scripts = newScriptSync(st.scripts)
 	n.srv.SetPreHook(n.preHook)
 	w.nodes[name] = n
 	return n
@@ -359,24 +360,6 @@ func (n *Node) tickFor(exp time.Duration) {
 		n.advance()
 		n.scheduleTick()
 	})
-}
-
-// traceArgs shortens script bodies to their SHA1 and keeps the bodies in
-// the trace's script table.
-func (w *World) traceArgs(args []string) []string {
-	out := append([]string(nil), args...)
-	if len(out) > 1 && (strings.EqualFold(out[0], "EVAL") || strings.EqualFold(out[0], "EVAL_RO")) {
-		name, ok := w.scriptNames[out[1]]
-		if !ok {
-			sum := sha1.Sum([]byte(out[1]))
-			sha := hex.EncodeToString(sum[:])
-			w.rec.trace.Scripts[sha] = out[1]
-			name = "sha1:" + sha
-			w.scriptNames[out[1]] = name
-		}
-		out[1] = name
-	}
-	return out
 }
 
 // keyOf names the first key a command touches, for the trace.

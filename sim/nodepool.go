@@ -16,10 +16,19 @@ import (
 // node on a reused store answers exactly as on a new one.
 var stores sync.Pool
 
+// store is a pooled miniredis with the buffered writers of the node that
+// uses it (each 4 KB), which a node points at its own buffers.
+type store struct {
+	m       *miniredis.Miniredis
+	node    *bufio.Writer // the node's client connections
+	scripts *bufio.Writer // the script upkeep's connection
+	upkeep  *server.Peer  // putStore's connection, answers discarded
+}
+
 // newStore returns an empty miniredis, reused when one is free.
-func newStore() *miniredis.Miniredis {
-	if m, ok := stores.Get().(*miniredis.Miniredis); ok {
-		return m
+func newStore() *store {
+	if s, ok := stores.Get().(*store); ok {
+		return s
 	}
 	m := miniredis.NewMiniRedis()
 	c, err := m.Dial() // starts the server without a listener
@@ -27,17 +36,19 @@ func newStore() *miniredis.Miniredis {
 		panic(err) // a pipe never fails to open
 	}
 	c.Close()
-	return m
+	return &store{m: m, node: bufio.NewWriter(io.Discard), scripts: bufio.NewWriter(io.Discard),
+		upkeep: server.NewPeer(bufio.NewWriter(io.Discard))}
 }
 
-// putStore empties m and hands it to the next run.
-func putStore(m *miniredis.Miniredis) {
-	srv := m.Server()
+// putStore empties s and hands it to the next run.
+func putStore(s *store) {
+	srv := s.m.Server()
 	srv.SetPreHook(nil)
-	p := server.NewPeer(bufio.NewWriter(io.Discard))
-	srv.Dispatch(p, []string{"SCRIPT", "FLUSH"})
-	m.FlushAll()
-	stores.Put(m)
+	srv.Dispatch(s.upkeep, []string{"SCRIPT", "FLUSH"})
+	s.m.FlushAll()
+	s.node.Reset(io.Discard)
+	s.scripts.Reset(io.Discard)
+	stores.Put(s)
 }
 
 // Release hands the world's Redis stores back for later runs. The world
@@ -45,9 +56,9 @@ func putStore(m *miniredis.Miniredis) {
 // valid.
 func (w *World) Release() {
 	for _, n := range w.nodeList() {
-		if n.m != nil {
-			putStore(n.m)
-			n.m, n.srv = nil, nil
+		if n.store != nil {
+			putStore(n.store)
+			n.store, n.m, n.srv = nil, nil, nil
 		}
 	}
 }

@@ -31,7 +31,11 @@ func (r Reply) String() string {
 	case '-':
 		return "(error) " + r.Str
 	case ':':
-		return "(integer) " + strconv.FormatInt(r.Int, 10)
+		if r.Int >= -2 && r.Int < int64(len(smallInts))-2 {
+			return smallInts[r.Int+2]
+		}
+		var b [32]byte
+		return string(strconv.AppendInt(append(b[:0], "(integer) "...), r.Int, 10))
 	case '$':
 		return strconv.Quote(r.Str)
 	case '*':
@@ -43,6 +47,16 @@ func (r Reply) String() string {
 	}
 	return "?"
 }
+
+// smallInts are the integer replies -2 to 9 as traced (PTTL's -2 and -1,
+// counts and flags), shared instead of built per reply.
+var smallInts = func() []string {
+	out := make([]string, 12)
+	for i := range out {
+		out[i] = "(integer) " + strconv.Itoa(i-2)
+	}
+	return out
+}()
 
 var errBadRESP = errors.New("malformed RESP reply")
 

@@ -30,9 +30,12 @@ type scriptSync struct {
 	busy   bool // the upkeep's own commands go to miniredis
 }
 
-func newScriptSync() *scriptSync {
+// newScriptSync returns the upkeep of a node whose own connection writes
+// through bw (pointed at the upkeep's buffer here).
+func newScriptSync(bw *bufio.Writer) *scriptSync {
 	s := &scriptSync{mini: map[string]bool{}, queued: map[*server.Peer][]string{}, flush: map[*server.Peer]bool{}}
-	s.peer = server.NewPeer(bufio.NewWriter(&s.out))
+	bw.Reset(&s.out)
+	s.peer = server.NewPeer(bw)
 	return s
 }
 

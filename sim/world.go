@@ -42,6 +42,7 @@ type World struct {
 	live        int               // threads that are not daemons and have not finished
 	master      string            // the node Master resolves to by default
 	scriptNames map[string]string // script body -> its name in the trace
+	args        argTable          // argument lists traced recently
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
 	free        []*event // events that ran, for reuse

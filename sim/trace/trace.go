@@ -3,12 +3,7 @@
 // reads traces without importing the simulator.
 package trace
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // Event is one thing that happened in the world, at a virtual time (ns).
 type Event struct {
@@ -104,23 +99,6 @@ type Trace struct {
 	Ops     []Op              `json:"ops"`
 	Scripts map[string]string `json:"scripts,omitempty"`
 	Stats   Stats             `json:"stats"`
-}
-
-// Hash is the SHA-256 of the trace's canonical JSON encoding.
-func (t *Trace) Hash() string {
-	c := *t // no events or ops hash as [] however they were built or read
-	if c.Events == nil {
-		c.Events = []Event{}
-	}
-	if c.Ops == nil {
-		c.Ops = []Op{}
-	}
-	b, err := json.Marshal(&c)
-	if err != nil {
-		panic(err) // plain structs of strings and ints always marshal
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
 
 // Ms converts a virtual time in ns to milliseconds.

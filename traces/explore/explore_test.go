@@ -29,6 +29,10 @@ func same(t *testing.T, what string, a, b *Summary) {
 	if a.Runs != b.Runs || a.Violating != b.Violating || a.Errors != b.Errors || len(a.Causes) != len(b.Causes) {
 		t.Fatalf("%s: %d/%d/%d vs %d/%d/%d runs/violating/errors", what, a.Runs, a.Violating, a.Errors, b.Runs, b.Violating, b.Errors)
 	}
+	if a.LockViolated != b.LockViolated || a.DataLost != b.DataLost || a.Unknown != b.Unknown {
+		t.Fatalf("%s: %d/%d/%d vs %d/%d/%d lock-violated/data-lost/unknown runs", what,
+			a.LockViolated, a.DataLost, a.Unknown, b.LockViolated, b.DataLost, b.Unknown)
+	}
 	for i := range a.Causes {
 		ca, cb := a.Causes[i], b.Causes[i]
 		if ca.Cause != cb.Cause || ca.Runs != cb.Runs || ca.FirstSeed != cb.FirstSeed {

@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"strings"
+)
+
+// argTable holds recently traced argument lists, so that a command sent
+// again with the same arguments (a waiter retrying its acquire script
+// after every release) shares one slice in the trace instead of a copy
+// per event. Slices in the trace are never written to, so sharing is
+// safe; a slot holds the last list that hashed to it.
+type argTable struct {
+	slots [][]string
+	mask  uint64
+}
+
+// argSlots is the table's size for a world of procs processes: a few
+// slots per process, so that each one's usual commands stay cached.
+func argSlots(procs int) int {
+	n := 16
+	for n < 4*procs && n < 1<<13 {
+		n <<= 1
+	}
+	return n
+}
+
+// traceArgs is args as the trace shows it: a script body shortened to its
+// SHA1 name (the body kept in the trace's script table), shared with an
+// identical earlier list when there is one.
+func (w *World) traceArgs(args []string) []string {
+	if len(args) == 0 {
+		return nil
+	}
+	script := ""
+	if len(args) > 1 && (strings.EqualFold(args[0], "EVAL") || strings.EqualFold(args[0], "EVAL_RO")) {
+		script = w.scriptName(args[1])
+	}
+	t := &w.args
+	if t.slots == nil {
+		t.slots = make([][]string, argSlots(len(w.procs)))
+		t.mask = uint64(len(t.slots) - 1)
+	}
+	slot := &t.slots[hashArgs(args, script)&t.mask]
+	if sameArgs(*slot, args, script) {
+		return *slot
+	}
+	out := append([]string(nil), args...)
+	if script != "" {
+		out[1] = script
+	}
+	*slot = out
+	return out
+}
+
+// scriptName is the trace's name of a script body, recording the body in
+// the trace's script table the first time.
+func (w *World) scriptName(body string) string {
+	name, ok := w.scriptNames[body]
+	if !ok {
+		sum := sha1.Sum([]byte(body))
+		sha := hex.EncodeToString(sum[:])
+		w.rec.trace.Scripts[sha] = body
+		name = "sha1:" + sha
+		w.scriptNames[body] = name
+	}
+	return name
+}
+
+// hashArgs is FNV-1a over the traced arguments, each ended by a 0 byte
+// (so that "a","b" and "ab" differ).
+func hashArgs(args []string, script string) uint64 {
+	h := uint64(14695981039346656037)
+	for i, a := range args {
+		if i == 1 && script != "" {
+			a = script
+		}
+		for j := 0; j < len(a); j++ {
+			h = (h ^ uint64(a[j])) * 1099511628211
+		}
+		h *= 1099511628211 // the 0 byte
+	}
+	return h
+}
+
+// sameArgs reports whether cached is args as traced.
+func sameArgs(cached, args []string, script string) bool {
+	if len(cached) != len(args) {
+		return false
+	}
+	for i, a := range args {
+		if i == 1 && script != "" {
+			a = script
+		}
+		if cached[i] != a {
+			return false
+		}
+	}
+	return true
+}
