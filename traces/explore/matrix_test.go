@@ -82,7 +82,13 @@ type expectedCell struct {
 // 3.17.0 (redisson-3.17.0 and redisson-trylock later in the seeds, 56
 // and 18).
 // On independent masters a partition cuts one client from one master:
-// a majority is still a majority, so Redlock and the multilock are safe.
+// a majority is still a majority, but redsync waits for every master's
+// answer, and the cut master answers only when go-redis's 5 s read
+// timeout ends the attempt (as under reply-loss below): Lock returns
+// with about 3 s of its 8 s validity left and the 5 s critical section
+// outlasts it (seed 11): unsafe for the three redsync variants (the real
+// redsync too: BENCHMARKS.md's differential table). The multilock's
+// lease is Redisson's 30 s watchdog lease: safe.
 //
 // node-restart: a lock node restarts without persistence (the default:
 // no AOF), half the time while a client holds the lock, and comes back
@@ -158,7 +164,8 @@ var expectedMatrix = func() []expectedCell {
 	add("reply-loss", CellSafe, "redisson-multilock")
 	add("reply-loss", CellSafe, "fenced")
 	add("partition", CellUnsafe, append(slices.Clone(single), "fenced")...)
-	add("partition", CellSafe, multi...)
+	add("partition", CellUnsafe, "redlock", "redlock-unchecked", "redlock-setnx-extend")
+	add("partition", CellSafe, "redisson-multilock")
 	add("node-restart", CellUnsafe, append(slices.Clone(single), "fenced", "redlock", "redlock-unchecked", "redlock-setnx-extend")...)
 	add("node-restart", CellSafe, "redisson-multilock")
 	return out
