@@ -118,7 +118,8 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 
 // releaseSettled bounds a release of unknown outcome: it took effect
 // between its call and the end of the client's key on the nodes (deleted
-// by it, expired or lost), or the end of the trace while the key lives.
+// by it, expired or lost, or revived by a promotion and then ended), or
+// the end of the trace while the key lives.
 func (t *truth) releaseSettled(op trace.Op) int64 {
 	end := op.Call
 	if n := len(t.tr.Events); n > 0 {
@@ -130,6 +131,13 @@ func (t *truth) releaseSettled(op trace.Op) int64 {
 		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > op.Call })
 		if i > 0 {
 			gone = max(gone, min(gs[i-1].EndT, end))
+		}
+		// A key a promoted replica revived (no operation created it) is
+		// still this client's until it ends: the release may land on it.
+		for _, g := range gs[i:] {
+			if g.Op < 0 {
+				gone = max(gone, min(g.EndT, end))
+			}
 		}
 	}
 	if gone < op.Call {
