@@ -54,32 +54,16 @@ func partnerOf(mv []Violation, client string, t int64) (string, string, string, 
 }
 
 func duplicateInserts(t *truth, mv []Violation) []Violation {
-	type landed struct {
-		op trace.Op
-		at int64
-	}
-	byName := map[string][]landed{}
-	var names []string
-	for _, op := range t.tr.Ops {
-		if op.Kind != model.OpInsert {
-			continue
+	// An insert its client never learned the outcome of counts where the
+	// database took it during the call; a write that came after the
+	// client gave up is lateInserts' to explain.
+	names, byName := landedInserts(t, func(op trace.Op) (int64, int, bool) {
+		w := t.landedWrite(op)
+		if w < 0 {
+			return 0, -1, false
 		}
-		l := landed{op, op.Return}
-		if op.Result != model.ResInserted {
-			// An insert its client never learned the outcome of counts
-			// where the database took it during the call; a write that
-			// came after the client gave up is lateInserts' to explain.
-			w := t.landedWrite(op)
-			if !unknownOutcome(op) || w < 0 {
-				continue
-			}
-			l.at = t.tr.Events[w].T
-		}
-		if len(byName[op.Key]) == 0 {
-			names = append(names, op.Key)
-		}
-		byName[op.Key] = append(byName[op.Key], l)
-	}
+		return t.tr.Events[w].T, -1, true
+	})
 	var out []Violation
 	for _, name := range names {
 		ls := byName[name]
@@ -111,30 +95,31 @@ func (t *truth) landedWrite(op trace.Op) int {
 	return -1
 }
 
-// lateInserts reports inserts whose client gave up on them (timed out)
-// and that landed later, when another insert of the name landed too (one
-// the client learned of, or another late one).
-func lateInserts(t *truth) []Violation {
-	type landed struct {
-		op   trace.Op
-		at   int64
-		late int // the late write's event, -1
-	}
-	byName := map[string][]landed{}
+// landedInsert is an insert and when the database took it; late is the
+// write's event when it landed after its client gave up, or -1.
+type landedInsert struct {
+	op   trace.Op
+	at   int64
+	late int
+}
+
+// landedInserts groups by name, in the order of the ops, the inserts the
+// database took: those acknowledged as inserted, at their return, and
+// those of unknown outcome that settle places (at, late, ok).
+func landedInserts(t *truth, settle func(op trace.Op) (at int64, late int, ok bool)) ([]string, map[string][]landedInsert) {
+	byName := map[string][]landedInsert{}
 	var names []string
 	for _, op := range t.tr.Ops {
-		l := landed{op: op, at: op.Return, late: -1}
+		l := landedInsert{op: op, at: op.Return, late: -1}
 		switch {
 		case op.Kind != model.OpInsert:
 			continue
 		case unknownOutcome(op):
-			// Timed out, or still in flight when its process crashed (open):
-			// then only a write the sim marked late counts.
-			w := t.lateWrite(op)
-			if w < 0 || !writeAccepted(t.tr.Events[w].Reply) || op.Open() && !t.late(w) {
+			at, late, ok := settle(op)
+			if !ok {
 				continue
 			}
-			l.at, l.late = t.tr.Events[w].T, w
+			l.at, l.late = at, late
 		case op.Result != model.ResInserted:
 			continue
 		}
@@ -143,6 +128,22 @@ func lateInserts(t *truth) []Violation {
 		}
 		byName[op.Key] = append(byName[op.Key], l)
 	}
+	return names, byName
+}
+
+// lateInserts reports inserts whose client gave up on them (timed out)
+// and that landed later, when another insert of the name landed too (one
+// the client learned of, or another late one).
+func lateInserts(t *truth) []Violation {
+	// Timed out, or still in flight when its process crashed (open): then
+	// only a write the sim marked late counts.
+	names, byName := landedInserts(t, func(op trace.Op) (int64, int, bool) {
+		w := t.lateWrite(op)
+		if w < 0 || !writeAccepted(t.tr.Events[w].Reply) || op.Open() && !t.late(w) {
+			return 0, -1, false
+		}
+		return t.tr.Events[w].T, w, true
+	})
 	var out []Violation
 	for _, name := range names {
 		ls := byName[name]

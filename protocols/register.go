@@ -3,17 +3,12 @@ package protocols
 import (
 	"errors"
 	"fmt"
-	"sort"
-	"sync"
 )
 
 // catalog is every protocol known by name: the built-in ones, registered
 // by their files' init, and users' own, registered at any time from any
 // goroutine (parallel tests do).
-var catalog = struct {
-	sync.RWMutex
-	m map[string]Protocol
-}{m: map[string]Protocol{}}
+var catalog = newRegistry[Protocol]("protocol")
 
 // register adds a built-in protocol; a duplicate name is a programming error.
 func register(p Protocol) {
@@ -34,34 +29,15 @@ func Register(p Protocol) error {
 	case p.Lease <= 0:
 		return fmt.Errorf("protocol %s needs a default lease", p.Name)
 	}
-	catalog.Lock()
-	defer catalog.Unlock()
-	if _, dup := catalog.m[p.Name]; dup {
-		return fmt.Errorf("protocol %s is already registered", p.Name)
-	}
-	catalog.m[p.Name] = p
-	return nil
+	return catalog.add(p.Name, p)
 }
 
 // Lookup returns the protocol called name.
 func Lookup(name string) (Protocol, error) {
-	catalog.RLock()
-	p, ok := catalog.m[name]
-	catalog.RUnlock()
-	if !ok {
-		return Protocol{}, fmt.Errorf("unknown protocol %q (try `locksim list`)", name)
-	}
-	return p, nil
+	return catalog.get(name)
 }
 
 // Protocols lists the catalog in name order.
 func Protocols() []Protocol {
-	catalog.RLock()
-	out := make([]Protocol, 0, len(catalog.m))
-	for _, p := range catalog.m {
-		out = append(out, p)
-	}
-	catalog.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return catalog.all()
 }

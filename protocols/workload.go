@@ -3,8 +3,6 @@ package protocols
 import (
 	"errors"
 	"fmt"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/locksim/locksim/model"
@@ -30,10 +28,7 @@ type Workload struct {
 // workloads holds every workload by name: the built-in ones, registered
 // by their files' init, and users' own (locktest), registered at any time
 // from any goroutine.
-var workloads = struct {
-	sync.RWMutex
-	m map[string]Workload
-}{m: map[string]Workload{}}
+var workloads = newRegistry[Workload]("workload")
 
 // registerWorkload adds a built-in workload; a duplicate name is a
 // programming error.
@@ -57,36 +52,17 @@ func RegisterWorkload(w Workload) error {
 			return fmt.Errorf("workload %s: %v", w.Name, err)
 		}
 	}
-	workloads.Lock()
-	defer workloads.Unlock()
-	if _, dup := workloads.m[w.Name]; dup {
-		return fmt.Errorf("workload %s is already registered", w.Name)
-	}
-	workloads.m[w.Name] = w
-	return nil
+	return workloads.add(w.Name, w)
 }
 
 // LookupWorkload returns the workload called name.
 func LookupWorkload(name string) (Workload, error) {
-	workloads.RLock()
-	w, ok := workloads.m[name]
-	workloads.RUnlock()
-	if !ok {
-		return Workload{}, fmt.Errorf("unknown workload %q (try `locksim list`)", name)
-	}
-	return w, nil
+	return workloads.get(name)
 }
 
 // Workloads lists the workloads in name order.
 func Workloads() []Workload {
-	workloads.RLock()
-	out := make([]Workload, 0, len(workloads.m))
-	for _, w := range workloads.m {
-		out = append(out, w)
-	}
-	workloads.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return workloads.all()
 }
 
 // Runner gives workload code the scenario and a recorded lock per key.

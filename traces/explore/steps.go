@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,33 +66,17 @@ func stepsOf(tr *trace.Trace) []step {
 	return out
 }
 
-// nodesOf lists the Redis nodes of tr (the parties that ran commands,
-// applied replication or expired keys), sorted.
-func nodesOf(tr *trace.Trace) []string {
+// partiesOf lists, sorted, the parties of tr's events of the given kinds:
+// the Redis nodes (the parties that ran commands, applied replication or
+// expired keys) or the services (databases, storage).
+func partiesOf(tr *trace.Trace, kinds ...string) []string {
 	set := map[string]bool{}
 	for _, e := range tr.Events {
-		switch e.Kind {
-		case trace.EvCommand, trace.EvReplicate, trace.EvExpire:
+		if slices.Contains(kinds, e.Kind) {
 			set[e.Party] = true
 		}
 	}
-	var out []string
-	for n := range set {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// servicesOf lists the services of tr (databases, storage), sorted.
-func servicesOf(tr *trace.Trace) []string {
-	set := map[string]bool{}
-	for _, e := range tr.Events {
-		if e.Kind == trace.EvService {
-			set[e.Party] = true
-		}
-	}
-	var out []string
+	out := make([]string, 0, len(set))
 	for n := range set {
 		out = append(out, n)
 	}

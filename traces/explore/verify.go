@@ -246,7 +246,7 @@ func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int) (Veri
 		c.Replay = ReplayCommand(base, "")
 		return c, base, nil, nil
 	}
-	s := scope{sc: o.File.Scenario, nodes: nodesOf(o.File.Trace), services: servicesOf(o.File.Trace)}
+	s := scope{sc: o.File.Scenario, nodes: partiesOf(o.File.Trace, trace.EvCommand, trace.EvReplicate, trace.EvExpire), services: partiesOf(o.File.Trace, trace.EvService)}
 	for i := range s.sc.Clients {
 		s.clients = append(s.clients, s.sc.Client(i))
 	}
