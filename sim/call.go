@@ -38,28 +38,14 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 	if node != Master && t.w.nodes[node] == nil {
 		return Reply{}, ErrUnknownParty
 	}
-	what := strings.ToUpper(args[0])
-	route := func() string {
-		if node == Master {
-			return t.p.master()
-		}
-		return node
-	}
-	return t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
-		n := t.w.nodes[to]
-		if n.down {
-			n.refuse(t, what, reply)
-			return
-		}
-		n.exec(t, args, func(r Reply) { reply(r) })
-	})
+	return t.roundTrip(&rpc{cfg: cfg, to: node, toMaster: node == Master, what: strings.ToUpper(args[0]), args: args})
 }
 
 // refuse answers a request to a down node: the host's refusal travels
 // back like a reply.
-func (n *Node) refuse(t *Thread, what string, reply func(any)) {
+func (n *Node) refuse(t *Thread, what string, a *rpcAttempt) {
 	n.w.rec.event(trace.Drop(t.p.Name, "to "+n.Name+" (down, refused): "+what))
-	reply(ErrRefused)
+	a.fail(ErrRefused)
 }
 
 // Pipeline sends cmds to node as one batch (a pipeline, or Redisson's
@@ -82,23 +68,17 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 	for _, c := range cmds[1:] {
 		what += "+" + strings.ToUpper(c[0])
 	}
-	route := func() string {
-		if node == Master {
-			return t.p.master()
-		}
-		return node
-	}
-	r, err := t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
-		n := t.w.nodes[to]
+	r, err := t.roundTrip(&rpc{cfg: cfg, to: node, toMaster: node == Master, what: what, serve: func(a *rpcAttempt) {
+		n := t.w.nodes[a.party]
 		if n.down {
-			n.refuse(t, what, reply)
+			n.refuse(t, what, a)
 			return
 		}
 		out := make([]Reply, len(cmds))
 		var run func(i int)
 		run = func(i int) {
 			if i == len(cmds) {
-				reply(Reply{Kind: '*', Array: out})
+				a.answer(Reply{Kind: '*', Array: out})
 				return
 			}
 			n.exec(t, cmds[i], func(r Reply) {
@@ -110,7 +90,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 			})
 		}
 		run(0)
-	})
+	}})
 	if err != nil {
 		return nil, err
 	}
@@ -125,10 +105,9 @@ func (t *Thread) Request(service string, args ...string) (string, error) {
 	if s == nil {
 		return "", ErrUnknownParty
 	}
-	route := func() string { return service }
-	v, err := t.roundTrip(ClientConfig{}, route, args[0], func(_ string, reply func(any)) {
-		reply(s.handle(t, args))
-	})
+	v, err := t.roundTrip(&rpc{to: service, what: args[0], serve: func(a *rpcAttempt) {
+		a.answer(s.handle(t, args))
+	}})
 	if err != nil {
 		return "", err
 	}

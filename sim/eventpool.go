@@ -25,7 +25,7 @@ func (w *World) fire(e *event) {
 	if e.msg.sent {
 		w.net.arrive(e)
 	} else {
-		e.fn()
+		e.run(w)
 	}
 	*e = event{}
 	w.free = append(w.free, e)

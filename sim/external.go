@@ -69,7 +69,7 @@ func (w *World) Send(from, to string, target *Process, what string, deliver func
 func (t *Thread) Await(start func(resume func(v any))) any {
 	tok := t.waitTok
 	start(func(v any) {
-		t.w.scheduleWake(t.w.now, t, func() { t.w.wake(t, tok, v) })
+		t.w.wakeAt(t.w.now, t, tok, v)
 	})
 	return t.park()
 }

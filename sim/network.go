@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/locksim/locksim/sim/trace"
@@ -27,6 +28,7 @@ type Network struct {
 	blocked  map[[2]string]int
 	delay    map[[2]string]time.Duration
 	lossFrom map[string]float64
+	rng      *rand.Rand // the "network" stream, looked up once
 }
 
 func newNetwork(w *World, cfg NetworkConfig) *Network {
@@ -51,7 +53,9 @@ func (n *Network) Unblock(from, to string) {
 }
 
 // Blocked reports whether from -> to is partitioned.
-func (n *Network) Blocked(from, to string) bool { return n.blocked[[2]string{from, to}] > 0 }
+func (n *Network) Blocked(from, to string) bool {
+	return len(n.blocked) > 0 && n.blocked[[2]string{from, to}] > 0
+}
 
 // SetDelay adds d to every message from -> to (0 removes it).
 func (n *Network) SetDelay(from, to string, d time.Duration) {
@@ -63,12 +67,17 @@ func (n *Network) SetDelay(from, to string, d time.Duration) {
 }
 
 func (n *Network) latency(from, to string) time.Duration {
-	r := n.w.streams.Get("network")
+	if n.rng == nil {
+		n.rng = n.w.streams.Get("network")
+	}
 	d := n.cfg.LatencyMin
 	if span := n.cfg.LatencyMax - n.cfg.LatencyMin; span > 0 {
-		d += time.Duration(r.Int64N(int64(span) + 1))
+		d += time.Duration(n.rng.Int64N(int64(span) + 1))
 	}
-	return d + n.delay[[2]string{from, to}]
+	if len(n.delay) > 0 {
+		d += n.delay[[2]string{from, to}]
+	}
+	return d
 }
 
 // send delivers a message from -> to by running deliver at its arrival.
@@ -80,14 +89,22 @@ func (n *Network) send(from, to string, target *Process, what string, deliver fu
 	n.post(from, to, e, what)
 }
 
-// sendReply delivers the reply to request what to thread t, which waits
-// for it: held while its process is paused or the thread is a stalled
-// background thread.
-func (n *Network) sendReply(from string, t *Thread, what string, deliver func()) {
+// sendRequest carries attempt a of a round trip to its party.
+func (n *Network) sendRequest(a *rpcAttempt) {
 	e := n.w.newEvent()
-	e.proc, e.thr, e.fn = t.p, t, deliver
+	e.do, e.att = doArrive, a
+	n.post(a.c.from, a.party, e, a.c.what)
+}
+
+// sendReply carries the answer to attempt a back to its thread, which
+// waits for it: held while its process is paused or the thread is a
+// stalled background thread.
+func (n *Network) sendReply(a *rpcAttempt) {
+	t := a.c.t
+	e := n.w.newEvent()
+	e.proc, e.thr, e.do, e.att = t.p, t, doDeliver, a
 	e.msg.reply = true
-	n.post(from, t.p.Name, e, what)
+	n.post(a.party, t.p.Name, e, a.c.what)
 }
 
 func (n *Network) post(from, to string, e *event, what string) {
@@ -95,8 +112,10 @@ func (n *Network) post(from, to string, e *event, what string) {
 	if n.cfg.LossRate > 0 {
 		lost = n.w.streams.Get("network-loss").Float64() < n.cfg.LossRate
 	}
-	if rate := n.lossFrom[from]; rate > 0 && n.w.streams.Get("reply-loss").Float64() < rate {
-		lost = true
+	if len(n.lossFrom) > 0 {
+		if rate := n.lossFrom[from]; rate > 0 && n.w.streams.Get("reply-loss").Float64() < rate {
+			lost = true
+		}
 	}
 	d := n.latency(from, to)
 	if lost || n.Blocked(from, to) {
@@ -124,7 +143,7 @@ func (n *Network) arrive(e *event) {
 		n.w.rec.event(trace.Drop(m.from, dropDetail(m.to, m.what, m.reply)))
 		return
 	}
-	e.fn()
+	e.run(n.w)
 }
 
 // dropDetail describes a lost message: the request what, or the reply to it.

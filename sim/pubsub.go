@@ -31,15 +31,15 @@ func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Sub
 		return nil, ErrUnknownParty
 	}
 	s := &Subscription{node: n, p: t.p, Channel: channel, handler: handler}
-	_, err := t.roundTrip(t.p.Client, func() string { return node }, "SUBSCRIBE", func(_ string, reply func(any)) {
+	_, err := t.roundTrip(&rpc{cfg: t.p.Client, to: node, what: "SUBSCRIBE", serve: func(a *rpcAttempt) {
 		if n.down {
 			return
 		}
 		s.active = true
 		n.subs[channel] = append(n.subs[channel], s)
 		n.w.rec.event(trace.Command(n.Name, t.Client(), channel, []string{"SUBSCRIBE", channel}, "subscribed", ""))
-		reply(Reply{Kind: '+', Str: "OK"})
-	})
+		a.answer(Reply{Kind: '+', Str: "OK"})
+	}})
 	if err != nil {
 		return nil, err
 	}

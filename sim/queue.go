@@ -10,8 +10,41 @@ type event struct {
 	seq  uint64
 	proc *Process
 	thr  *Thread // a wake-up of this thread: held while it is stalled
-	fn   func()
-	msg  message // set for a message in flight: fn runs on arrival, unless dropped
+	do   eventAction
+	fn   func()      // doFunc
+	tok  uint64      // doWake: thr's wait token, and the value it wakes with
+	val  any         //
+	att  *rpcAttempt // doArrive, doDeliver, doExpire
+	msg  message     // set for a message in flight: it acts on arrival, unless dropped
+}
+
+// eventAction is what an event does when it runs. The common steps of a
+// thread's sleep and of a command's round trip are typed fields rather
+// than closures, which would cost an allocation each.
+type eventAction uint8
+
+const (
+	doFunc    eventAction = iota // run fn
+	doWake                       // wake thr with tok and val
+	doArrive                     // att's request reaches its party
+	doDeliver                    // att's answer reaches its thread
+	doExpire                     // att's timeout
+)
+
+// run performs the event's action.
+func (e *event) run(w *World) {
+	switch e.do {
+	case doWake:
+		w.wake(e.thr, e.tok, e.val)
+	case doArrive:
+		e.att.arrive()
+	case doDeliver:
+		e.att.deliver()
+	case doExpire:
+		e.att.expire()
+	default:
+		e.fn()
+	}
 }
 
 // eventQueue is a binary min-heap of events by time, then sequence

@@ -9,56 +9,76 @@ import (
 )
 
 // rpc is one call of roundTrip: a request, its attempts and their timers.
-// Its state lives in one struct (and one per attempt) rather than in
-// closures, which cost an allocation each on every command.
+// Its state lives in one struct (the first attempt included) and its
+// steps are typed events, not closures, which cost an allocation each on
+// every command.
 type rpc struct {
-	t       *Thread
-	from    string // the thread's process
-	cfg     ClientConfig
-	route   func() string
-	what    string
-	serve   func(to string, reply func(any))
-	tok     uint64
-	timeout time.Duration
-	live    int // the attempt whose timer counts: an earlier one's is stale
-	cur     int // CancelOnTimeout: the attempt whose reply completes the call; -1: none
+	t        *Thread
+	from     string // the thread's process
+	cfg      ClientConfig
+	to       string // the party, unless toMaster
+	toMaster bool   // each attempt goes to the master the process knows then
+	what     string
+	args     []string            // a command, run at the node when serve is nil
+	serve    func(a *rpcAttempt) // any other request
+	tok      uint64
+	timeout  time.Duration
+	live     int // the attempt whose timer counts: an earlier one's is stale
+	cur      int // CancelOnTimeout: the attempt whose reply completes the call; -1: none
+	reply    Reply
+	err      error
+	woken    bool // reply or err is the call's outcome
+	first    rpcAttempt
 }
 
-// rpcAttempt is attempt n of an rpc, sent to party; v is its answer.
+// rpcAttempt is attempt n of an rpc, sent to party; r or err is its answer.
 type rpcAttempt struct {
 	c     *rpc
 	n     int
 	party string
-	v     any
+	r     Reply
+	err   error
 }
 
-// roundTrip sends a request to party, runs serve on arrival, carries its
-// answer back and blocks until an answer or the last attempt's timeout.
-func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, serve func(to string, reply func(any))) (Reply, error) {
-	c := &rpc{t: t, from: t.p.Name, cfg: cfg, route: route, what: what, serve: serve, tok: t.waitTok, timeout: cfg.Timeout}
+// roundTrip sends c's request, serves it on arrival, carries its answer
+// back and blocks until an answer or the last attempt's timeout.
+func (t *Thread) roundTrip(c *rpc) (Reply, error) {
+	c.t, c.from, c.tok, c.timeout = t, t.p.Name, t.waitTok, c.cfg.Timeout
 	if c.timeout == 0 {
 		c.timeout = t.w.cfg.CommandTimeout
 	}
 	c.attempt(0)
-	switch v := t.park().(type) {
-	case error:
-		return Reply{}, v
-	case Reply:
-		return v, nil
+	t.park()
+	if !c.woken {
+		return Reply{}, errors.New("sim: bad wake value")
 	}
-	return Reply{}, errors.New("sim: bad wake value")
+	return c.reply, c.err
 }
 
 func (c *rpc) waiting() bool { return c.t.waitTok == c.tok && !c.t.done }
 
+// route is the party attempts go to now.
+func (c *rpc) route() string {
+	if c.toMaster {
+		return c.t.p.master()
+	}
+	return c.to
+}
+
 func (c *rpc) attempt(n int) {
 	w := c.t.w
-	a := &rpcAttempt{c: c, n: n, party: c.route()}
-	w.net.send(c.from, a.party, nil, c.what, a.arrive)
+	a := &c.first
+	if n > 0 {
+		a = &rpcAttempt{}
+	}
+	a.c, a.n, a.party = c, n, c.route()
+	w.net.sendRequest(a)
 	if c.timeout <= 0 {
 		return
 	}
-	w.scheduleWake(w.now+c.timeout, c.t, a.expire)
+	e := w.newEvent()
+	e.at, e.proc, e.thr, e.do, e.att = w.now+c.timeout, c.t.p, c.t, doExpire, a
+	w.scheduleEvent(e)
 }
 
 // retry schedules the attempt after n, if the policy has one left.
@@ -89,21 +109,36 @@ func (a *rpcAttempt) arrive() {
 		t := c.t
 		defer t.w.rec.event(trace.Late(a.party, t.Client(), c.what+" attempt "+strconv.Itoa(a.n+1)+" arrived after its caller gave up"))
 	}
-	c.serve(a.party, a.answer)
+	if c.serve != nil {
+		c.serve(a)
+		return
+	}
+	n := c.t.w.nodes[a.party]
+	if n.down {
+		n.refuse(c.t, c.what, a)
+		return
+	}
+	n.exec(c.t, c.args, a.answer)
 }
 
-// answer sends the party's answer back to the waiting thread.
-func (a *rpcAttempt) answer(v any) {
-	a.v = v
-	a.c.t.w.net.sendReply(a.party, a.c.t, a.c.what, a.deliver)
+// answer sends the party's reply back to the waiting thread.
+func (a *rpcAttempt) answer(r Reply) {
+	a.r = r
+	a.c.t.w.net.sendReply(a)
+}
+
+// fail sends the party's failure (a refused connection) back.
+func (a *rpcAttempt) fail(err error) {
+	a.err = err
+	a.c.t.w.net.sendReply(a)
 }
 
 // deliver hands the answer to the thread, unless it is stale.
 func (a *rpcAttempt) deliver() {
-	c, v, n := a.c, a.v, a.n
+	c, n := a.c, a.n
 	// A refused connection is retried at once, as a client does when the
 	// node is down.
-	if v == ErrRefused && c.waiting() && c.live == n && c.retry(n) {
+	if a.err == ErrRefused && c.waiting() && c.live == n && c.retry(n) {
 		return
 	}
 	t := c.t
@@ -111,7 +146,16 @@ func (a *rpcAttempt) deliver() {
 		t.w.rec.event(trace.LateReply(c.from, t.Client(), "late reply to "+c.what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
 		return
 	}
-	t.w.wake(t, c.tok, v)
+	c.wake(a.r, a.err)
+}
+
+// wake ends the call with r or err, if the thread still waits for it.
+func (c *rpc) wake(r Reply, err error) {
+	if !c.waiting() {
+		return
+	}
+	c.reply, c.err, c.woken = r, err, true
+	c.t.w.wake(c.t, c.tok, nil)
 }
 
 // expire is the attempt's timeout: a retry, or the call fails.
@@ -122,5 +166,5 @@ func (a *rpcAttempt) expire() {
 	}
 	t := c.t
 	t.w.rec.event(trace.Timeout(c.from, t.Client(), c.what+" to "+c.route()))
-	t.w.wake(t, c.tok, ErrTimeout)
+	c.wake(Reply{}, ErrTimeout)
 }

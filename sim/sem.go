@@ -75,7 +75,7 @@ func (s *Sem) Release(n int) {
 		}
 		s.permits--
 		w.granted = true
-		s.p.w.scheduleWake(s.p.w.now, w.t, func() { s.p.w.wake(w.t, w.tok, true) })
+		s.p.w.wakeAt(s.p.w.now, w.t, w.tok, true)
 	}
 }
 

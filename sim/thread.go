@@ -56,8 +56,7 @@ func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bo
 	}
 	t.next, t.stop = iter.Pull(seq)
 	w.rec.event(trace.Thread(p.Name, t.Client()))
-	tok := t.waitTok
-	w.scheduleWake(w.now, t, func() { w.wake(t, tok, nil) })
+	w.wakeAt(w.now, t, t.waitTok, nil)
 	return t
 }
 
@@ -124,8 +123,7 @@ func (t *Thread) Sleep(d time.Duration) {
 	if d < 0 {
 		d = 0
 	}
-	tok := t.waitTok
-	t.w.scheduleWake(t.w.now+t.p.Clock.TrueSpan(d), t, func() { t.w.wake(t, tok, nil) })
+	t.w.wakeAt(t.w.now+t.p.Clock.TrueSpan(d), t, t.waitTok, nil)
 	t.park()
 }
 

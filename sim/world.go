@@ -105,6 +105,13 @@ func (w *World) scheduleWake(at time.Duration, t *Thread, fn func()) {
 	w.scheduleEvent(e)
 }
 
+// wakeAt schedules a wake-up of t with token tok and value v.
+func (w *World) wakeAt(at time.Duration, t *Thread, tok uint64, v any) {
+	e := w.newEvent()
+	e.at, e.proc, e.thr, e.do, e.tok, e.val = at, t.p, t, doWake, tok, v
+	w.scheduleEvent(e)
+}
+
 func (w *World) scheduleEvent(e *event) {
 	if e.at < w.now {
 		e.at = w.now
