@@ -10,8 +10,8 @@ import (
 // stored is what a node held under a key before a write: whether the key
 // existed and its value, so that the write's effect can be recorded.
 type stored struct {
-	exists bool
-	value  string
+	exists      bool
+	kind, value string
 }
 
 // storedAt reads what n stores under each key.
@@ -19,7 +19,8 @@ func (n *Node) storedAt(keys []string) []stored {
 	out := make([]stored, len(keys))
 	for i, k := range keys {
 		if n.m.Exists(k) {
-			out[i] = stored{true, n.valueOf(k)}
+			kind, value := n.valueOf(k)
+			out[i] = stored{true, kind, value}
 		}
 	}
 	return out
@@ -38,36 +39,41 @@ func (n *Node) keyChange(keys []string, before []stored) (string, string) {
 		}
 	}
 	for i, k := range keys {
-		if before[i].exists && n.m.Exists(k) && n.valueOf(k) != before[i].value {
+		if !before[i].exists || !n.m.Exists(k) {
+			continue
+		}
+		if kind, value := n.valueOf(k); kind != before[i].kind || value != before[i].value {
 			return k, trace.KeyOverwritten
 		}
 	}
 	return "", ""
 }
 
-// valueOf renders a key's value and type as one comparable string.
-func (n *Node) valueOf(k string) string {
+// valueOf renders a key's type and value as two comparable strings.
+func (n *Node) valueOf(k string) (kind, value string) {
 	m := n.m
-	switch t := m.Type(k); t {
+	switch kind = m.Type(k); kind {
 	case "string":
 		v, _ := m.Get(k)
-		return "s:" + v
+		return kind, v
 	case "hash":
 		fs, _ := m.HKeys(k)
 		sort.Strings(fs)
 		var b strings.Builder
-		b.WriteString("h")
 		for _, f := range fs {
-			b.WriteString(":" + f + "=" + m.HGet(k, f))
+			b.WriteByte(':')
+			b.WriteString(f)
+			b.WriteByte('=')
+			b.WriteString(m.HGet(k, f))
 		}
-		return b.String()
+		return kind, b.String()
 	case "set":
 		ms, _ := m.Members(k)
-		return "S:" + strings.Join(ms, "\x00")
+		return kind, strings.Join(ms, "\x00")
 	case "list":
 		l, _ := m.List(k)
-		return "l:" + strings.Join(l, "\x00")
+		return kind, strings.Join(l, "\x00")
 	default:
-		return t
+		return kind, ""
 	}
 }
