@@ -114,11 +114,16 @@ type rclient struct {
 	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
 }
 
-func redissonClient(t *sim.Thread, env Env, node string, v redissonVersion) *rclient {
-	key := "redisson/" + strconv.Itoa(int(v)) + "/" + node
+func redissonClient(t *sim.Thread, env Env, node, key string) *rclient {
 	return env.local(t.Process(), key, func() any {
 		return &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}, slaves: -1}
 	}).(*rclient)
+}
+
+// redissonClientKey names the client of version v on node in a process's
+// library state.
+func redissonClientKey(node string, v redissonVersion) string {
+	return "redisson/" + strconv.Itoa(int(v)) + "/" + node
 }
 
 // rlock is one RLock object (client.getLock(name)).
@@ -133,10 +138,12 @@ type rlock struct {
 
 	internalLease time.Duration // internalLockLeaseTime
 	token         int64
+	clientKey     string // redissonClientKey(node, ver)
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
-	return &rlock{env: env, node: node, name: name, ver: v, wait: wait, lease: lease, internalLease: env.Lease}
+	return &rlock{env: env, node: node, name: name, ver: v, wait: wait, lease: lease, internalLease: env.Lease,
+		clientKey: redissonClientKey(node, v)}
 }
 
 // prefixName is RedissonObject.prefixName.
@@ -147,7 +154,7 @@ func prefixName(prefix, name string) string {
 	return prefix + ":{" + name + "}"
 }
 
-func (l *rlock) client(t *sim.Thread) *rclient { return redissonClient(t, l.env, l.node, l.ver) }
+func (l *rlock) client(t *sim.Thread) *rclient { return redissonClient(t, l.env, l.node, l.clientKey) }
 func (l *rlock) channel() string               { return prefixName("redisson_lock__channel", l.name) }
 
 // lockName is getLockName(threadId): <client id>:<thread>.
@@ -217,7 +224,8 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 // (SentinelConnectionManager.checkSlavesChange, checkSlaveStatusWithSyncing
 // on by default); with none, the script goes alone and is not checked.
 func (l *rlock) evalWrite(t *sim.Thread, script string, keys []string, args ...string) (sim.Reply, error) {
-	cmd := append(append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...), args...)
+	cmd := make([]string, 0, 3+len(keys)+len(args))
+	cmd = append(append(append(cmd, "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
 	n := t.World().AvailableReplicas()
 	if !l.ver.batched() || n == 0 {
 		r, err := t.Call(l.node, cmd...)
