@@ -46,6 +46,16 @@ func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Sub
 	return s, nil
 }
 
+// receive runs the handler on a published message, unless the process
+// stopped listening meanwhile.
+func (s *Subscription) receive(msg string) {
+	if !s.active {
+		return
+	}
+	s.node.w.rec.event(trace.Deliver(s.p.Name, s.Channel, msg))
+	s.handler(msg)
+}
+
 // Unsubscribe removes the subscription at once (the client stops
 // listening; in-flight messages are ignored).
 func (s *Subscription) Unsubscribe() {
@@ -67,15 +77,11 @@ func (s *Subscription) Unsubscribe() {
 func (n *Node) publish(channel, msg string) int {
 	subs := n.subs[channel]
 	n.w.rec.event(trace.Publish(n.Name, channel, msg+" to "+strconv.Itoa(len(subs))+" subscribers"))
+	what := "message on " + channel
 	for _, s := range subs {
-		s := s
-		n.w.net.send(n.Name, s.p.Name, s.p, "message on "+channel, func() {
-			if !s.active {
-				return
-			}
-			n.w.rec.event(trace.Deliver(s.p.Name, channel, msg))
-			s.handler(msg)
-		})
+		e := n.w.newEvent()
+		e.proc, e.do, e.sub, e.text = s.p, doPublished, s, msg
+		n.w.net.post(n.Name, s.p.Name, e, what)
 	}
 	return len(subs)
 }

@@ -15,7 +15,10 @@ type event struct {
 	tok  uint64      // doWake: thr's wait token, and the value it wakes with
 	val  any         //
 	att  *rpcAttempt // doArrive, doDeliver, doExpire
-	msg  message     // set for a message in flight: it acts on arrival, unless dropped
+	sub  *Subscription
+	text string     // doPublished: sub's message
+	sw   *semWaiter // doSemTimeout
+	msg  message    // set for a message in flight: it acts on arrival, unless dropped
 }
 
 // eventAction is what an event does when it runs. The common steps of a
@@ -24,11 +27,13 @@ type event struct {
 type eventAction uint8
 
 const (
-	doFunc    eventAction = iota // run fn
-	doWake                       // wake thr with tok and val
-	doArrive                     // att's request reaches its party
-	doDeliver                    // att's answer reaches its thread
-	doExpire                     // att's timeout
+	doFunc       eventAction = iota // run fn
+	doWake                          // wake thr with tok and val
+	doArrive                        // att's request reaches its party
+	doDeliver                       // att's answer reaches its thread
+	doExpire                        // att's timeout
+	doPublished                     // a published message reaches sub
+	doSemTimeout                    // sw gives up waiting
 )
 
 // run performs the event's action.
@@ -42,6 +47,10 @@ func (e *event) run(w *World) {
 		e.att.deliver()
 	case doExpire:
 		e.att.expire()
+	case doPublished:
+		e.sub.receive(e.text)
+	case doSemTimeout:
+		e.sw.timeout()
 	default:
 		e.fn()
 	}

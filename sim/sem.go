@@ -12,6 +12,7 @@ type Sem struct {
 }
 
 type semWaiter struct {
+	s       *Sem
 	t       *Thread
 	tok     uint64
 	granted bool
@@ -49,17 +50,12 @@ func (s *Sem) Acquire(t *Thread, timeout time.Duration) bool {
 	if timeout == 0 {
 		return false
 	}
-	w := &semWaiter{t: t, tok: t.waitTok}
+	w := &semWaiter{s: s, t: t, tok: t.waitTok}
 	s.waiters = append(s.waiters, w)
 	if timeout > 0 {
-		t.w.scheduleWake(t.w.now+t.p.Clock.TrueSpan(timeout), t, func() {
-			if w.granted || w.gone {
-				return
-			}
-			w.gone = true
-			s.drop(w)
-			t.w.wake(t, w.tok, false)
-		})
+		e := t.w.newEvent()
+		e.at, e.proc, e.thr, e.do, e.sw = t.w.now+t.p.Clock.TrueSpan(timeout), t.p, t, doSemTimeout, w
+		t.w.scheduleEvent(e)
 	}
 	return t.park().(bool)
 }
@@ -81,6 +77,16 @@ func (s *Sem) Release(n int) {
 
 // Waiting is the number of threads blocked on the semaphore.
 func (s *Sem) Waiting() int { return len(s.waiters) }
+
+// timeout ends w's wait without a permit, unless it got one.
+func (w *semWaiter) timeout() {
+	if w.granted || w.gone {
+		return
+	}
+	w.gone = true
+	w.s.drop(w)
+	w.t.w.wake(w.t, w.tok, false)
+}
 
 func (s *Sem) drop(w *semWaiter) {
 	for i, x := range s.waiters {
