@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/alicebob/miniredis/v2"
+
 	"github.com/locksim/locksim/sim/trace"
 )
 
@@ -49,6 +51,29 @@ func (n *Node) keyChange(keys []string, before []stored) (string, string) {
 	return "", ""
 }
 
+// hashValue renders hash k's fields and values, in field order, as
+// ":f=v" for each, in one allocation when the hash has up to 8 fields.
+func hashValue(m *miniredis.Miniredis, k string) string {
+	fs, _ := m.HKeys(k)
+	sort.Strings(fs)
+	var buf [8]string
+	vs, n := buf[:0], 0
+	for _, f := range fs {
+		v := m.HGet(k, f)
+		vs = append(vs, v)
+		n += 2 + len(f) + len(v)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, f := range fs {
+		b.WriteByte(':')
+		b.WriteString(f)
+		b.WriteByte('=')
+		b.WriteString(vs[i])
+	}
+	return b.String()
+}
+
 // valueOf renders a key's type and value as two comparable strings.
 func (n *Node) valueOf(k string) (kind, value string) {
 	m := n.m
@@ -57,16 +82,7 @@ func (n *Node) valueOf(k string) (kind, value string) {
 		v, _ := m.Get(k)
 		return kind, v
 	case "hash":
-		fs, _ := m.HKeys(k)
-		sort.Strings(fs)
-		var b strings.Builder
-		for _, f := range fs {
-			b.WriteByte(':')
-			b.WriteString(f)
-			b.WriteByte('=')
-			b.WriteString(m.HGet(k, f))
-		}
-		return kind, b.String()
+		return kind, hashValue(m, k)
 	case "set":
 		ms, _ := m.Members(k)
 		return kind, strings.Join(ms, "\x00")
