@@ -212,6 +212,18 @@ func (t *truth) lossIn(key string, from, to int64) int {
 	return best
 }
 
+// lateWriteIn is the first accepted write to key in (from, to) that ran
+// after its client had given up on it, or -1.
+func (t *truth) lateWriteIn(key string, from, to int64) int {
+	evs := t.tr.Events
+	for i := sort.Search(len(evs), func(i int) bool { return evs[i].T > from }); i < len(evs) && evs[i].T < to; i++ {
+		if t.resourceWrite(i, key) && writeAccepted(evs[i].Reply) && t.late(i) {
+			return i
+		}
+	}
+	return -1
+}
+
 // lossCause classifies an event that lost a key.
 func lossCause(e trace.Event) (string, string) {
 	switch e.Kind {
@@ -225,11 +237,20 @@ func lossCause(e trace.Event) (string, string) {
 	return CauseLostAfterFailover, fmt.Sprintf("%s was promoted to master at %s without %s", e.Party, fmtMs(e.T), e.Key)
 }
 
-// dataLosses reports every loss of a resource key on Redis between the
-// first and the last operation on it.
+// dataLosses reports every loss of a resource key on Redis between its
+// first write (the workload's initial value, or the first operation on
+// it) and the last operation on it.
 func dataLosses(t *truth, kinds ...string) []Violation {
 	span := map[string][2]int64{}
 	var keys []string
+	for _, e := range t.tr.Events {
+		if e.Kind == trace.EvWorkload && e.Key != "" {
+			if _, seen := span[e.Key]; !seen {
+				keys = append(keys, e.Key)
+				span[e.Key] = [2]int64{e.T - 1, e.T}
+			}
+		}
+	}
 	for _, op := range t.tr.Ops {
 		if !slices.Contains(kinds, op.Kind) {
 			continue
@@ -285,6 +306,11 @@ func lostUpdates(t *truth, mv []Violation) []Violation {
 				var what string
 				cause, what = lossCause(t.tr.Events[l])
 				reason, why, evs = "", " because "+what+" in between: one sale was undone.", []int{l}
+			} else if w := t.lateWriteIn(first.Key, first.Return, second.Return); w >= 0 {
+				we := t.tr.Events[w]
+				cause, reason, evs = CauseDelayedWrite, "", []int{w}
+				why = fmt.Sprintf(" because %s's %s, an attempt it had given up on (timed out) and delayed in the network, landed at %s in between and put an older stock back: one sale was undone.",
+					we.Client, strings.Join(we.Args, " "), fmtMs(we.T))
 			}
 			out = append(out, Violation{
 				Property: PropResource, Cause: cause, Reason: reason, Key: first.Key,

@@ -60,11 +60,19 @@ func Evaluate(sc protocols.Scenario) (o *Outcome, err error) {
 
 // check checks tr, a run of sc; recorded is the report of the file tr
 // was read from, if any. A run its budget stopped early is unknown unless
-// the part that ran already shows a violation, which is real.
+// the part that ran already shows a violation, which is real. A run the
+// horizon stopped, its clients still waiting after all that time, is
+// checked for liveness too: what kept them waiting is the finding.
 func check(tr *trace.Trace, sc protocols.Scenario, recorded *checker.Report) *checker.Result {
 	opt := checkOptions(sc)
 	opt.Recorded = recorded
 	res := checker.Check(tr, opt)
+	if tr.Stats.AtHorizon() && !opt.Liveness && res.Report.Verdict == checker.VerdictOK {
+		opt.Liveness = true
+		if r := checker.Check(tr, opt); r.Report.Verdict == checker.VerdictViolation {
+			res = r
+		}
+	}
 	if tr.Stats.Budget != "" {
 		res.Report.Budget = "budget exceeded: " + tr.Stats.Budget
 		if res.Report.Verdict == checker.VerdictOK {
