@@ -45,6 +45,7 @@ type World struct {
 	args        argTable          // argument lists traced recently
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
+	injected    int      // faults injected so far: the last one's id
 	free        []*event // events that ran, for reuse
 	ext         External
 	onPromote   []func(old, new string)

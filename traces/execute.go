@@ -84,7 +84,7 @@ func check(tr *trace.Trace, sc protocols.Scenario, recorded *checker.Report) *ch
 
 // checkOptions is what the checker needs to know of a scenario.
 func checkOptions(sc protocols.Scenario) checker.Options {
-	opt := checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock, Liveness: sc.Liveness}
+	opt := checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock, Liveness: sc.Liveness, Faults: sc.Faults}
 	if p, err := protocols.Lookup(sc.Protocol); err == nil {
 		opt.AllSites = p.AllMasters
 	}

@@ -20,6 +20,10 @@ type Event struct {
 	Change string   `json:"change,omitempty"` // what happened to Key: created, deleted, overwritten, expired, lost
 	Detail string   `json:"detail,omitempty"`
 	DurNs  int64    `json:"dur_ns,omitempty"`
+	// Fault is the 1-based index in the scenario's schedule of the fault
+	// that caused the event (its injection, its end, or what it set in
+	// motion: the failover after a master's crash); 0 for none known.
+	Fault int `json:"fault,omitempty"`
 }
 
 // Event kinds written by the sim.
