@@ -45,13 +45,13 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 		}
 		return node
 	}
-	return t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
+	return t.roundTrip(cfg, route, what, func(to string, conn int, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
 			n.refuse(t, what, reply)
 			return
 		}
-		n.exec(t, args, func(r Reply) { reply(r) })
+		n.execAsync(conn, t.Client(), args, func(r Reply) { reply(r) })
 	})
 }
 
@@ -88,7 +88,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 		}
 		return node
 	}
-	r, err := t.roundTrip(cfg, route, what, func(to string, reply func(any)) {
+	r, err := t.roundTrip(cfg, route, what, func(to string, conn int, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
 			n.refuse(t, what, reply)
@@ -101,7 +101,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 				reply(Reply{Kind: '*', Array: out})
 				return
 			}
-			n.exec(t, cmds[i], func(r Reply) {
+			n.execAsync(conn, t.Client(), cmds[i], func(r Reply) {
 				out[i] = r
 				if n.down { // the node crashed while a WAIT was pending
 					return
@@ -126,7 +126,7 @@ func (t *Thread) Request(service string, args ...string) (string, error) {
 		return "", ErrUnknownParty
 	}
 	route := func() string { return service }
-	v, err := t.roundTrip(ClientConfig{}, route, args[0], func(_ string, reply func(any)) {
+	v, err := t.roundTrip(ClientConfig{}, route, args[0], func(_ string, _ int, reply func(any)) {
 		reply(s.handle(t, args))
 	})
 	if err != nil {

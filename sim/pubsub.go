@@ -31,7 +31,7 @@ func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Sub
 		return nil, ErrUnknownParty
 	}
 	s := &Subscription{node: n, p: t.p, Channel: channel, handler: handler}
-	_, err := t.roundTrip(t.p.Client, func() string { return node }, "SUBSCRIBE", func(_ string, reply func(any)) {
+	_, err := t.roundTrip(t.p.Client, func() string { return node }, "SUBSCRIBE", func(_ string, _ int, reply func(any)) {
 		if n.down {
 			return
 		}

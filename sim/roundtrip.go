@@ -17,7 +17,7 @@ type rpc struct {
 	cfg     ClientConfig
 	route   func() string
 	what    string
-	serve   func(to string, reply func(any))
+	serve   func(to string, conn int, reply func(any))
 	tok     uint64
 	timeout time.Duration
 	live    int // the attempt whose timer counts: an earlier one's is stale
@@ -29,12 +29,13 @@ type rpcAttempt struct {
 	c     *rpc
 	n     int
 	party string
+	conn  int // the thread's connection to party when the attempt was sent
 	v     any
 }
 
 // roundTrip sends a request to party, runs serve on arrival, carries its
 // answer back and blocks until an answer or the last attempt's timeout.
-func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, serve func(to string, reply func(any))) (Reply, error) {
+func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, serve func(to string, conn int, reply func(any))) (Reply, error) {
 	c := &rpc{t: t, from: t.p.Name, cfg: cfg, route: route, what: what, serve: serve, tok: t.waitTok, timeout: cfg.Timeout}
 	if c.timeout == 0 {
 		c.timeout = t.w.cfg.CommandTimeout
@@ -54,6 +55,7 @@ func (c *rpc) waiting() bool { return c.t.waitTok == c.tok && !c.t.done }
 func (c *rpc) attempt(n int) {
 	w := c.t.w
 	a := &rpcAttempt{c: c, n: n, party: c.route()}
+	a.conn = c.t.connTo(a.party)
 	w.net.send(c.from, a.party, nil, c.what, a.arrive)
 	if c.timeout <= 0 {
 		return
@@ -89,7 +91,7 @@ func (a *rpcAttempt) arrive() {
 		t := c.t
 		defer t.w.rec.event(trace.Late(a.party, t.Client(), c.what+" attempt "+strconv.Itoa(a.n+1)+" arrived after its caller gave up"))
 	}
-	c.serve(a.party, a.answer)
+	c.serve(a.party, a.conn, a.answer)
 }
 
 // answer sends the party's answer back to the waiting thread.
@@ -117,7 +119,11 @@ func (a *rpcAttempt) deliver() {
 // expire is the attempt's timeout: a retry, or the call fails.
 func (a *rpcAttempt) expire() {
 	c, n := a.c, a.n
-	if !c.waiting() || c.live != n || c.retry(n) {
+	if !c.waiting() || c.live != n {
+		return
+	}
+	c.t.dropConn(a.party)
+	if c.retry(n) {
 		return
 	}
 	t := c.t

@@ -28,6 +28,7 @@ type Thread struct {
 	bg      bool // started by another thread: a daemon, like the sentinel's
 	waitTok uint64
 	wakeVal any
+	conns   map[string]int // per node, a connection opened after a timeout (dropConn)
 }
 
 func (w *World) spawnDaemon(p *Process, name string, fn func(*Thread)) *Thread {
