@@ -77,6 +77,31 @@ func TestLockSetLostElement(t *testing.T) {
 	}
 }
 
+// TestLockSetDelayedWrite: the shape of setnx-del on lock-set under a
+// delay (seed 2): c3's SET of the set is delayed past its timeout, c1
+// then adds a under the lock, and c3's SET lands later, after its caller
+// gave up, writing back the set it had read: the add is lost.
+func TestLockSetDelayedWrite(t *testing.T) {
+	b := &tb{}
+	b.op("c3/t1", acq, "lock", ok, 0, 0.2).setnx(0.1, "redis", "c3/t1", "lock", "60")
+	b.opv("c3/t1", model.OpAdd, "set", "c", model.ResError+": command timed out", 1, 4.1).cmd(1.1, "redis", "c3/t1", `""`, "", "GET", "set")
+	b.op("c3/t1", rel, "lock", ok, 4.2, 4.3).del(4.25, "redis", "c3/t1", "lock", true)
+	b.op("c1/t1", acq, "lock", ok, 5, 5.1).setnx(5.05, "redis", "c1/t1", "lock", "60")
+	b.opv("c1/t1", model.OpAdd, "set", "a", ok, 5.2, 5.5).cmd(5.3, "redis", "c1/t1", `""`, "", "GET", "set")
+	b.cmd(5.4, "redis", "c1/t1", "OK", trace.KeyCreated, "SET", "set", "a")
+	b.op("c1/t1", rel, "lock", ok, 5.6, 5.7).del(5.65, "redis", "c1/t1", "lock", true)
+	b.cmd(20, "redis", "c3/t1", "OK", "", "SET", "set", "c")
+	b.add(20, trace.Late("redis", "c3/t1", "SET attempt 1 arrived after its caller gave up"))
+	b.op("c2/t1", model.OpRead, "set", "c", 30, 30.1)
+	res := Check(b.trace(), Options{LeaseMs: 60000})
+	if checkedResult(res, "lock-set") != VerdictViolation {
+		t.Fatalf("checked %+v", res.Checked)
+	}
+	if _, found := findViolation(res.Violations, CauseDelayedWrite, []string{"c1/t1"}); !found {
+		t.Fatalf("the late SET does not explain the lost element: %+v", res.Violations)
+	}
+}
+
 func TestRetriedInsertRunsTwice(t *testing.T) {
 	b := &tb{}
 	b.section("c1/t1", "redis", "lock", 0, 10)

@@ -409,6 +409,30 @@ func (t *truth) deposedWrite(op trace.Op) (int, int) {
 	return w, p
 }
 
+// lateOverwrite is a write of op's set (a SET, or a fenced storage
+// script) that landed after op's own write and before the final read at
+// to, after its caller had given up on it (delayed in the network), and
+// that wrote a set without op's element; or -1.
+func (t *truth) lateOverwrite(op trace.Op, to int64) int {
+	own := -1
+	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
+		if t.resourceWrite(i, op.Key) {
+			own = i
+		}
+	}
+	has := func(arg string) bool { return slices.Contains(model.SetElems(arg), op.Value) }
+	for i := own + 1; own >= 0 && i < len(t.tr.Events); i++ {
+		e := t.tr.Events[i]
+		if e.T >= to {
+			break
+		}
+		if t.resourceWrite(i, op.Key) && writeAccepted(e.Reply) && !slices.ContainsFunc(e.Args[1:], has) && t.late(i) {
+			return i
+		}
+	}
+	return -1
+}
+
 func lostElements(t *truth, mv []Violation) []Violation {
 	reads := finalReads(t.tr)
 	var out []Violation
@@ -419,6 +443,7 @@ func lostElements(t *truth, mv []Violation) []Violation {
 		why := "no mutual-exclusion violation involving " + op.Client + " explains it"
 		var evs []int
 		w, p := t.deposedWrite(op)
+		lw := t.lateOverwrite(op, r.Return)
 		switch l := t.lossIn(op.Key, op.Return, r.Return); {
 		case l >= 0:
 			cause, why = lossCause(t.tr.Events[l])
@@ -428,6 +453,11 @@ func lostElements(t *truth, mv []Violation) []Violation {
 			cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
 			why = fmt.Sprintf("%s wrote it to %s at %s, but %s had been promoted to master at %s: the write went to a deposed master",
 				op.Client, we.Party, fmtMs(we.T), pe.Party, fmtMs(pe.T))
+		case lw >= 0:
+			e := t.tr.Events[lw]
+			cause, reason, evs = CauseDelayedWrite, "", []int{lw}
+			why = fmt.Sprintf("%s's write of the set, delayed in the network, landed at %s after %s had given up on it, and wrote back a set read before the add",
+				e.Client, fmtMs(e.T), e.Client)
 		case ok:
 			clients = append(clients, other)
 			why = fmt.Sprintf("%s held the lock at the same time (%s) and wrote back a set read before the add", other, cause)
