@@ -175,7 +175,8 @@ var expectedMatrix = func() []expectedCell {
 // argued columns of each workload, at the README's counts: each column is
 // one matrix of DefaultMatrixRuns seeds per cell, an unsafe cell stopping
 // at its first failure. A cell that flips fails. Under -race or -short it
-// is skipped: .ci/run runs it without -race (about N CPU minutes).
+// is skipped: .ci/run runs it without -race (about 2.5 CPU minutes with
+// lock-set's six columns, BENCHMARKS.md).
 func TestMatrixPinnedVerdicts(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("the pins run at the README's seed counts: .ci/run runs them without -race")
