@@ -102,6 +102,37 @@ func TestLockSetDelayedWrite(t *testing.T) {
 	}
 }
 
+// TestLockSetReadOnDeposedMaster: the shape of redisson-latest on
+// lock-set under a split brain (seed 62): c1 adds a on the promoted
+// replica; c2, which has not learned of the promotion, makes the final
+// read on the deposed master, which never had a.
+func TestLockSetReadOnDeposedMaster(t *testing.T) {
+	b := &tb{}
+	b.add(0.5, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
+	b.section("c1/t1", "redis-2", "lock", 1, 1.3)
+	b.opv("c1/t1", model.OpAdd, "set", "a", ok, 1.1, 1.25).cmd(1.15, "redis-2", "c1/t1", `""`, "", "GET", "set")
+	b.cmd(1.2, "redis-2", "c1/t1", "OK", trace.KeyCreated, "SET", "set", "a")
+	b.op("c2/t1", model.OpRead, "set", "", 2, 2.1).cmd(2.05, "redis-1", "c2/t1", `""`, "", "GET", "set")
+	res := Check(b.trace(), Options{LeaseMs: 10000})
+	if _, found := findViolation(res.Violations, CauseLostAfterFailover, []string{"c1/t1"}); !found {
+		t.Fatalf("the read on the deposed master does not explain the lost element: %+v", res.Violations)
+	}
+}
+
+// TestFencedWritesOnTwoMasters: under a split brain each master keeps its
+// own fence token, so a lower token accepted after a higher one is the
+// split, not a fence that failed (fenced on lock-set, seed 3).
+func TestFencedWritesOnTwoMasters(t *testing.T) {
+	b := &tb{}
+	b.add(0.5, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
+	b.opv("c1/t1", model.OpWrite, "file", "16", ok, 1, 1.2).cmd(1.1, "redis-1", "c1/t1", "(integer) 1", "", "EVAL", "fence", "2", "file", "file:fence", "16")
+	b.opv("c3/t1", model.OpWrite, "file", "2", ok, 1.3, 1.5).cmd(1.4, "redis-2", "c3/t1", "(integer) 1", "", "EVAL", "fence", "2", "file", "file:fence", "2")
+	res := Check(b.trace(), Options{LeaseMs: 10000})
+	if _, found := findViolation(res.Violations, CauseLostAfterFailover, []string{"c1/t1", "c3/t1"}); !found {
+		t.Fatalf("the split brain does not explain the stale accept: %+v", res.Violations)
+	}
+}
+
 func TestRetriedInsertRunsTwice(t *testing.T) {
 	b := &tb{}
 	b.section("c1/t1", "redis", "lock", 0, 10)

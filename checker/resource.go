@@ -299,6 +299,18 @@ func lostUpdates(t *truth, mv []Violation) []Violation {
 
 // staleAccepts reports writes a fenced storage accepted with a token
 // lower than one it had accepted before.
+// splitFence finds which of two accepted writes went to a deposed master
+// (split brain: the fence on each master saw only its own tokens): its
+// write event and the promotion before it.
+func (t *truth) splitFence(a, b trace.Op) (int, int, bool) {
+	for _, op := range []trace.Op{b, a} {
+		if w, p := t.deposedWrite(op); p >= 0 {
+			return w, p, true
+		}
+	}
+	return -1, -1, false
+}
+
 func staleAccepts(t *truth, mv []Violation) []Violation {
 	tr := t.tr
 	type best struct {
@@ -328,6 +340,11 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 				var what string
 				cause, what = lossCause(tr.Events[l])
 				reason, why, evs = "", "the fence forgot its highest token: "+what, []int{l}
+			} else if w, p, ok := t.splitFence(b.op, op); ok {
+				we, pe := tr.Events[w], tr.Events[p]
+				cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
+				why = fmt.Sprintf("%s wrote to %s at %s, but %s had been promoted to master at %s: each master kept its own fence",
+					we.Client, we.Party, fmtMs(we.T), pe.Party, fmtMs(pe.T))
 			}
 			out = append(out, Violation{
 				Property: PropResource, Cause: cause, Reason: reason, Key: op.Key,
@@ -387,10 +404,16 @@ func setHas(set, elem string) bool {
 // deposedWrite finds op's last write to key and, when another node had
 // been promoted to master before it landed, returns the write and the
 // promotion; -1, -1 otherwise.
-func (t *truth) deposedWrite(op trace.Op) (int, int) {
+func (t *truth) deposedWrite(op trace.Op) (int, int) { return t.deposedCommand(op, false) }
+
+// deposedRead is deposedWrite for op's last read of its key: a read
+// served by a deposed master.
+func (t *truth) deposedRead(op trace.Op) (int, int) { return t.deposedCommand(op, true) }
+
+func (t *truth) deposedCommand(op trace.Op, read bool) (int, int) {
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
-		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && e.Key == op.Key && len(e.Args) > 0 && !isRead(e.Args[0]) {
+		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && e.Key == op.Key && len(e.Args) > 0 && isRead(e.Args[0]) == read {
 			w = i
 		}
 	}
@@ -444,6 +467,7 @@ func lostElements(t *truth, mv []Violation) []Violation {
 		var evs []int
 		w, p := t.deposedWrite(op)
 		lw := t.lateOverwrite(op, r.Return)
+		rw, rp := t.deposedRead(r)
 		switch l := t.lossIn(op.Key, op.Return, r.Return); {
 		case l >= 0:
 			cause, why = lossCause(t.tr.Events[l])
@@ -453,6 +477,11 @@ func lostElements(t *truth, mv []Violation) []Violation {
 			cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
 			why = fmt.Sprintf("%s wrote it to %s at %s, but %s had been promoted to master at %s: the write went to a deposed master",
 				op.Client, we.Party, fmtMs(we.T), pe.Party, fmtMs(pe.T))
+		case rp >= 0:
+			re, pe := t.tr.Events[rw], t.tr.Events[rp]
+			cause, reason, evs = CauseLostAfterFailover, "", []int{rp, rw}
+			why = fmt.Sprintf("the final read ran on %s at %s, but %s had been promoted to master at %s: it read a deposed master",
+				re.Party, fmtMs(re.T), pe.Party, fmtMs(pe.T))
 		case lw >= 0:
 			e := t.tr.Events[lw]
 			cause, reason, evs = CauseDelayedWrite, "", []int{lw}
