@@ -158,7 +158,10 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 	}
 	fmt.Fprintf(w, "%s: %s / %s, seed %d, %s, %s\n",
 		strings.ToUpper(f.Report.Verdict), sc.Protocol, sc.Workload, sc.Seed, explore.Plural(sc.Clients, "client"), faults)
-	if f.Report.Budget != "" {
+	switch {
+	case f.Trace.Stats.AtHorizon():
+		fmt.Fprintf(w, "  %s\n", f.Report.Budget)
+	case f.Report.Budget != "":
 		fmt.Fprintf(w, "  %s (raise it with --max-events)\n", f.Report.Budget)
 	}
 	for i, v := range f.Report.Violations {
@@ -181,9 +184,10 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 }
 
 // keyPhrase names what a violation is about: the lock key for mutual
-// exclusion, the protected data otherwise, the name quoted as data.
+// exclusion and liveness, the protected data otherwise, the name quoted
+// as data.
 func keyPhrase(v checker.Violation) string {
-	if v.Property == checker.PropMutex {
+	if v.Property == checker.PropMutex || v.Property == checker.PropLiveness {
 		return fmt.Sprintf("the lock key %q", v.Key)
 	}
 	return fmt.Sprintf("the protected data %q", v.Key)
