@@ -187,7 +187,7 @@ func (t *truth) lateWrite(op trace.Op) int {
 		from = op.Call
 	}
 	for _, i := range t.clientEvents(op.Client, from, maxTime) {
-		if !t.resourceWrite(i, op.Key) {
+		if !t.resourceWrite(i, op.Key) || writeErrored(t.tr.Events[i].Reply) {
 			continue
 		}
 		at := t.tr.Events[i].T
