@@ -181,8 +181,10 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 	if l.lease > 0 {
 		lease = l.lease
 	}
-	switch l.ver {
-	case redissonLatest:
+	switch {
+	case l.ver.latestLine() && !l.fence:
+		return l.tryAcquireLatest(t, lease) // its callback did the rest (onAcquired)
+	case l.ver.latestLine():
 		acquired, ttl, err = l.tryAcquireLatest(t, lease)
 	default:
 		var r sim.Reply
@@ -323,7 +325,7 @@ func (l *rlock) tryLock(t *sim.Thread, wait time.Duration) (bool, error) {
 
 // unlock is RLock.unlock().
 func (l *rlock) unlock(t *sim.Thread) (bool, error) {
-	if l.ver == redissonLatest {
+	if l.ver.latestLine() {
 		return l.unlockLatest(t)
 	}
 	r, err := l.evalWrite(t, redissonUnlock316, []string{l.name, l.channel()},
@@ -450,7 +452,7 @@ func (l *rlock) entryName(c *rclient) string { return c.id + ":" + l.name }
 
 // scheduleExpirationRenewal starts the watchdog of the entry, or joins it.
 func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
-	if l.ver == redissonLatest {
+	if l.ver.latestLine() {
 		l.scheduleRenewalLatest(t)
 		return
 	}
@@ -514,7 +516,7 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 // cancelExpirationRenewal removes th from the entry (all threads when th
 // is empty) and stops the timer when none is left.
 func (l *rlock) cancelExpirationRenewal(t *sim.Thread, th string) {
-	if l.ver == redissonLatest {
+	if l.ver.latestLine() {
 		l.cancelRenewalLatest(t, th)
 		return
 	}

@@ -28,6 +28,9 @@ type Thread struct {
 	bg      bool // started by another thread: a daemon, like the sentinel's
 	waitTok uint64
 	wakeVal any
+
+	interrupted bool // Java's interrupt status (interrupt.go)
+	call        *rpc // the call the thread waits for, if any: the interruptible wait
 }
 
 func (w *World) spawnDaemon(p *Process, name string, fn func(*Thread)) *Thread {
