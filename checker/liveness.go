@@ -122,7 +122,14 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 	for _, g := range t.grants {
 		gone := min(g.EndT, end)
 		last, ok := t.lastHeld(ix, g)
-		if !ok || last < g.T || gone-max(last, healed) <= bound {
+		if !ok {
+			continue
+		}
+		// A key no hold of its owner's process covered after it was
+		// created (an acquire whose caller gave up on it) belonged to
+		// nobody from its creation.
+		last = max(last, g.T)
+		if gone-max(last, healed) <= bound {
 			continue
 		}
 		v := Violation{Property: PropLiveness, Cause: CauseOrphanKey, Key: g.Key, Clients: []string{g.Owner},
@@ -153,10 +160,10 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 }
 
 // lastHeld is when the owner's process last believed it held g's key
-// (the end of its last hold that started before the key vanished).
+// (the end of its last hold that started before the key vanished; 0
+// when none did), and false while a hold lasts to the end of the run.
 func (t *truth) lastHeld(ix holdIndex, g *grant) (int64, bool) {
 	var last int64
-	found := false
 	for _, c := range t.processClients(model.ProcessOf(g.Owner)) {
 		idx := ix.byOwner[[2]string{c, g.Key}]
 		for _, i := range idx {
@@ -167,8 +174,8 @@ func (t *truth) lastHeld(ix holdIndex, g *grant) (int64, bool) {
 			if h.End == maxTime {
 				return 0, false // still held at the end of the run
 			}
-			last, found = max(last, h.End), true
+			last = max(last, h.End)
 		}
 	}
-	return last, found
+	return last, true
 }

@@ -133,6 +133,7 @@ type rlock struct {
 
 	internalLease time.Duration // internalLockLeaseTime
 	token         int64
+	interruptibly bool // in lockInterruptibly()
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -273,7 +274,29 @@ func (l *rlock) lock(t *sim.Thread) (bool, error) {
 		} else {
 			e.latch.Acquire(t, -1)
 		}
+		if err := l.latchInterrupted(t, l.interruptibly); err != nil {
+			return false, err
+		}
 	}
+}
+
+// AcquireInterruptibly is lockInterruptibly() (tryLock is interruptible
+// already).
+func (l *rlock) AcquireInterruptibly(t *sim.Thread) (bool, error) {
+	l.interruptibly = true
+	defer func() { l.interruptibly = false }()
+	return l.Acquire(t)
+}
+
+// latchInterrupted is what an interrupt does to a wait on the entry's
+// semaphore, judged when the wait ends (a semaphore wait is not
+// interruptible in the sim): lockInterruptibly() and tryLock() throw
+// InterruptedException; lock() catches it and waits again.
+func (l *rlock) latchInterrupted(t *sim.Thread, throws bool) error {
+	if t.Interrupted() && throws {
+		return sim.ErrInterrupted
+	}
+	return nil
 }
 
 // tryLock is RedissonLock.tryLock(waitTime, leaseTime): the same loop,
@@ -315,6 +338,9 @@ func (l *rlock) tryLock(t *sim.Thread, wait time.Duration) (bool, error) {
 			e.latch.Acquire(t, d)
 		} else {
 			e.latch.Acquire(t, left)
+		}
+		if err := l.latchInterrupted(t, true); err != nil {
+			return false, err
 		}
 		left -= t.Now() - current
 		if left <= 0 {

@@ -127,7 +127,8 @@ func (l *rlock) synced(t *sim.Thread, noRetry bool, script string, keys []string
 // after the caller was interrupted; the caller's get() then re-sets the
 // thread's interrupt status (CommandAsyncService.get). The replica count
 // is read before, on the calling thread (in Redisson it is part of the
-// asynchronous chain: an interrupt there stops the chain in the model).
+// asynchronous chain: an interrupt there ends the chain in the model, as
+// a failed read does, with then called on the error).
 func (l *rlock) syncedThen(t *sim.Thread, noRetry bool, then func(sim.Reply, error), script string, keys []string, args ...string) (sim.Reply, error) {
 	cmd := append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...)
 	cmd = append(cmd, args...)
@@ -146,6 +147,9 @@ func (l *rlock) syncedThen(t *sim.Thread, noRetry bool, then func(sim.Reply, err
 	c := l.client(t)
 	n, err := c.availableSlaves(t)
 	if err != nil {
+		if then != nil {
+			then(sim.Reply{}, err) // the chain failed: its callbacks run
+		}
 		return reinterrupt(t)(sim.Reply{}, err)
 	}
 	cfg.Timeout += redissonBatchTimeout
