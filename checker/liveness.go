@@ -128,6 +128,7 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 		// A key no hold of its owner's process covered after it was
 		// created (an acquire whose caller gave up on it) belonged to
 		// nobody from its creation.
+		unheld := last < g.T
 		last = max(last, g.T)
 		if gone-max(last, healed) <= bound {
 			continue
@@ -146,6 +147,10 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 		}
 		v.Explanation = fmt.Sprintf("%s's key %s (created at %s) was %s, %s after %s last held the lock at %s", g.Owner, g.Key,
 			fmtMs(g.T), alive, fmtDur(gone-last), model.ProcessOf(g.Owner), fmtMs(last))
+		if unheld {
+			v.Explanation = fmt.Sprintf("%s's key %s (created at %s by an acquire its caller did not see succeed) was %s, %s after its creation, and %s never held the lock meanwhile",
+				g.Owner, g.Key, fmtMs(g.T), alive, fmtDur(gone-last), model.ProcessOf(g.Owner))
+		}
 		if len(after) > 0 {
 			v.Cause, v.Events = CauseRenewalAfterRelease, append(v.Events, after...)
 			r := t.tr.Events[after[len(after)-1]]
