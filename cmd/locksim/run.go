@@ -181,9 +181,10 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 }
 
 // keyPhrase names what a violation is about: the lock key for mutual
-// exclusion, the protected data otherwise, the name quoted as data.
+// exclusion and liveness, the protected data otherwise, the name quoted
+// as data.
 func keyPhrase(v checker.Violation) string {
-	if v.Property == checker.PropMutex {
+	if v.Property == checker.PropMutex || v.Property == checker.PropLiveness {
 		return fmt.Sprintf("the lock key %q", v.Key)
 	}
 	return fmt.Sprintf("the protected data %q", v.Key)
