@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -20,6 +21,9 @@ type ending struct {
 	node           string
 	at             int64
 	events         []int
+	// minor: the holder still kept a quorum after this ending, so it
+	// contributed but did not let the rival in (a lock of several masters).
+	minor bool
 }
 
 func (e ending) text() string { return tell([]ending{e}) }
@@ -79,6 +83,7 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 		return v
 	}
 	var ends []ending
+	brk := t.quorumBreak(a, ga)
 	for _, s := range sortedSites(ga) {
 		x, y := ga[s], gb[s]
 		if y == nil {
@@ -94,6 +99,7 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 			end = t.splitBrain(x, y)
 		} else {
 			end = t.ending(x, victim, leaseMs)
+			end.minor = victim == a && x.EndT < brk
 		}
 		end.events = append(end.events, x.Create, y.Create)
 		if x.End >= 0 {
@@ -107,7 +113,12 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 			held, strings.Join(nodesOf(t, ga), ", "), second, strings.Join(nodesOf(t, gb), ", "))
 		return v
 	}
-	sort.SliceStable(ends, func(i, j int) bool { return rank(ends[i].cause) < rank(ends[j].cause) })
+	sort.SliceStable(ends, func(i, j int) bool {
+		if ends[i].minor != ends[j].minor {
+			return !ends[i].minor
+		}
+		return rank(ends[i].cause) < rank(ends[j].cause)
+	})
 	v.Cause, v.Reason = ends[0].cause, ends[0].reason
 	for _, e := range ends {
 		v.Events = append(v.Events, e.events...)
@@ -130,6 +141,26 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 	return v
 }
 
+// quorumBreak is when holder h, counting on grants gs, kept fewer live
+// keys than a quorum: the ending that broke its lock. On a lock of one
+// site, or of every master (MultiLock), it is the start of time, so no
+// ending is minor.
+func (t *truth) quorumBreak(h hold, gs map[string]*grant) int64 {
+	if t.allSites || len(t.sites[h.Key]) < 2 {
+		return math.MinInt64
+	}
+	var ends []int64
+	for _, g := range gs {
+		ends = append(ends, g.EndT)
+	}
+	q := t.quorum(h.Key)
+	if len(ends) < q {
+		return math.MinInt64
+	}
+	slices.Sort(ends)
+	return ends[len(ends)-q]
+}
+
 // ending classifies how grant x, counted on by victim, vanished.
 func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 	e := t.tr.Events[x.End]
@@ -146,8 +177,12 @@ func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 		j := t.tr.Events[x.Jump]
 		out.cause = CauseClockJump
 		out.events = []int{x.Jump}
-		out.prefix = fmt.Sprintf("the clock of %s jumped forward by %s at %s and %s's key expired there at once, %s before its lease ran out",
-			e.Party, fmtDur(j.DurNs), fmtMs(j.T), owner, fmtDur(x.Deadline-e.T))
+		when := "at once"
+		if e.T != j.T {
+			when = "at " + fmtMs(e.T)
+		}
+		out.prefix = fmt.Sprintf("the clock of %s jumped forward by %s at %s and %s's key expired there %s, %s before its lease ran out",
+			e.Party, fmtDur(j.DurNs), fmtMs(j.T), owner, when, fmtDur(x.Deadline-e.T))
 		return out
 	case endTaken:
 		return t.takeover(x, e)

@@ -180,14 +180,20 @@ func (t *truth) resourceWrite(i int, key string) bool {
 // op gave up and inside none of the client's later operations on the key,
 // or -1.
 func (t *truth) lateWrite(op trace.Op) int {
-	for _, i := range t.clientEvents(op.Client, op.Return+1, maxTime) {
+	from := op.Return + 1
+	if op.Open() {
+		from = op.Call
+	}
+	for _, i := range t.clientEvents(op.Client, from, maxTime) {
 		if !t.resourceWrite(i, op.Key) {
 			continue
 		}
 		at := t.tr.Events[i].T
+		// A later operation of the client's on the key owns the write;
+		// one nested in op (the register's view of its INSERT) does not.
 		for _, j := range t.opsBy[op.Client] {
 			o := t.tr.Ops[j]
-			if o.Key == op.Key && o.Call > op.Call && o.Call <= at && at <= ret(o) {
+			if o.Key == op.Key && o.Call > ret(op) && o.Call <= at && at <= ret(o) {
 				return -1
 			}
 		}

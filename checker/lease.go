@@ -31,14 +31,15 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 			continue
 		}
 		ev(g.Create, model.LeaseGrant, g, g.Owner)
-		if g.End < 0 {
-			continue
-		}
 		// The deployment owes no grant past its holder's belief: after a
 		// split brain the holder's DEL reached the deposed master while the
-		// promoted one kept a copy until its TTL or lost it later.
+		// promoted one kept a copy until its TTL or lost it later, or kept
+		// it to the end of the run (a key nobody ended).
 		if h.End < g.EndT {
 			items = append(items, item{h.End, -1, model.LeaseInput{Kind: model.LeaseEnd, Site: g.Site, Key: g.Key, Owner: g.Owner}})
+			continue
+		}
+		if g.End < 0 {
 			continue
 		}
 		if g.EndKind != endLost && g.EndKind != endJump {

@@ -179,9 +179,11 @@ func (t *truth) apply(i int, e trace.Event) *grant {
 				continue
 			}
 			// The node expires what was due before it records a jump, so
-			// an expiry after the jump at the same instant is its doing.
+			// an expiry after the jump at the same instant is its doing; so
+			// is a later one before the lease ran out, of a key made before
+			// the jump.
 			kind := endExpired
-			if j, ok := t.lastJump[e.Party]; ok && t.tr.Events[j].T == e.T && t.tr.Events[j].DurNs > 0 {
+			if j, ok := t.lastJump[e.Party]; ok && t.jumpShortened(t.tr.Events[j], g, e.T) {
 				kind = endJump
 				g.Jump = j
 				if g.Deadline <= e.T {
@@ -194,6 +196,16 @@ func (t *truth) apply(i int, e trace.Event) *grant {
 		return t.applyCommand(i, e, sk)
 	}
 	return nil
+}
+
+// jumpShortened reports whether forward clock jump j ended grant g's
+// key at expiry time at: at the jump, or later but before the lease ran
+// out for a key created before the jump.
+func (t *truth) jumpShortened(j trace.Event, g *grant, at int64) bool {
+	if j.DurNs <= 0 {
+		return false
+	}
+	return j.T == at || j.T > g.T && at < g.Deadline
 }
 
 // applyCommand updates the grants with a client's command: a key it
