@@ -148,8 +148,8 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 		v.Explanation = fmt.Sprintf("%s's key %s (created at %s) was %s, %s after %s last held the lock at %s", g.Owner, g.Key,
 			fmtMs(g.T), alive, fmtDur(gone-last), model.ProcessOf(g.Owner), fmtMs(last))
 		if unheld {
-			v.Explanation = fmt.Sprintf("%s's key %s (created at %s by an acquire its caller did not see succeed) was %s, %s after its creation, and %s never held the lock meanwhile",
-				g.Owner, g.Key, fmtMs(g.T), alive, fmtDur(gone-last), model.ProcessOf(g.Owner))
+			v.Explanation = fmt.Sprintf("%s's key %s (created at %s by an acquire its caller did not see succeed%s) was %s, %s after its creation, and %s never held the lock meanwhile",
+				g.Owner, g.Key, fmtMs(g.T), t.interruptBefore(g, &v), alive, fmtDur(gone-last), model.ProcessOf(g.Owner))
 		}
 		if len(after) > 0 {
 			v.Cause, v.Events = CauseRenewalAfterRelease, append(v.Events, after...)
@@ -183,4 +183,18 @@ func (t *truth) lastHeld(ix holdIndex, g *grant) (int64, bool) {
 		}
 	}
 	return last, true
+}
+
+// interruptBefore cites the last interrupt of g's owner's process before
+// g's key was created, if any: the caller that gave up on the acquire.
+func (t *truth) interruptBefore(g *grant, v *Violation) string {
+	proc := model.ProcessOf(g.Owner)
+	for i := g.Create - 1; i >= 0; i-- {
+		e := t.tr.Events[i]
+		if e.Party == proc && trace.CitesFault(e, trace.FaultInterrupt) {
+			v.Events = append(v.Events, i)
+			return ": it was interrupted at " + fmtMs(e.T)
+		}
+	}
+	return ""
 }
