@@ -50,6 +50,9 @@ func (t *Thread) CallThen(cfg ClientConfig, node string, then func(Reply, error)
 // asynchronous client's *Async method whose result nobody awaits): then,
 // if set, runs when it completes.
 func (t *Thread) CallAsync(cfg ClientConfig, node string, then func(Reply, error), args ...string) {
+	if then == nil {
+		then = func(Reply, error) {} // still a future: not late, not dropped
+	}
 	t.call1(cfg, node, then, false, args)
 }
 
@@ -118,6 +121,9 @@ func (t *Thread) PipelineThen(cfg ClientConfig, node string, then func([]Reply, 
 // PipelineAsync sends the batch as a future and returns at once (see
 // CallAsync).
 func (t *Thread) PipelineAsync(cfg ClientConfig, node string, then func([]Reply, error), cmds ...[]string) {
+	if then == nil {
+		then = func([]Reply, error) {}
+	}
 	t.pipeline(cfg, node, then, false, cmds)
 }
 
