@@ -25,6 +25,9 @@ type Options struct {
 	// client waits through a free lock and no key outlives its holder,
 	// each by more than two leases.
 	Liveness bool
+	// Faults is the scenario's fault schedule: a violation citing an
+	// event a fault caused (trace.Event.Fault) names the fault's entry.
+	Faults []trace.Fault
 	// Specs are the models of users' own resources (locktest), by name.
 	Specs []model.Spec
 	// Recorded is the report a trace file holds, when the trace is checked
@@ -72,6 +75,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 	if res.Violations == nil {
 		res.Violations = []Violation{}
 	}
+	citeFaults(tr, opt.Faults, res.Violations)
 	rankByCausality(res.Violations)
 	res.Verdict = VerdictOK
 	switch {

@@ -94,6 +94,10 @@ func staleWrite(t *truth, ix holdIndex, op trace.Op) int {
 // writeAccepted reports a reply of a resource that took a write: not an
 // error, not a fenced refusal, not a script's 0.
 func writeAccepted(reply string) bool {
-	return !strings.HasPrefix(reply, "(error)") && !strings.HasPrefix(reply, "ERR") &&
-		!strings.HasPrefix(reply, model.ResRejected) && reply != "(integer) 0"
+	return !writeErrored(reply) && !strings.HasPrefix(reply, model.ResRejected) && reply != "(integer) 0"
+}
+
+// writeErrored reports a reply of a write that did not run.
+func writeErrored(reply string) bool {
+	return strings.HasPrefix(reply, "(error)") || strings.HasPrefix(reply, "ERR")
 }

@@ -164,7 +164,9 @@ func (t *truth) releaseSettled(op trace.Op) int64 {
 func (t *truth) settle(op trace.Op) (at int64, reached, took bool) {
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
-		if t.resourceWrite(i, op.Key) {
+		// A write the node refused with an error (READONLY on a demoted
+		// master) did not run: a retry that failed so leaves the first.
+		if t.resourceWrite(i, op.Key) && !writeErrored(t.tr.Events[i].Reply) {
 			w = i
 		}
 	}

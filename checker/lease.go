@@ -30,13 +30,20 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 		if !ok {
 			continue
 		}
-		ev(g.Create, model.LeaseGrant, g, g.Owner)
+		// The debt on a grant that outlived its holder's acquire starts when
+		// the holder starts counting on it: a rival's grant that ended
+		// before then (a split brain the acquire outlasted) took nothing.
+		at := g.T
+		if g.EndT > h.Start {
+			at = max(g.T, h.Start)
+		}
+		items = append(items, item{at, 2*g.Create + 1, model.LeaseInput{Kind: model.LeaseGrant, Site: g.Site, Key: g.Key, Owner: g.Owner}})
 		// The deployment owes no grant past its holder's belief: after a
 		// split brain the holder's DEL reached the deposed master while the
 		// promoted one kept a copy until its TTL or lost it later, or kept
 		// it to the end of the run (a key nobody ended).
 		if h.End < g.EndT {
-			items = append(items, item{h.End, -1, model.LeaseInput{Kind: model.LeaseEnd, Site: g.Site, Key: g.Key, Owner: g.Owner}})
+			items = append(items, item{h.End, 2*g.Create + 2, model.LeaseInput{Kind: model.LeaseEnd, Site: g.Site, Key: g.Key, Owner: g.Owner}})
 			continue
 		}
 		if g.End < 0 {
@@ -53,7 +60,7 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 		}
 		ev(g.End, model.LeaseLost, g, g.Owner)
 		if owed < maxTime {
-			items = append(items, item{owed, -1, model.LeaseInput{Kind: model.LeaseDeadline, Site: g.Site, Key: g.Key, Owner: g.Owner}})
+			items = append(items, item{owed, 2*g.Create + 2, model.LeaseInput{Kind: model.LeaseDeadline, Site: g.Site, Key: g.Key, Owner: g.Owner}})
 		}
 	}
 	for _, f := range t.foreign {

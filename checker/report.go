@@ -152,6 +152,8 @@ type Violation struct {
 	Nodes       []string `json:"nodes,omitempty"` // where the first holder's key vanished
 	Explanation string   `json:"explanation"`
 	Events      []int    `json:"events,omitempty"` // indexes into the trace's events
+	// Faults are the scheduled faults the cited events trace back to.
+	Faults []CitedFault `json:"faults,omitempty"`
 	// Resource names the user's resource (model.Spec) whose check found
 	// the violation (locktest); empty for the built-in checks.
 	Resource string `json:"resource,omitempty"`

@@ -200,7 +200,7 @@ func retriedWrites(t *truth) []Violation {
 func (t *truth) lossIn(key string, from, to int64) int {
 	best := -1
 	for k, idx := range t.lostKeys {
-		if k != key && !strings.HasPrefix(k, key+":") {
+		if !sameData(k, key) {
 			continue
 		}
 		for _, i := range idx {
@@ -211,6 +211,78 @@ func (t *truth) lossIn(key string, from, to int64) int {
 	}
 	return best
 }
+
+// whyLost explains why first's sale and second's both read one stock:
+// the two held the lock at once, or the data was lost, written to a
+// deposed master, or put back in between by a late or a stale write.
+func (t *truth) whyLost(mv []Violation, first, second trace.Op) (cause, reason, why string, evs []int) {
+	cause, reason = causeFor(mv, first.Client, second.Client, second.Return)
+	why = ": one sale was a lost update."
+	if l := t.lossIn(first.Key, first.Return, second.Return); l >= 0 {
+		var what string
+		cause, what = lossCause(t.tr.Events[l])
+		return cause, "", " because " + what + " in between: one sale was undone.", []int{l}
+	}
+	if w, p := t.deposedWrite(first); w >= 0 {
+		return CauseLostAfterFailover, "", " because " + t.deposedText(w, p) + "; one sale was undone.", []int{p, w}
+	}
+	if w := t.lateWriteIn(first.Key, first.Return, second.Return); w >= 0 {
+		we := t.tr.Events[w]
+		return CauseDelayedWrite, "", fmt.Sprintf(" because %s's %s, an attempt it had given up on (timed out) and delayed in the network, landed at %s in between and put an older stock back: one sale was undone.",
+			we.Client, strings.Join(we.Args, " "), fmtMs(we.T)), []int{w}
+	}
+	if cause != CauseUnexplained {
+		return cause, reason, why, nil
+	}
+	if v, w := t.staleWriteIn(mv, first.Key, first.Return, second.Return); v >= 0 {
+		we := t.tr.Events[w]
+		return mv[v].Cause, mv[v].Reason, fmt.Sprintf(" because %s, which held the lock together with another client (%s), wrote at %s in between and put an older stock back: one sale was undone.",
+			we.Client, mv[v].Cause, fmtMs(we.T)), []int{w}
+	}
+	return cause, reason, why, nil
+}
+
+// staleWriteIn finds an accepted write to key in (from, to) by a client
+// of a mutual-exclusion violation in mv that began before the write:
+// (violation, write), or -1, -1.
+func (t *truth) staleWriteIn(mv []Violation, key string, from, to int64) (int, int) {
+	evs := t.tr.Events
+	for i := sort.Search(len(evs), func(i int) bool { return evs[i].T > from }); i < len(evs) && evs[i].T < to; i++ {
+		if !t.resourceWrite(i, key) || !writeAccepted(evs[i].Reply) {
+			continue
+		}
+		for v, m := range mv {
+			if m.Property == PropMutex && m.AtMs <= trace.Ms(evs[i].T) && slices.Contains(m.Clients, evs[i].Client) {
+				return v, i
+			}
+		}
+	}
+	return -1, -1
+}
+
+// lateWriteIn is the first accepted write to key in (from, to) that ran
+// after its client had given up on it, or -1.
+func (t *truth) lateWriteIn(key string, from, to int64) int {
+	evs := t.tr.Events
+	for i := sort.Search(len(evs), func(i int) bool { return evs[i].T > from }); i < len(evs) && evs[i].T < to; i++ {
+		if t.resourceWrite(i, key) && writeAccepted(evs[i].Reply) && t.late(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// deposedText tells write w, which landed on a master after promotion p
+// had put another node in its place.
+func (t *truth) deposedText(w, p int) string {
+	we, pe := t.tr.Events[w], t.tr.Events[p]
+	return fmt.Sprintf("%s wrote it to %s at %s, but %s had been promoted to master at %s: the write went to a deposed master",
+		we.Client, we.Party, fmtMs(we.T), pe.Party, fmtMs(pe.T))
+}
+
+// sameData reports whether Redis key k holds part of the resource key
+// (the data itself, or a companion such as its fence, "key:fence").
+func sameData(k, key string) bool { return k == key || strings.HasPrefix(k, key+":") }
 
 // lossCause classifies an event that lost a key.
 func lossCause(e trace.Event) (string, string) {
@@ -225,11 +297,20 @@ func lossCause(e trace.Event) (string, string) {
 	return CauseLostAfterFailover, fmt.Sprintf("%s was promoted to master at %s without %s", e.Party, fmtMs(e.T), e.Key)
 }
 
-// dataLosses reports every loss of a resource key on Redis between the
-// first and the last operation on it.
+// dataLosses reports every loss of a resource key on Redis between its
+// first write (the workload's initial value, or the first operation on
+// it) and the last operation on it.
 func dataLosses(t *truth, kinds ...string) []Violation {
 	span := map[string][2]int64{}
 	var keys []string
+	for _, e := range t.tr.Events {
+		if e.Kind == trace.EvWorkload && e.Key != "" {
+			if _, seen := span[e.Key]; !seen {
+				keys = append(keys, e.Key)
+				span[e.Key] = [2]int64{e.T - 1, e.T}
+			}
+		}
+	}
 	for _, op := range t.tr.Ops {
 		if !slices.Contains(kinds, op.Kind) {
 			continue
@@ -278,14 +359,7 @@ func lostUpdates(t *truth, mv []Violation) []Violation {
 		ops := byRead[r]
 		for _, second := range ops[1:] {
 			first := ops[0]
-			cause, reason := causeFor(mv, first.Client, second.Client, second.Return)
-			why := ": one sale was a lost update."
-			var evs []int
-			if l := t.lossIn(first.Key, first.Return, second.Return); l >= 0 {
-				var what string
-				cause, what = lossCause(t.tr.Events[l])
-				reason, why, evs = "", " because "+what+" in between: one sale was undone.", []int{l}
-			}
+			cause, reason, why, evs := t.whyLost(mv, first, second)
 			out = append(out, Violation{
 				Property: PropResource, Cause: cause, Reason: reason, Key: first.Key,
 				Clients: []string{first.Client, second.Client}, AtMs: trace.Ms(second.Return), Events: evs,
@@ -328,6 +402,9 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 				var what string
 				cause, what = lossCause(tr.Events[l])
 				reason, why, evs = "", "the fence forgot its highest token: "+what, []int{l}
+			} else if w, p := t.deposedWrite(b.op); w >= 0 {
+				cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
+				why = "the fence never saw the higher token: " + t.deposedText(w, p)
 			}
 			out = append(out, Violation{
 				Property: PropResource, Cause: cause, Reason: reason, Key: op.Key,
@@ -390,7 +467,7 @@ func setHas(set, elem string) bool {
 func (t *truth) deposedWrite(op trace.Op) (int, int) {
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
-		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && e.Key == op.Key && len(e.Args) > 0 && !isRead(e.Args[0]) {
+		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && sameData(e.Key, op.Key) && len(e.Args) > 0 && !isRead(e.Args[0]) {
 			w = i
 		}
 	}
@@ -424,10 +501,8 @@ func lostElements(t *truth, mv []Violation) []Violation {
 			cause, why = lossCause(t.tr.Events[l])
 			reason, evs = "", []int{l}
 		case p >= 0:
-			we, pe := t.tr.Events[w], t.tr.Events[p]
 			cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
-			why = fmt.Sprintf("%s wrote it to %s at %s, but %s had been promoted to master at %s: the write went to a deposed master",
-				op.Client, we.Party, fmtMs(we.T), pe.Party, fmtMs(pe.T))
+			why = t.deposedText(w, p)
 		case ok:
 			clients = append(clients, other)
 			why = fmt.Sprintf("%s held the lock at the same time (%s) and wrote back a set read before the add", other, cause)

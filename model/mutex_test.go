@@ -33,6 +33,12 @@ func TestMutex(t *testing.T) {
 		{"failed renewal changes nothing", []Op{
 			op(0, 0, 1, acq("c2/t1"), ok), op(1, 2, 3, renew("c1/watchdog"), fail),
 		}, true},
+		{"renewal of a free lock lets no one in (liveness, not safety)", []Op{
+			op(0, 0, 1, acq("c1/t1"), ok), op(0, 2, 3, rel("c1/t1"), ok), op(1, 4, 5, renew("c1/watchdog"), ok),
+		}, true},
+		{"renewal of a lock another process took after the release", []Op{
+			op(0, 0, 1, acq("c1/t1"), ok), op(0, 2, 3, rel("c1/t1"), ok), op(2, 4, 5, acq("c2/t1"), ok), op(1, 6, 7, renew("c1/watchdog"), ok),
+		}, false},
 		{"crash ends the hold", []Op{
 			op(0, 0, 1, acq("a"), ok), op(1, 2, 2, crash("a"), ok), op(2, 3, 4, acq("b"), ok),
 		}, true},

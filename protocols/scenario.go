@@ -14,6 +14,9 @@ import (
 // ScenarioVersion is bumped whenever a field's meaning changes.
 const ScenarioVersion = 1
 
+// DefaultWorkload is the workload of a scenario that names none.
+const DefaultWorkload = "unique-name"
+
 // Scenario is everything one run depends on. Run is a pure function of it.
 type Scenario struct {
 	Version     int               `json:"version"`
@@ -97,7 +100,7 @@ func (sc Scenario) Normalize() (Scenario, error) {
 		return sc, err
 	}
 	if sc.Workload == "" {
-		sc.Workload = "unique-name"
+		sc.Workload = DefaultWorkload
 	}
 	wl, err := LookupWorkload(sc.Workload)
 	if err != nil {

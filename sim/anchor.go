@@ -10,6 +10,7 @@ import (
 // armed is an anchored fault waiting for its anchor.
 type armed struct {
 	f     trace.Fault
+	id    int
 	apply func(at time.Duration)
 	seen  int // occurrences of the anchor's operation so far
 	fired bool
@@ -33,7 +34,7 @@ func (w *World) anchorOp(process, kind, phase, result string) {
 		a.fired = true
 		at := w.now + time.Duration(an.AfterMs)*time.Millisecond
 		w.rec.event(trace.FaultApplied(a.f.Target, "anchor", a.f.Kind+" at "+an.String()+" = "+
-			strconv.FormatInt(int64(at/time.Millisecond), 10)+" ms", a.f.Dur()))
+			strconv.FormatInt(int64(at/time.Millisecond), 10)+" ms", a.f.Dur()).WithFault(a.id))
 		a.apply(at)
 	}
 }

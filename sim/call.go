@@ -95,7 +95,7 @@ func future(then func(Reply, error)) func(any) {
 // refuse answers a request to a down node: the host's refusal travels
 // back like a reply.
 func (n *Node) refuse(t *Thread, what string, reply func(any)) {
-	n.w.rec.event(trace.Drop(t.p.Name, "to "+n.Name+" (down, refused): "+what))
+	n.w.rec.event(trace.Drop(t.p.Name, "to "+n.Name+" (down, refused): "+what).WithFault(n.downBy))
 	reply(ErrRefused)
 }
 

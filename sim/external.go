@@ -91,7 +91,7 @@ func (w *World) OnPromote(fn func(old, new string)) { w.onPromote = append(w.onP
 // must not collide with thread ids: outside code uses negative ones.
 func (n *Node) Serve(from *Process, conn int, client string, args []string, answer func(Reply)) {
 	if n.down {
-		n.w.rec.event(trace.Drop(from.Name, "to "+n.Name+" (down): "+strings.ToUpper(args[0])))
+		n.w.rec.event(trace.Drop(from.Name, "to "+n.Name+" (down): "+strings.ToUpper(args[0])).WithFault(n.downBy))
 		return
 	}
 	n.execAsync(conn, client, args, answer)

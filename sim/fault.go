@@ -9,8 +9,9 @@ import (
 )
 
 // An injector checks a fault against the world and returns what applies
-// it at a given start time. One per kind of trace.Kinds.
-type injector func(w *World, f trace.Fault) (apply func(at time.Duration), err error)
+// it at a given start time; every event it records carries id, the
+// fault's place in the schedule. One per kind of trace.Kinds.
+type injector func(w *World, f trace.Fault, id int) (apply func(at time.Duration), err error)
 
 var injectors = map[string]injector{
 	trace.FaultGCPause:        injectPause,
@@ -33,8 +34,13 @@ var injectors = map[string]injector{
 func Injects(kind string) bool { return injectors[kind] != nil }
 
 // Inject schedules f; the target must exist when f is injected. An
-// anchored fault is armed and applied when its anchor happens.
+// anchored fault is armed and applied when its anchor happens. Faults are
+// numbered from 1 in the order they are injected (a scenario injects its
+// schedule in order, so the number is the fault's place in it), and the
+// events a fault causes carry its number (trace.Event.Fault).
 func (w *World) Inject(f trace.Fault) error {
+	w.injected++
+	id := w.injected
 	if f.AtMs < 0 || f.DurMs < 0 {
 		return fmt.Errorf("fault %s: negative time", f.Kind)
 	}
@@ -42,7 +48,7 @@ func (w *World) Inject(f trace.Fault) error {
 	if inj == nil {
 		return fmt.Errorf("unknown fault kind %q (known: %v)", f.Kind, trace.KindNames())
 	}
-	apply, err := inj(w, f)
+	apply, err := inj(w, f, id)
 	if err != nil {
 		return fmt.Errorf("fault %s: %v", f.Kind, err)
 	}
@@ -56,7 +62,7 @@ func (w *World) Inject(f trace.Fault) error {
 	if w.process(f.Anchor.Party) == nil {
 		return fmt.Errorf("fault %s: anchor: no process %q", f.Kind, f.Anchor.Party)
 	}
-	w.anchors = append(w.anchors, &armed{f: f, apply: apply})
+	w.anchors = append(w.anchors, &armed{f: f, id: id, apply: apply})
 	return nil
 }
 

@@ -16,46 +16,46 @@ func (w *World) targetProcess(f trace.Fault) (*Process, error) {
 	return nil, fmt.Errorf("no process %q", f.Target)
 }
 
-func injectPause(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectPause(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	p, err := w.targetProcess(f)
-	return func(at time.Duration) { w.schedule(at, nil, func() { p.Pause(f.Dur(), f.Kind) }) }, err
+	return func(at time.Duration) { w.schedule(at, nil, func() { p.pause(f.Dur(), f.Kind, id) }) }, err
 }
 
-func injectStall(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectStall(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	p, err := w.targetProcess(f)
-	return func(at time.Duration) { w.schedule(at, nil, func() { p.Stall(f.Dur()) }) }, err
+	return func(at time.Duration) { w.schedule(at, nil, func() { p.stall(f.Dur(), id) }) }, err
 }
 
-func injectSlowWork(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectSlowWork(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	p, err := w.targetProcess(f)
 	extra := time.Duration(f.Value) * time.Millisecond
 	return func(at time.Duration) {
 		w.schedule(at, nil, func() {
 			p.SlowWork += extra
-			w.recordFault(f, p.Name, fmt.Sprintf("critical sections %d ms slower", f.Value))
+			w.recordFault(f, id, p.Name, fmt.Sprintf("critical sections %d ms slower", f.Value))
 		})
 		w.schedule(at+f.Dur(), nil, func() { p.SlowWork -= extra })
 	}, err
 }
 
-func injectClientCrash(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectClientCrash(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	p, err := w.targetProcess(f)
 	restart := f.Dur()
 	if restart == 0 {
 		restart = -1
 	}
-	return func(at time.Duration) { w.schedule(at, nil, func() { p.Crash(restart) }) }, err
+	return func(at time.Duration) { w.schedule(at, nil, func() { p.crash(restart, id) }) }, err
 }
 
 // recordFault records an applied fault whose effect has no event of its
 // own; its Detail starts with the kind (trace.KindSpec.CiteDet).
-func (w *World) recordFault(f trace.Fault, party, detail string) {
-	w.rec.event(trace.FaultApplied(party, f.Kind, detail, f.Dur()))
+func (w *World) recordFault(f trace.Fault, id int, party, detail string) {
+	w.rec.event(trace.FaultApplied(party, f.Kind, detail, f.Dur()).WithFault(id))
 }
 
 // The injectors of the network faults.
 
-func injectLinks(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectLinks(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	links, err := w.links(f.Target)
 	set := func(on bool) {
 		for _, l := range links {
@@ -65,27 +65,27 @@ func injectLinks(w *World, f trace.Fault) (func(time.Duration), error) {
 			case f.Kind == trace.FaultDelay:
 				w.net.SetDelay(l[0], l[1], 0)
 			case on:
-				w.net.Block(l[0], l[1])
+				w.net.block(l[0], l[1], id)
 			default:
-				w.net.Unblock(l[0], l[1])
+				w.net.unblock(l[0], l[1], id)
 			}
 		}
 	}
 	return func(at time.Duration) {
 		w.schedule(at, nil, func() {
 			set(true)
-			w.rec.event(trace.Partition(f.Target, f.Kind, f.Dur()))
+			w.rec.event(trace.Partition(f.Target, f.Kind, f.Dur()).WithFault(id))
 		})
 		w.schedule(at+f.Dur(), nil, func() {
 			set(false)
-			w.rec.event(trace.Heal(f.Target, f.Kind))
+			w.rec.event(trace.Heal(f.Target, f.Kind).WithFault(id))
 		})
 	}, err
 }
 
 // injectBlackhole cuts a node (or the master) from everyone: requests to
 // it hang until the client's timeout, as behind a dead switch port.
-func injectBlackhole(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectBlackhole(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	n, err := w.targetNode(f)
 	if err != nil {
 		return nil, err
@@ -97,20 +97,20 @@ func injectBlackhole(w *World, f trace.Fault) (func(time.Duration), error) {
 			name = w.resolveNode(n).Name
 			links, _ = w.links(name)
 			for _, l := range links {
-				w.net.Block(l[0], l[1])
+				w.net.block(l[0], l[1], id)
 			}
-			w.rec.event(trace.Partition(name, f.Kind, f.Dur()))
+			w.rec.event(trace.Partition(name, f.Kind, f.Dur()).WithFault(id))
 		})
 		w.schedule(at+f.Dur(), nil, func() {
 			for _, l := range links {
-				w.net.Unblock(l[0], l[1])
+				w.net.unblock(l[0], l[1], id)
 			}
-			w.rec.event(trace.Heal(name, f.Kind))
+			w.rec.event(trace.Heal(name, f.Kind).WithFault(id))
 		})
 	}, nil
 }
 
-func injectReplyLoss(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectReplyLoss(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	if w.nodes[f.Target] == nil && w.services[f.Target] == nil && f.Target != Master {
 		return nil, fmt.Errorf("no node or service %q", f.Target)
 	}
@@ -125,10 +125,10 @@ func injectReplyLoss(w *World, f trace.Fault) (func(time.Duration), error) {
 			if party == Master {
 				party = w.master
 			}
-			w.net.SetLossFrom(party, rate)
-			w.recordFault(f, party, fmt.Sprintf("%.0f%% of its replies lost", rate*100))
+			w.net.setLossFrom(party, rate, id)
+			w.recordFault(f, id, party, fmt.Sprintf("%.0f%% of its replies lost", rate*100))
 		})
-		w.schedule(at+f.Dur(), nil, func() { w.net.SetLossFrom(party, 0) })
+		w.schedule(at+f.Dur(), nil, func() { w.net.setLossFrom(party, 0, 0) })
 	}, nil
 }
 
@@ -153,12 +153,12 @@ func (w *World) resolveNode(n *Node) *Node {
 	return n
 }
 
-func injectCrash(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectCrash(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	n, err := w.targetNode(f)
-	return func(at time.Duration) { w.schedule(at, nil, func() { w.resolveNode(n).Crash(f.Dur()) }) }, err
+	return func(at time.Duration) { w.schedule(at, nil, func() { w.resolveNode(n).crash(f.Dur(), id) }) }, err
 }
 
-func injectReplicationLag(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectReplicationLag(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	n, err := w.targetNode(f)
 	extra := time.Duration(f.Value) * time.Millisecond
 	return func(at time.Duration) {
@@ -169,7 +169,7 @@ func injectReplicationLag(w *World, f trace.Fault) (func(time.Duration), error) 
 			for _, l := range hit {
 				l.extraLag += extra
 			}
-			w.recordFault(f, m.Name, fmt.Sprintf("replication %d ms slower", f.Value))
+			w.recordFault(f, id, m.Name, fmt.Sprintf("replication %d ms slower", f.Value))
 		})
 		w.schedule(at+f.Dur(), nil, func() {
 			for _, l := range hit {
@@ -180,16 +180,16 @@ func injectReplicationLag(w *World, f trace.Fault) (func(time.Duration), error) 
 }
 
 // injectClock jumps or drifts a node's clock, or a process's.
-func injectClock(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectClock(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	jump := f.Kind == trace.FaultClockJump
 	d := time.Duration(f.Value) * time.Millisecond
 	if n := w.nodes[f.Target]; n != nil || f.Target == Master {
 		return func(at time.Duration) {
 			w.schedule(at, nil, func() {
 				if m := w.resolveNode(n); jump {
-					m.JumpClock(d)
+					m.jumpClock(d, id)
 				} else {
-					m.SetDrift(f.Value)
+					m.setDrift(f.Value, id)
 				}
 			})
 		}, nil
@@ -201,9 +201,9 @@ func injectClock(w *World, f trace.Fault) (func(time.Duration), error) {
 	return func(at time.Duration) {
 		w.schedule(at, nil, func() {
 			if jump {
-				p.JumpClock(d)
+				p.jumpClock(d, id)
 			} else {
-				p.SetDrift(f.Value)
+				p.setDrift(f.Value, id)
 			}
 		})
 	}, nil

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"time"
 
 	"github.com/locksim/locksim/sim/trace"
@@ -24,34 +25,63 @@ func DefaultNetwork() NetworkConfig {
 type Network struct {
 	w        *World
 	cfg      NetworkConfig
-	blocked  map[[2]string]int
+	blocked  map[[2]string][]int // the faults blocking a link (0: a Block call), oldest first
 	delay    map[[2]string]time.Duration
-	lossFrom map[string]float64
+	lossFrom map[string]loss
+}
+
+// loss is a party's reply-loss rate and the fault that set it.
+type loss struct {
+	rate  float64
+	fault int
 }
 
 func newNetwork(w *World, cfg NetworkConfig) *Network {
 	if cfg.LatencyMax < cfg.LatencyMin {
 		cfg.LatencyMax = cfg.LatencyMin
 	}
-	return &Network{w: w, cfg: cfg, blocked: map[[2]string]int{}, delay: map[[2]string]time.Duration{},
-		lossFrom: map[string]float64{}}
+	return &Network{w: w, cfg: cfg, blocked: map[[2]string][]int{}, delay: map[[2]string]time.Duration{},
+		lossFrom: map[string]loss{}}
 }
 
 // Block drops every message from -> to until Unblock. Blocks nest.
-func (n *Network) Block(from, to string) { n.blocked[[2]string{from, to}]++ }
+func (n *Network) Block(from, to string) { n.block(from, to, 0) }
 
 // Unblock undoes one Block.
-func (n *Network) Unblock(from, to string) {
+func (n *Network) Unblock(from, to string) { n.unblock(from, to, 0) }
+
+// block is Block by the scheduled fault id.
+func (n *Network) block(from, to string, fault int) {
 	k := [2]string{from, to}
-	if n.blocked[k] > 1 {
-		n.blocked[k]--
-	} else {
-		delete(n.blocked, k)
+	n.blocked[k] = append(n.blocked[k], fault)
+}
+
+// unblock undoes one block by fault.
+func (n *Network) unblock(from, to string, fault int) {
+	k := [2]string{from, to}
+	ids := n.blocked[k]
+	if i := slices.Index(ids, fault); i >= 0 {
+		ids = slices.Delete(ids, i, i+1)
 	}
+	if len(ids) == 0 {
+		delete(n.blocked, k)
+		return
+	}
+	n.blocked[k] = ids
 }
 
 // Blocked reports whether from -> to is partitioned.
-func (n *Network) Blocked(from, to string) bool { return n.blocked[[2]string{from, to}] > 0 }
+func (n *Network) Blocked(from, to string) bool { return len(n.blocked[[2]string{from, to}]) > 0 }
+
+// blocker is the oldest scheduled fault blocking from -> to (0: none).
+func (n *Network) blocker(from, to string) int {
+	for _, id := range n.blocked[[2]string{from, to}] {
+		if id > 0 {
+			return id
+		}
+	}
+	return 0
+}
 
 // SetDelay adds d to every message from -> to (0 removes it).
 func (n *Network) SetDelay(from, to string, d time.Duration) {
@@ -95,12 +125,16 @@ func (n *Network) post(from, to string, e *event, what string) {
 	if n.cfg.LossRate > 0 {
 		lost = n.w.streams.Get("network-loss").Float64() < n.cfg.LossRate
 	}
-	if rate := n.lossFrom[from]; rate > 0 && n.w.streams.Get("reply-loss").Float64() < rate {
-		lost = true
+	fault := 0
+	if l := n.lossFrom[from]; l.rate > 0 && n.w.streams.Get("reply-loss").Float64() < l.rate {
+		lost, fault = true, l.fault
 	}
 	d := n.latency(from, to)
 	if lost || n.Blocked(from, to) {
-		n.w.rec.event(trace.Drop(from, dropDetail(to, what, e.msg.reply)))
+		if !lost {
+			fault = n.blocker(from, to)
+		}
+		n.w.rec.event(trace.Drop(from, dropDetail(to, what, e.msg.reply)).WithFault(fault))
 		return
 	}
 	// A request in flight to a node or service keeps the run alive: a
@@ -121,7 +155,7 @@ func (n *Network) arrive(e *event) {
 		n.w.live--
 	}
 	if n.Blocked(m.from, m.to) {
-		n.w.rec.event(trace.Drop(m.from, dropDetail(m.to, m.what, m.reply)))
+		n.w.rec.event(trace.Drop(m.from, dropDetail(m.to, m.what, m.reply)).WithFault(n.blocker(m.from, m.to)))
 		return
 	}
 	e.fn()
@@ -136,10 +170,13 @@ func dropDetail(to, what string, reply bool) string {
 }
 
 // SetLossFrom drops messages sent by party with probability rate (0 stops).
-func (n *Network) SetLossFrom(party string, rate float64) {
+func (n *Network) SetLossFrom(party string, rate float64) { n.setLossFrom(party, rate, 0) }
+
+// setLossFrom is SetLossFrom by the scheduled fault id.
+func (n *Network) setLossFrom(party string, rate float64, fault int) {
 	if rate <= 0 {
 		delete(n.lossFrom, party)
 		return
 	}
-	n.lossFrom[party] = rate
+	n.lossFrom[party] = loss{rate, fault}
 }

@@ -46,6 +46,7 @@ type Node struct {
 	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
 	writeCache map[string]bool
 	down       bool
+	downBy     int // the scheduled fault that crashed the node (0: none)
 
 	role        nodeRole
 	links       []*replLink // master: one per replica
@@ -281,7 +282,10 @@ func writesUncached(n *Node, cmd string) bool {
 
 // advance brings miniredis to the node clock's current reading and
 // records the keys that expired on the way.
-func (n *Node) advance() {
+func (n *Node) advance() { n.advanceBy(0) }
+
+// advanceBy is advance whose expiries the scheduled fault id caused.
+func (n *Node) advanceBy(fault int) {
 	now := n.Clock.Read(n.w.now)
 	d := now - n.last
 	if d == 0 {
@@ -304,7 +308,7 @@ func (n *Node) advance() {
 		if !n.m.Exists(k) {
 			// Recorded even while the node is down: the key's lease ended
 			// then, whatever the restart brings back.
-			n.w.rec.event(trace.Expire(n.Name, k))
+			n.w.rec.event(trace.Expire(n.Name, k).WithFault(fault))
 			if n.role == roleMaster && len(n.links) > 0 {
 				n.ship(keyState{Key: k, Gone: true})
 			}

@@ -17,13 +17,17 @@ const (
 // Crash stops the node: requests to it are refused at once (ErrRefused),
 // connections, subscriptions, WAITs and undelivered replication close.
 // With downFor >= 0 it restarts that much later with its persistence mode.
-func (n *Node) Crash(downFor time.Duration) {
+func (n *Node) Crash(downFor time.Duration) { n.crash(downFor, 0) }
+
+// crash is Crash by the scheduled fault id: the restart, and a failover
+// the crash leads to, carry it too.
+func (n *Node) crash(downFor time.Duration, fault int) {
 	if n.down {
 		return
 	}
 	n.advance()
-	n.down = true
-	n.w.rec.event(trace.NodeCrash(n.Name, downFor))
+	n.down, n.downBy = true, fault
+	n.w.rec.event(trace.NodeCrash(n.Name, downFor).WithFault(fault))
 	n.peers = map[int]*server.Peer{}
 	n.inMulti = map[*server.Peer]bool{}
 	n.queued = map[*server.Peer][]string{}
@@ -53,6 +57,10 @@ func (n *Node) Crash(downFor time.Duration) {
 // Down reports whether the node is crashed.
 func (n *Node) Down() bool { return n.down }
 
+// CrashedBy is the scheduled fault of the node's last crash (0: none):
+// what a refused request or a reset after its restart traces back to.
+func (n *Node) CrashedBy() int { return n.downBy }
+
 func (n *Node) restart() {
 	if !n.down {
 		return
@@ -71,28 +79,29 @@ func (n *Node) restart() {
 	if mode == "" {
 		mode = PersistNone
 	}
-	n.w.rec.event(trace.NodeStart(n.Name, "persistence "+mode))
+	n.w.rec.event(trace.NodeStart(n.Name, "persistence "+mode).WithFault(n.downBy))
 	for _, k := range lost {
-		n.w.rec.event(trace.Lost(trace.EvNodeStart, n.Name, k, "not persisted ("+mode+")"))
+		n.w.rec.event(trace.Lost(trace.EvNodeStart, n.Name, k, "not persisted ("+mode+")").WithFault(n.downBy))
 	}
 	// A master that restarts keeps its replicas: they resynchronise from
 	// it and lose what it lost.
 	if n.role == roleMaster {
 		for _, l := range n.links {
 			l.queue = nil
-			n.resync(l)
+			n.resync(l, n.downBy)
 		}
 	}
 	n.scheduleTick()
 }
 
-// resync gives the replica of l a full copy of its master.
-func (n *Node) resync(l *replLink) {
+// resync gives the replica of l a full copy of its master; fault is the
+// scheduled fault that led to it.
+func (n *Node) resync(l *replLink, fault int) {
 	lost := l.to.load(n.snapshot())
 	l.to.offset = n.offset
 	l.acked = n.offset
 	for _, k := range lost {
-		n.w.rec.event(trace.Lost(trace.EvReplicate, l.to.Name, k, "full resync from "+n.Name))
+		n.w.rec.event(trace.Lost(trace.EvReplicate, l.to.Name, k, "full resync from "+n.Name).WithFault(fault))
 	}
 	l.to.scheduleTick()
 }
@@ -109,21 +118,23 @@ func (n *Node) StartFsync() {
 	n.w.schedule(n.w.now, nil, tick)
 }
 
-// JumpClock moves the node's clock by d (negative: back). Keys whose TTL
-// runs out on the way expire now.
-func (n *Node) JumpClock(d time.Duration) {
+// jumpClock moves the node's clock by d (negative: back), by the
+// scheduled fault id. Keys whose TTL runs out on the way expire now, and
+// their expiries carry the id.
+func (n *Node) jumpClock(d time.Duration, fault int) {
 	n.advance()
 	n.Clock.Offset += d
 	n.Clock.Jumped += d
-	n.w.rec.event(trace.ClockJump(n.Name, d))
-	n.advance()
+	n.w.rec.event(trace.ClockJump(n.Name, d).WithFault(fault))
+	n.advanceBy(fault)
 	n.scheduleTick()
 }
 
-// SetDrift changes the node's clock rate without a jump.
-func (n *Node) SetDrift(ppm int64) {
+// setDrift changes the node's clock rate without a jump (the scheduled
+// fault id).
+func (n *Node) setDrift(ppm int64, fault int) {
 	n.advance()
 	n.Clock = n.Clock.withDrift(n.w.now, ppm)
-	n.w.rec.event(trace.FaultNote(n.Name, "clock drift "+itoa64(ppm)+" ppm"))
+	n.w.rec.event(trace.FaultNote(n.Name, "clock drift "+itoa64(ppm)+" ppm").WithFault(fault))
 	n.scheduleTick()
 }

@@ -44,6 +44,7 @@ type Process struct {
 	Clock       Clock
 	Client      ClientConfig
 	paused      bool
+	pausedBy    int // the scheduled fault that paused the process (0: none)
 	crashed     bool
 	held        []*event
 	threads     []*Thread
@@ -93,12 +94,15 @@ func (p *Process) GoDaemon(name string, fn func(*Thread)) *Thread {
 
 // Pause stops every thread of the process (a stop-the-world GC pause):
 // timers, replies and wake-ups aimed at it are held until Resume.
-func (p *Process) Pause(d time.Duration, why string) {
+func (p *Process) Pause(d time.Duration, why string) { p.pause(d, why, 0) }
+
+// pause is Pause by the scheduled fault id.
+func (p *Process) pause(d time.Duration, why string, fault int) {
 	if p.paused || p.crashed {
 		return
 	}
-	p.paused = true
-	p.w.rec.event(trace.Pause(p.Name, why, d))
+	p.paused, p.pausedBy = true, fault
+	p.w.rec.event(trace.Pause(p.Name, why, d).WithFault(fault))
 	p.w.schedule(p.w.now+d, nil, p.resume)
 }
 
@@ -107,7 +111,7 @@ func (p *Process) resume() {
 		return
 	}
 	p.paused = false
-	p.w.rec.event(trace.Resume(p.Name))
+	p.w.rec.event(trace.Resume(p.Name).WithFault(p.pausedBy))
 	held := p.held
 	p.held = nil
 	for _, e := range held {
@@ -131,7 +135,10 @@ func (p *Process) Crashed() bool { return p.crashed }
 // any more sim calls (a finally block cannot release anything), its
 // subscriptions close, held and future messages to it are dropped. With
 // restartAfter >= 0 a new instance boots that much later.
-func (p *Process) Crash(restartAfter time.Duration) {
+func (p *Process) Crash(restartAfter time.Duration) { p.crash(restartAfter, 0) }
+
+// crash is Crash by the scheduled fault id, which the restart carries too.
+func (p *Process) crash(restartAfter time.Duration, fault int) {
 	if p.crashed {
 		return
 	}
@@ -139,7 +146,7 @@ func (p *Process) Crash(restartAfter time.Duration) {
 	p.crashed = true
 	p.paused = false
 	p.held = nil
-	w.rec.event(trace.Crash(p.Name))
+	w.rec.event(trace.Crash(p.Name).WithFault(fault))
 	for _, n := range w.nodeList() {
 		for ch, subs := range n.subs {
 			kept := subs[:0:0]
@@ -177,7 +184,7 @@ func (p *Process) Crash(restartAfter time.Duration) {
 		np.base, np.incarnation = base, inc
 		np.Clock, np.Client, np.boot, np.view = p.Clock, p.Client, p.boot, p.view
 		np.OwnDiscovery = p.OwnDiscovery
-		w.rec.event(trace.Restart(np.Name, base))
+		w.rec.event(trace.Restart(np.Name, base).WithFault(fault))
 		np.boot(np)
 	})
 }
@@ -189,33 +196,34 @@ func (c Clock) withDrift(now time.Duration, ppm int64) Clock {
 	return c
 }
 
-// JumpClock moves the process's clock by d.
-func (p *Process) JumpClock(d time.Duration) {
+// jumpClock moves the process's clock by d (the scheduled fault id).
+func (p *Process) jumpClock(d time.Duration, fault int) {
 	p.Clock.Offset += d
 	p.Clock.Jumped += d
-	p.w.rec.event(trace.ClockJump(p.Name, d))
+	p.w.rec.event(trace.ClockJump(p.Name, d).WithFault(fault))
 }
 
-// SetDrift changes the process's clock rate without a jump.
-func (p *Process) SetDrift(ppm int64) {
+// setDrift changes the process's clock rate without a jump (the
+// scheduled fault id).
+func (p *Process) setDrift(ppm int64, fault int) {
 	p.Clock = p.Clock.withDrift(p.w.now, ppm)
-	p.w.rec.event(trace.FaultNote(p.Name, "clock drift "+itoa64(ppm)+" ppm"))
+	p.w.rec.event(trace.FaultNote(p.Name, "clock drift "+itoa64(ppm)+" ppm").WithFault(fault))
 }
 
 func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
 
-// Stall holds the wake-ups of every background thread (one started by
+// stall holds the wake-ups of every background thread (one started by
 // another thread, like a watchdog or renewal daemon) for d, while the rest
-// of the process runs.
-func (p *Process) Stall(d time.Duration) {
+// of the process runs (the scheduled fault id).
+func (p *Process) stall(d time.Duration, fault int) {
 	if p.stalled || p.crashed {
 		return
 	}
 	p.stalled = true
-	p.w.rec.event(trace.FaultApplied(p.Name, trace.FaultWatchdogStall, "background threads stalled", d))
+	p.w.rec.event(trace.FaultApplied(p.Name, trace.FaultWatchdogStall, "background threads stalled", d).WithFault(fault))
 	p.w.schedule(p.w.now+d, nil, func() {
 		p.stalled = false
-		p.w.rec.event(trace.FaultNote(p.Name, "watchdog-stall over"))
+		p.w.rec.event(trace.FaultNote(p.Name, "watchdog-stall over").WithFault(fault))
 		held := p.stallHeld
 		p.stallHeld = nil
 		for _, e := range held {

@@ -26,7 +26,7 @@ const Sentinel = "sentinel"
 func (w *World) StartSentinel(cfg FailoverConfig) {
 	p := w.AddProcess(Sentinel)
 	p.Client = ClientConfig{Timeout: cfg.PingEvery / 2}
-	var stale []string
+	var stale []replaced
 	p.GoDaemon("monitor", func(t *Thread) {
 		lastOK := w.now
 		for {
@@ -34,17 +34,18 @@ func (w *World) StartSentinel(cfg FailoverConfig) {
 			if _, err := t.Call(w.master, "PING"); err == nil {
 				lastOK = w.now
 			} else if w.now-lastOK >= cfg.DownAfter {
-				if old := w.master; w.failover(t, cfg) {
+				old := replaced{w.master, w.unreachableBy(w.master)}
+				if w.failover(t, cfg, old.fault) {
 					stale = append(stale, old)
 				}
 				lastOK = w.now
 			}
 			kept := stale[:0]
-			for _, name := range stale {
-				if _, err := t.Call(name, "PING"); err == nil && name != w.master {
-					w.demote(w.nodes[name], w.nodes[w.master])
+			for _, r := range stale {
+				if _, err := t.Call(r.name, "PING"); err == nil && r.name != w.master {
+					w.demote(w.nodes[r.name], w.nodes[w.master], r.fault)
 				} else {
-					kept = append(kept, name)
+					kept = append(kept, r)
 				}
 			}
 			stale = kept
@@ -53,8 +54,32 @@ func (w *World) StartSentinel(cfg FailoverConfig) {
 	})
 }
 
-// failover promotes the best reachable replica of the current master.
-func (w *World) failover(t *Thread, cfg FailoverConfig) bool {
+// replaced is an old master a failover replaced, and the scheduled fault
+// that made it unreachable (0: none known).
+type replaced struct {
+	name  string
+	fault int
+}
+
+// unreachableBy names the scheduled fault that keeps the sentinel from
+// node: its crash, a partition or blackhole between them, or a loss of
+// its replies; 0 if none.
+func (w *World) unreachableBy(node string) int {
+	if n := w.nodes[node]; n != nil && n.down {
+		return n.downBy
+	}
+	if id := w.net.blocker(Sentinel, node); id > 0 {
+		return id
+	}
+	if id := w.net.blocker(node, Sentinel); id > 0 {
+		return id
+	}
+	return w.net.lossFrom[node].fault
+}
+
+// failover promotes the best reachable replica of the current master;
+// its events carry fault, the scheduled fault that brought it about.
+func (w *World) failover(t *Thread, cfg FailoverConfig, fault int) bool {
 	old := w.nodes[w.master]
 	var best *Node
 	for _, l := range old.links {
@@ -70,18 +95,18 @@ func (w *World) failover(t *Thread, cfg FailoverConfig) bool {
 		}
 	}
 	if best == nil {
-		w.rec.event(trace.MasterDown(Sentinel, old.Name+" down; no reachable replica to promote"))
+		w.rec.event(trace.MasterDown(Sentinel, old.Name+" down; no reachable replica to promote").WithFault(fault))
 		return false
 	}
-	w.rec.event(trace.MasterDown(Sentinel, old.Name+" down"))
+	w.rec.event(trace.MasterDown(Sentinel, old.Name+" down").WithFault(fault))
 	best.advance()
 	old.advance()
-	w.rec.event(trace.Promote(best.Name, old.Name, "offset "+itoa64(best.offset)+" of "+itoa64(old.offset)))
+	w.rec.event(trace.Promote(best.Name, old.Name, "offset "+itoa64(best.offset)+" of "+itoa64(old.offset)).WithFault(fault))
 	for _, k := range lostKeys(old, best) {
-		w.rec.event(trace.Lost(trace.EvPromote, best.Name, k, "not replicated from "+old.Name))
+		w.rec.event(trace.Lost(trace.EvPromote, best.Name, k, "not replicated from "+old.Name).WithFault(fault))
 	}
 	for _, k := range revivedKeys(old, best) {
-		w.rec.event(trace.Revived(best.Name, k, "deleted on "+old.Name+", not replicated"))
+		w.rec.event(trace.Revived(best.Name, k, "deleted on "+old.Name+", not replicated").WithFault(fault))
 	}
 	best.role = roleMaster
 	best.links = nil
@@ -89,7 +114,7 @@ func (w *World) failover(t *Thread, cfg FailoverConfig) bool {
 		if l.to != best {
 			nl := &replLink{from: best, to: l.to}
 			best.links = append(best.links, nl)
-			best.resync(nl)
+			best.resync(nl, fault)
 		}
 	}
 	old.links = nil
@@ -116,15 +141,16 @@ func (w *World) failover(t *Thread, cfg FailoverConfig) bool {
 				return
 			}
 			p.view = ""
-			w.rec.event(trace.Discover(p.Name, "now uses "+w.master))
+			w.rec.event(trace.Discover(p.Name, "now uses "+w.master).WithFault(fault))
 		})
 	}
 	return true
 }
 
 // demote makes an old master a replica of master: its data is replaced by
-// a full copy, so writes it accepted after the failover are lost.
-func (w *World) demote(old, master *Node) {
+// a full copy, so writes it accepted after the failover are lost. fault is
+// the scheduled fault behind the failover.
+func (w *World) demote(old, master *Node, fault int) {
 	old.advance()
 	old.role = roleReplica
 	l := &replLink{from: master, to: old}
@@ -133,9 +159,9 @@ func (w *World) demote(old, master *Node) {
 	old.load(master.snapshot())
 	old.offset = master.offset
 	l.acked = master.offset
-	w.rec.event(trace.Demote(old.Name, "rejoined as replica of "+master.Name))
+	w.rec.event(trace.Demote(old.Name, "rejoined as replica of "+master.Name).WithFault(fault))
 	for _, k := range lost {
-		w.rec.event(trace.Lost(trace.EvDemote, old.Name, k, "discarded by full resync from "+master.Name))
+		w.rec.event(trace.Lost(trace.EvDemote, old.Name, k, "discarded by full resync from "+master.Name).WithFault(fault))
 	}
 	old.scheduleTick()
 }

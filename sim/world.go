@@ -45,6 +45,7 @@ type World struct {
 	args        argTable          // argument lists traced recently
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
+	injected    int      // faults injected so far: the last one's id
 	free        []*event // events that ran, for reuse
 	ext         External
 	onPromote   []func(old, new string)
@@ -202,7 +203,7 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 // horizonBudget is the budget a run exhausts when its clients are still
 // working at the horizon.
 func (w *World) horizonBudget() string {
-	return fmt.Sprintf("simulated time: clients still working at the %s horizon", w.cfg.Horizon)
+	return fmt.Sprintf("%s at the %s horizon", trace.HorizonBudget, w.cfg.Horizon)
 }
 
 // nodeList returns the nodes in name order.

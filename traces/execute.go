@@ -60,11 +60,19 @@ func Evaluate(sc protocols.Scenario) (o *Outcome, err error) {
 
 // check checks tr, a run of sc; recorded is the report of the file tr
 // was read from, if any. A run its budget stopped early is unknown unless
-// the part that ran already shows a violation, which is real.
+// the part that ran already shows a violation, which is real. A run the
+// horizon stopped, its clients still waiting after all that time, is
+// checked for liveness too: what kept them waiting is the finding.
 func check(tr *trace.Trace, sc protocols.Scenario, recorded *checker.Report) *checker.Result {
 	opt := checkOptions(sc)
 	opt.Recorded = recorded
 	res := checker.Check(tr, opt)
+	if tr.Stats.AtHorizon() && !opt.Liveness && res.Report.Verdict == checker.VerdictOK {
+		opt.Liveness = true
+		if r := checker.Check(tr, opt); r.Report.Verdict == checker.VerdictViolation {
+			res = r
+		}
+	}
 	if tr.Stats.Budget != "" {
 		res.Report.Budget = "budget exceeded: " + tr.Stats.Budget
 		if res.Report.Verdict == checker.VerdictOK {
@@ -76,7 +84,7 @@ func check(tr *trace.Trace, sc protocols.Scenario, recorded *checker.Report) *ch
 
 // checkOptions is what the checker needs to know of a scenario.
 func checkOptions(sc protocols.Scenario) checker.Options {
-	opt := checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock, Liveness: sc.Liveness}
+	opt := checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock, Liveness: sc.Liveness, Faults: sc.Faults}
 	if p, err := protocols.Lookup(sc.Protocol); err == nil {
 		opt.AllSites = p.AllMasters
 	}

@@ -158,7 +158,10 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 	}
 	fmt.Fprintf(w, "%s: %s / %s, seed %d, %s, %s\n",
 		strings.ToUpper(f.Report.Verdict), sc.Protocol, sc.Workload, sc.Seed, explore.Plural(sc.Clients, "client"), faults)
-	if f.Report.Budget != "" {
+	switch {
+	case f.Trace.Stats.AtHorizon():
+		fmt.Fprintf(w, "  %s\n", f.Report.Budget)
+	case f.Report.Budget != "":
 		fmt.Fprintf(w, "  %s (raise it with --max-events)\n", f.Report.Budget)
 	}
 	for i, v := range f.Report.Violations {

@@ -76,7 +76,7 @@ func (b *Bridge) connect(th *thread, party string, res chan<- *conn) {
 	p.Post(func() {
 		w.Send(p.Name, party, nil, "connect", func() {
 			if n := w.Node(party); n != nil && n.Down() {
-				w.Record(trace.Drop(p.Name, "to "+party+" (down, refused): connect"))
+				w.Record(trace.Drop(p.Name, "to "+party+" (down, refused): connect").WithFault(n.CrashedBy()))
 				w.Send(party, p.Name, p, "refused: connect", func() {
 					res <- nil
 					b.dirty = true

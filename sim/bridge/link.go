@@ -77,7 +77,7 @@ func (l *link) refused(what string) bool {
 		why = "down, refused"
 	}
 	w, p := l.b.w, l.th.proc.p
-	w.Record(trace.Drop(p.Name, "to "+l.party+" ("+why+"): "+what))
+	w.Record(trace.Drop(p.Name, "to "+l.party+" ("+why+"): "+what).WithFault(n.CrashedBy()))
 	w.Send(l.party, p.Name, p, "reset", func() {
 		l.busy = false
 		if !l.gone {

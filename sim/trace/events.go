@@ -11,6 +11,12 @@ import (
 // "c1#2" after a restart), nodes ("redis", "redis-r1"), services ("db"),
 // the sentinel, or links between them ("c1<->redis", "c1->db").
 
+// WithFault returns e caused by the scheduled fault id (1-based; 0 none).
+func (e Event) WithFault(id int) Event {
+	e.Fault = id
+	return e
+}
+
 // Command is a command a node ran for client. Key is the key whose
 // Change it reports (or the command's first key); change is one of the
 // Key* changes or "".

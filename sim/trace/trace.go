@@ -3,7 +3,10 @@
 // reads traces without importing the simulator.
 package trace
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Event is one thing that happened in the world, at a virtual time (ns).
 type Event struct {
@@ -17,6 +20,10 @@ type Event struct {
 	Change string   `json:"change,omitempty"` // what happened to Key: created, deleted, overwritten, expired, lost
 	Detail string   `json:"detail,omitempty"`
 	DurNs  int64    `json:"dur_ns,omitempty"`
+	// Fault is the 1-based index in the scenario's schedule of the fault
+	// that caused the event (its injection, its end, or what it set in
+	// motion: the failover after a master's crash); 0 for none known.
+	Fault int `json:"fault,omitempty"`
 }
 
 // Event kinds written by the sim.
@@ -91,6 +98,14 @@ type Stats struct {
 	// Budget, when set, says which budget stopped the run early.
 	Budget string `json:"budget,omitempty"`
 }
+
+// HorizonBudget starts the Budget of a run whose clients were still
+// working when simulated time reached its horizon.
+const HorizonBudget = "simulated time: clients still working"
+
+// AtHorizon reports whether the horizon stopped the run: its clients
+// were still waiting or working after all that time.
+func (s Stats) AtHorizon() bool { return strings.HasPrefix(s.Budget, HorizonBudget) }
 
 // Trace is the full output of a run: events in the order they happened
 // and the client histories in invocation order.

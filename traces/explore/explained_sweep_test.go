@@ -48,20 +48,27 @@ func TestSwarmEveryViolationExplained(t *testing.T) {
 			}
 		}
 		// Deeper on the mix a user runs first: every fault kind, the
-		// topology explore picks (seeds 338, 694 and 951 found defects the
-		// shallow sweep missed).
-		n.sweep(t, protocols.Scenario{Protocol: p.Name, FaultKinds: trace.KindNames(), Swarm: true}, deepSeeds(seeds))
+		// topology explore picks, each workload (seeds 338, 694 and 951 of
+		// unique-name, and 1 to 446 of stock, found defects the shallow
+		// sweep missed).
+		for _, wl := range protocols.Workloads() {
+			n.sweep(t, protocols.Scenario{Protocol: p.Name, Workload: wl.Name, FaultKinds: trace.KindNames(), Swarm: true}, deepSeeds(seeds, wl.Name))
+		}
 	}
 	t.Logf("%d runs, %d violating", n.runs, n.violating)
 }
 
 // deepSeeds is the seeds of the every-kind mix on explore's topology:
-// 1,053 per protocol (20,007 runs) outside -race.
-func deepSeeds(seeds int) int {
-	if seeds == 45 {
+// 1,053 per protocol on the default workload (20,007 runs) and 300 on
+// each other outside -race.
+func deepSeeds(seeds int, workload string) int {
+	switch {
+	case seeds != 45:
+		return seeds
+	case workload == protocols.DefaultWorkload:
 		return 1053
 	}
-	return seeds
+	return 300
 }
 
 type sweepCount struct{ runs, violating int }

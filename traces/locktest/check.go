@@ -235,7 +235,7 @@ func (c *config) regressions(t TB) string {
 			t.Logf("locktest: %s: the property now holds in this saved counterexample (delete it, or keep it as a regression case)", path)
 			continue
 		}
-		if res.Outcome.File.TraceSHA256 != f.TraceSHA256 {
+		if !traces.Replays(f, res.Outcome.File) {
 			// Still failing, but the run changed: save the new trace.
 			if p, err := c.write(t.Name(), res); err == nil {
 				path = p
@@ -263,7 +263,7 @@ func (c *config) replayFile(t TB, path string) string {
 	}
 	got := res.Outcome.File.TraceSHA256
 	mismatch := ""
-	if got != f.TraceSHA256 {
+	if !traces.Replays(f, res.Outcome.File) {
 		mismatch = fmt.Sprintf("\n  replay hash mismatch: recorded %s, replayed %s (the lock, its workload or locksim changed since the trace was written)",
 			f.TraceSHA256[:16], got[:16])
 	}
@@ -274,7 +274,11 @@ func (c *config) replayFile(t TB, path string) string {
 		t.Logf("locktest: replayed %s (trace %s): %s holds, verdict %s", path, got[:16], c.Property, res.Outcome.File.Report.Verdict)
 		return ""
 	}
-	if mismatch == "" {
+	switch {
+	case mismatch != "":
+	case got != f.TraceSHA256:
+		mismatch = "\n  replayed: the same events (the file predates fault ids; sha256 now " + got[:16] + ")"
+	default:
 		mismatch = "\n  replayed: the same trace, byte for byte (sha256 " + got[:16] + ")"
 	}
 	return c.message(t.Name(), res, path) + mismatch
@@ -294,7 +298,7 @@ func Replay(path string) (*traces.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.File.TraceSHA256 != f.TraceSHA256 {
+	if !traces.Replays(f, o.File) {
 		return o, fmt.Errorf("replay of %s: trace hash mismatch: recorded %s, replayed %s", path, f.TraceSHA256, o.File.TraceSHA256)
 	}
 	if o.File.Report.Verdict != f.Report.Verdict {

@@ -185,7 +185,7 @@ func TestUserResourceTraceStandsAlone(t *testing.T) {
 	if _, err := view.ViewFile(f); err != nil {
 		t.Fatal(err)
 	}
-	opt := checker.Options{LeaseMs: f.Scenario.LeaseMs}
+	opt := checker.Options{LeaseMs: f.Scenario.LeaseMs, Faults: f.Scenario.Faults}
 	without := checker.Check(f.Trace, opt).Report
 	opt.Recorded = &f.Report
 	kept := checker.Check(f.Trace, opt).Report

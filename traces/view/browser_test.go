@@ -162,7 +162,7 @@ func TestViewRendersInChromium(t *testing.T) {
 		if !rendered(dom) || !strings.Contains(dom, "<div>locksim-selftest: ok</div>") {
 			t.Fatalf("page did not render cleanly:\n%s", statusOf(dom))
 		}
-		for _, want := range []string{">promoted<", ">clock +2.00 s<", ">restarted<", "partition c1&lt;-&gt;m 4.0 s", ">down 3.0 s<", "replication-lag: replication 500 ms slower for 2.0 s"} {
+		for _, want := range []string{">fault #4: promoted<", ">fault #3: clock +2.00 s<", ">fault #4: restarted<", "fault #1: partition c1&lt;-&gt;m 4.0 s", ">fault #4: down 3.0 s<", "fault #2: replication-lag: replication 500 ms slower for 2.0 s"} {
 			if !strings.Contains(dom, want) {
 				t.Errorf("page lacks %q", want)
 			}

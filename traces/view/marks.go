@@ -5,6 +5,7 @@ package view
 import (
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/model"
@@ -26,6 +27,9 @@ func (b *viewBuilder) shades() {
 	vm := b.vm
 	end := vm.EndNs
 	add := func(party, kind string, start, stop int64, ev int, label string) {
+		if id := tr.Events[ev].Fault; id > 0 {
+			label = "fault #" + strconv.Itoa(id) + ": " + label
+		}
 		for _, l := range b.partyLanes(party) {
 			vm.Shades = append(vm.Shades, viewShade{Lane: l, Kind: kind, Start: start, End: max(stop, start), Ev: ev, Label: label})
 		}

@@ -46,7 +46,7 @@ func writeView(w io.Writer, f *traces.File, res *checker.Result, linearization [
 		return fmt.Errorf("view: no trace")
 	}
 	if res == nil {
-		res = checker.Check(f.Trace, checker.Options{LeaseMs: f.Scenario.LeaseMs})
+		res = checker.Check(f.Trace, checker.Options{LeaseMs: f.Scenario.LeaseMs, Faults: f.Scenario.Faults})
 	}
 	page, err := viewAssets.ReadFile("viewassets/view.html")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/model"
@@ -120,20 +121,25 @@ func faultKindsFile() *traces.File {
 	acq := func(id int, c string, call, ret int64, res string) trace.Op {
 		return trace.Op{ID: id, Client: c, Process: processOf(c), Kind: model.OpAcquire, Key: "L", Result: res, Call: call, Return: ret}
 	}
+	at := func(t int64, e trace.Event) trace.Event {
+		e.T = t
+		return e
+	}
+	set := func(v string) []string { return []string{"SET", "L", v, "PX", "10000", "NX"} }
 	tr := &trace.Trace{
 		Events: []trace.Event{
-			{T: 1 * s, Kind: trace.EvCommand, Party: "m", Client: "c1/t1", Key: "L", Args: []string{"SET", "L", "v1", "PX", "10000", "NX"}, Reply: "OK", Change: trace.KeyCreated},
-			{T: 2 * s, Kind: trace.EvPartition, Party: "c1<->m", Detail: "partition", DurNs: 5 * s},
-			{T: 2 * s, Kind: trace.EvFault, Party: "r", Detail: "replication-lag: replication 500 ms slower", DurNs: 2 * s},
-			{T: 3 * s, Kind: trace.EvClockJump, Party: "m", DurNs: 2 * s},
-			{T: 4 * s, Kind: trace.EvNodeCrash, Party: "m"},
-			{T: 5 * s, Kind: trace.EvMasterDown, Party: "sentinel", Detail: "m"},
-			{T: 5 * s, Kind: trace.EvPromote, Party: "r", Key: "L", Change: trace.KeyLost},
-			{T: 6 * s, Kind: trace.EvHeal, Party: "c1<->m", Detail: "partition"},
-			{T: 6 * s, Kind: trace.EvCommand, Party: "r", Client: "c2/t1", Key: "L", Args: []string{"SET", "L", "v2", "PX", "10000", "NX"}, Reply: "OK", Change: trace.KeyCreated},
-			{T: 6*s + 1, Kind: trace.EvReplicate, Party: "m2", Key: "L", Change: trace.KeyCreated},
-			{T: 7 * s, Kind: trace.EvNodeStart, Party: "m"},
-			{T: 8 * s, Kind: trace.EvExpire, Party: "r", Key: "L", Change: trace.KeyExpired},
+			at(1*s, trace.Command("m", "c1/t1", "L", set("v1"), "OK", trace.KeyCreated)),
+			at(2*s, trace.Partition("c1<->m", trace.FaultPartition, 5*time.Second).WithFault(1)),
+			at(2*s, trace.FaultApplied("r", trace.FaultReplicationLag, "replication 500 ms slower", 2*time.Second).WithFault(2)),
+			at(3*s, trace.ClockJump("m", 2*time.Second).WithFault(3)),
+			at(4*s, trace.NodeCrash("m", 3*time.Second).WithFault(4)),
+			at(5*s, trace.MasterDown("sentinel", "m down").WithFault(4)),
+			at(5*s, trace.Lost(trace.EvPromote, "r", "L", "not replicated from m").WithFault(4)),
+			at(6*s, trace.Heal("c1<->m", trace.FaultPartition).WithFault(1)),
+			at(6*s, trace.Command("r", "c2/t1", "L", set("v2"), "OK", trace.KeyCreated)),
+			at(6*s+1, trace.Replicated("m2", "L", trace.KeyCreated, "")),
+			at(7*s, trace.NodeStart("m", "persistence always").WithFault(4)),
+			at(8*s, trace.Expire("r", "L")),
 		},
 		Ops: []trace.Op{
 			acq(0, "c1/t1", 1*s-10, 1*s+10, model.ResOK),
@@ -142,7 +148,13 @@ func faultKindsFile() *traces.File {
 		},
 		Stats: trace.Stats{SimNs: 10 * s},
 	}
-	return &traces.File{Format: traces.FormatVersion, Scenario: protocols.Scenario{Protocol: "x", Workload: "y"}, Trace: tr,
+	faults := []trace.Fault{
+		{Kind: trace.FaultPartition, Target: "c1<->m", AtMs: 2000, DurMs: 5000},
+		{Kind: trace.FaultReplicationLag, Target: "r", AtMs: 2000, DurMs: 2000, Value: 500},
+		{Kind: trace.FaultClockJump, Target: "m", AtMs: 3000, Value: 2000},
+		{Kind: trace.FaultFailover, Target: "m", AtMs: 4000, DurMs: 3000},
+	}
+	return &traces.File{Format: traces.FormatVersion, Scenario: protocols.Scenario{Protocol: "x", Workload: "y", Faults: faults}, Trace: tr,
 		Report: checker.Report{Verdict: checker.VerdictOK}}
 }
 
@@ -201,6 +213,13 @@ func TestViewModelFaultKinds(t *testing.T) {
 	if got := strings.Join(lanes["partition"], " "); got != "c1/t1 m" {
 		t.Errorf("the partition c1<->m shades %q, want both ends", got)
 	}
+	// Each bar names the scheduled fault behind it.
+	for _, sh := range vm.Shades {
+		want := map[string]string{"partition": "fault #1: partition", "fault": "fault #2: replication-lag", "down": "fault #4: down"}[sh.Kind]
+		if !strings.HasPrefix(sh.Label, want) {
+			t.Errorf("%s shade label %q, want it to start %q", sh.Kind, sh.Label, want)
+		}
+	}
 }
 
 func TestAtLeast(t *testing.T) {
@@ -225,11 +244,10 @@ func hostileFile() *traces.File {
 		`<img src=x onerror="document.body.setAttribute('data-pwned','2')">&amp;'"`
 	tr := &trace.Trace{
 		Events: []trace.Event{
-			{T: 1e6, Kind: trace.EvCommand, Party: "redis", Client: "c1/" + evil, Key: "lock" + evil,
-				Args: []string{"SET", "lock" + evil, evil, "EX", "1", "NX"}, Reply: "OK", Change: trace.KeyCreated},
-			{T: 2e6, Kind: trace.EvPause, Party: "c1", Detail: evil, DurNs: 5e6},
-			{T: 3e6, Kind: trace.EvNote, Party: "c1", Client: "c1/" + evil, Detail: evil},
-			{T: 1001e6, Kind: trace.EvExpire, Party: "redis", Key: "lock" + evil, Change: trace.KeyExpired},
+			trace.Command("redis", "c1/"+evil, "lock"+evil, []string{"SET", "lock" + evil, evil, "EX", "1", "NX"}, "OK", trace.KeyCreated),
+			trace.Pause("c1", evil, 5*time.Millisecond),
+			trace.Note("c1", "c1/"+evil, "", evil),
+			trace.Expire("redis", "lock"+evil),
 		},
 		Ops: []trace.Op{
 			{ID: 0, Client: "c1/" + evil, Process: "c1", Kind: model.OpAcquire, Key: "lock" + evil, Result: model.ResOK, Call: 0, Return: 2e6},
@@ -237,6 +255,9 @@ func hostileFile() *traces.File {
 		},
 		Scripts: map[string]string{"abc": evil},
 		Stats:   trace.Stats{SimNs: 2e9, Events: 4},
+	}
+	for i, t := range []int64{1e6, 2e6, 3e6, 1001e6} {
+		tr.Events[i].T = t
 	}
 	return &traces.File{
 		Format:   traces.FormatVersion,

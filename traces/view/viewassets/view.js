@@ -464,9 +464,16 @@
     }
   }
   function markLabel(e) {
-    if (e.kind === 'clock-jump') return 'clock ' + (e.dur_ns >= 0 ? '+' : '') + fmtDur(e.dur_ns);
-    if (e.kind === 'fault') return (e.detail || 'fault').split(':')[0];
-    return MARK_LABEL[e.kind] || '';
+    var lab = MARK_LABEL[e.kind] || '';
+    if (e.kind === 'clock-jump') lab = 'clock ' + (e.dur_ns >= 0 ? '+' : '') + fmtDur(e.dur_ns);
+    if (e.kind === 'fault') lab = (e.detail || 'fault').split(':')[0];
+    return e.fault ? 'fault #' + e.fault + (lab ? ': ' + lab : '') : lab;
+  }
+  // faultText names scheduled fault id with its entry in the schedule.
+  function faultText(id) {
+    var f = (D.header.faults || [])[id - 1];
+    return '#' + id + (f ? ' ' + f.kind + ' on ' + f.target + (f.anchor ? ' (anchored)' : ' at ' + fmtDur(f.at_ms * 1e6)) +
+      (f.dur_ms ? ' for ' + fmtDur(f.dur_ms * 1e6) : '') : '');
   }
 
   function drawEvents(g) {
@@ -615,6 +622,7 @@
     if (e.key) rows.push(['key', e.key]);
     if (e.change) rows.push(['key change', e.change]);
     if (e.dur_ns) rows.push(['duration', fmtDur(e.dur_ns) + ' (until ' + fmtAbs(e.t + e.dur_ns) + ')']);
+    if (e.fault) rows.push(['fault', faultText(e.fault)]);
     if (e.args && e.args.length && /^sha1:/.test(e.args[1] || '')) {
       var sha = e.args[1].slice(5);
       (D.scripts || []).forEach(function (s) { if (s.sha1 === sha) rows.push(['script', s.body]); });
@@ -844,9 +852,7 @@
       if (label) h('b', null, label + ' ', meta);
       meta.appendChild(document.createTextNode(text));
     }
-    var faults = (hd.faults || []).map(function (f) {
-      return f.kind + ' on ' + f.target + ' at ' + fmtDur(f.at_ms * 1e6) + (f.dur_ms ? ' for ' + fmtDur(f.dur_ms * 1e6) : '');
-    });
+    var faults = (hd.faults || []).map(function (f, i) { return faultText(i + 1); });
     part('faults:', faults.length ? (faults.length > 4 ? faults.slice(0, 4).join(', ') + ', \u2026 (' + faults.length + ')' : faults.join(', ')) : 'none');
     if (hd.lease_ms) part('lease:', fmtDur(hd.lease_ms * 1e6));
     var dm = hd.damage || {};
