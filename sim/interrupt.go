@@ -44,14 +44,14 @@ func (t *Thread) IsInterrupted() bool { return t.interrupted }
 
 // injectInterrupt interrupts every application thread of the process
 // (what an executor's shutdownNow() does to its workers).
-func injectInterrupt(w *World, f trace.Fault) (func(time.Duration), error) {
+func injectInterrupt(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 	p, err := w.targetProcess(f)
 	return func(at time.Duration) {
 		w.schedule(at, nil, func() {
 			if p.crashed {
 				return
 			}
-			w.recordFault(f, p.Name, "application threads interrupted")
+			w.recordFault(f, id, p.Name, "application threads interrupted")
 			for _, t := range p.threads {
 				if !t.bg {
 					t.Interrupt()
