@@ -35,6 +35,28 @@ func (t *Thread) Call(node string, args ...string) (Reply, error) {
 // command (Redisson sends some commands without retries; redsync gives
 // each try a deadline).
 func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply, error) {
+	return t.CallThen(cfg, node, nil, args...)
+}
+
+// CallThen is CallWith as a future with a callback (a CompletableFuture's
+// thenApply in an asynchronous client): then runs on the process's event
+// loop when the call completes, before the caller resumes, and also when
+// the caller was interrupted meanwhile. It receives what the caller would.
+func (t *Thread) CallThen(cfg ClientConfig, node string, then func(Reply, error), args ...string) (Reply, error) {
+	return t.call1(cfg, node, then, true, args)
+}
+
+// CallAsync sends the command as a future and returns at once (an
+// asynchronous client's *Async method whose result nobody awaits): then,
+// if set, runs when it completes.
+func (t *Thread) CallAsync(cfg ClientConfig, node string, then func(Reply, error), args ...string) {
+	if then == nil {
+		then = func(Reply, error) {} // still a future: not late, not dropped
+	}
+	t.call1(cfg, node, then, false, args)
+}
+
+func (t *Thread) call1(cfg ClientConfig, node string, then func(Reply, error), wait bool, args []string) (Reply, error) {
 	if node != Master && t.w.nodes[node] == nil {
 		return Reply{}, ErrUnknownParty
 	}
@@ -45,14 +67,29 @@ func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply,
 		}
 		return node
 	}
-	return t.roundTrip(cfg, route, what, func(to string, conn int, reply func(any)) {
+	return t.roundTripThen(cfg, route, what, func(to string, conn int, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
 			n.refuse(t, what, reply)
 			return
 		}
 		n.execAsync(conn, t.Client(), args, func(r Reply) { reply(r) })
-	})
+	}, future(then), wait)
+}
+
+// future adapts a typed callback to the round trip's answer.
+func future(then func(Reply, error)) func(any) {
+	if then == nil {
+		return nil
+	}
+	return func(v any) {
+		switch v := v.(type) {
+		case error:
+			then(Reply{}, v)
+		case Reply:
+			then(v, nil)
+		}
+	}
 }
 
 // refuse answers a request to a down node: the host's refusal travels
@@ -72,6 +109,25 @@ func (t *Thread) Pipeline(node string, cmds ...[]string) ([]Reply, error) {
 
 // PipelineWith is Pipeline with another timeout and retry policy.
 func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) ([]Reply, error) {
+	return t.PipelineThen(cfg, node, nil, cmds...)
+}
+
+// PipelineThen is PipelineWith as a future with a callback (see
+// CallThen).
+func (t *Thread) PipelineThen(cfg ClientConfig, node string, then func([]Reply, error), cmds ...[]string) ([]Reply, error) {
+	return t.pipeline(cfg, node, then, true, cmds)
+}
+
+// PipelineAsync sends the batch as a future and returns at once (see
+// CallAsync).
+func (t *Thread) PipelineAsync(cfg ClientConfig, node string, then func([]Reply, error), cmds ...[]string) {
+	if then == nil {
+		then = func([]Reply, error) {}
+	}
+	t.pipeline(cfg, node, then, false, cmds)
+}
+
+func (t *Thread) pipeline(cfg ClientConfig, node string, then func([]Reply, error), wait bool, cmds [][]string) ([]Reply, error) {
 	if node != Master && t.w.nodes[node] == nil {
 		return nil, ErrUnknownParty
 	}
@@ -88,7 +144,11 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 		}
 		return node
 	}
-	r, err := t.roundTrip(cfg, route, what, func(to string, conn int, reply func(any)) {
+	var done func(Reply, error)
+	if then != nil {
+		done = func(r Reply, err error) { then(r.Array, err) }
+	}
+	r, err := t.roundTripThen(cfg, route, what, func(to string, conn int, reply func(any)) {
 		n := t.w.nodes[to]
 		if n.down {
 			n.refuse(t, what, reply)
@@ -110,7 +170,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 			})
 		}
 		run(0)
-	})
+	}, future(done), wait)
 	if err != nil {
 		return nil, err
 	}

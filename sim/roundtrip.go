@@ -22,6 +22,12 @@ type rpc struct {
 	timeout time.Duration
 	live    int // the attempt whose timer counts: an earlier one's is stale
 	cur     int // CancelOnTimeout: the attempt whose reply completes the call; -1: none
+	// then, when set, makes the call a future: it runs on the process's
+	// event loop when the call completes, whether or not its caller still
+	// waits (an interrupted caller does not cancel the command).
+	then      func(v any)
+	over      bool // the call completed
+	abandoned bool // the caller stopped waiting (interrupted)
 }
 
 // rpcAttempt is attempt n of an rpc, sent to party; v is its answer.
@@ -36,12 +42,32 @@ type rpcAttempt struct {
 // roundTrip sends a request to party, runs serve on arrival, carries its
 // answer back and blocks until an answer or the last attempt's timeout.
 func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, serve func(to string, conn int, reply func(any))) (Reply, error) {
-	c := &rpc{t: t, from: t.p.Name, cfg: cfg, route: route, what: what, serve: serve, tok: t.waitTok, timeout: cfg.Timeout}
+	return t.roundTripThen(cfg, route, what, serve, nil, true)
+}
+
+// roundTripThen is roundTrip whose completion also runs then (see rpc),
+// and which returns at once without wait. The wait is interruptible
+// (Thread.Interrupt): an interrupted caller returns ErrInterrupted at
+// once, and the request it sent goes on.
+func (t *Thread) roundTripThen(cfg ClientConfig, route func() string, what string, serve func(to string, conn int, reply func(any)), then func(any), wait bool) (Reply, error) {
+	c := &rpc{t: t, from: t.p.Name, cfg: cfg, route: route, what: what, serve: serve, tok: t.waitTok, timeout: cfg.Timeout, then: then}
 	if c.timeout == 0 {
 		c.timeout = t.w.cfg.CommandTimeout
 	}
 	c.attempt(0)
-	switch v := t.park().(type) {
+	if !wait { // sent as a future nobody waits for
+		c.abandoned = true
+		return Reply{}, nil
+	}
+	if t.interrupted { // Future.get() with the interrupt status set throws at once
+		t.interrupted = false
+		c.abandoned = true
+		return Reply{}, ErrInterrupted
+	}
+	t.call = c
+	v := t.park()
+	t.call = nil
+	switch v := v.(type) {
 	case error:
 		return Reply{}, v
 	case Reply:
@@ -50,7 +76,29 @@ func (t *Thread) roundTrip(cfg ClientConfig, route func() string, what string, s
 	return Reply{}, errors.New("sim: bad wake value")
 }
 
-func (c *rpc) waiting() bool { return c.t.waitTok == c.tok && !c.t.done }
+// waiting reports whether the call is still open: a future until it
+// completes (or its process crashed), a plain call while its caller waits.
+func (c *rpc) waiting() bool {
+	switch {
+	case c.over:
+		return false
+	case c.then != nil:
+		return !c.t.p.crashed
+	}
+	return !c.abandoned && c.t.waitTok == c.tok && !c.t.done
+}
+
+// finish completes the call with v: its future's callback first, then
+// the caller, if it still waits.
+func (c *rpc) finish(v any) {
+	c.over = true
+	if c.then != nil {
+		c.then(v)
+	}
+	if !c.abandoned {
+		c.t.w.wake(c.t, c.tok, v)
+	}
+}
 
 func (c *rpc) attempt(n int) {
 	w := c.t.w
@@ -109,11 +157,14 @@ func (a *rpcAttempt) deliver() {
 		return
 	}
 	t := c.t
-	if c.cfg.CancelOnTimeout && n != c.cur && c.waiting() {
+	if !c.waiting() {
+		return
+	}
+	if c.cfg.CancelOnTimeout && n != c.cur {
 		t.w.rec.event(trace.LateReply(c.from, t.Client(), "late reply to "+c.what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
 		return
 	}
-	t.w.wake(t, c.tok, v)
+	c.finish(v)
 }
 
 // expire is the attempt's timeout: a retry, or the call fails.
@@ -128,5 +179,5 @@ func (a *rpcAttempt) expire() {
 	}
 	t := c.t
 	t.w.rec.event(trace.Timeout(c.from, t.Client(), c.what+" to "+c.route()))
-	t.w.wake(t, c.tok, ErrTimeout)
+	c.finish(ErrTimeout)
 }
