@@ -18,19 +18,32 @@ func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
 	})
 }
 
-// partition splits a history by key, in first-seen order.
+// partition splits a history by key, in first-seen order. The parts
+// share one backing array, cut to size.
 func partition(history []porcupine.Operation, key func(any) string) [][]porcupine.Operation {
 	idx := map[string]int{}
-	var out [][]porcupine.Operation
-	for _, op := range history {
+	of := make([]int, len(history)) // the part of each operation
+	var sizes []int
+	for j, op := range history {
 		k := key(op.Input)
 		i, ok := idx[k]
 		if !ok {
-			i = len(out)
+			i = len(sizes)
 			idx[k] = i
-			out = append(out, nil)
+			sizes = append(sizes, 0)
 		}
-		out[i] = append(out[i], op)
+		of[j] = i
+		sizes[i]++
+	}
+	backing := make([]porcupine.Operation, len(history))
+	out := make([][]porcupine.Operation, len(sizes))
+	at := 0
+	for i, n := range sizes {
+		out[i] = backing[at : at : at+n]
+		at += n
+	}
+	for j, op := range history {
+		out[of[j]] = append(out[of[j]], op)
 	}
 	return out
 }
