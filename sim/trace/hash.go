@@ -30,18 +30,34 @@ func (t *Trace) Hash() string {
 // hashChunk is how many records hashList marshals at once.
 const hashChunk = 512
 
-// hashList writes the JSON array of xs to h: each chunk's marshalled
-// array without its brackets, joined by commas.
+// hashList writes the JSON array of xs to h: each chunk's encoded array
+// without its brackets, joined by commas. The encoder writes into the
+// hash straight from its pooled buffer: json.Marshal would copy each
+// chunk out of it first.
 func hashList[T any](h hash.Hash, xs []T) {
 	h.Write([]byte{'['})
+	enc := json.NewEncoder(unbracketed{h})
 	for i := 0; i < len(xs); i += hashChunk {
 		if i > 0 {
 			h.Write([]byte{','})
 		}
-		b := marshal(xs[i:min(i+hashChunk, len(xs))])
-		h.Write(b[1 : len(b)-1])
+		if err := enc.Encode(xs[i:min(i+hashChunk, len(xs))]); err != nil {
+			panic(err) // plain structs of strings and ints always encode
+		}
 	}
 	h.Write([]byte{']'})
+}
+
+// unbracketed takes one encoded array per Write, as json.Encoder.Encode
+// writes it ("[...]" and a newline), and passes on its elements.
+type unbracketed struct{ h hash.Hash }
+
+func (u unbracketed) Write(b []byte) (int, error) {
+	if len(b) < 3 || b[0] != '[' || b[len(b)-2] != ']' || b[len(b)-1] != '\n' {
+		panic("trace: json.Encoder wrote a partial array")
+	}
+	u.h.Write(b[1 : len(b)-2])
+	return len(b), nil
 }
 
 func marshal(v any) []byte {

@@ -65,3 +65,13 @@ func TestHashStreamsTheCanonicalJSON(t *testing.T) {
 		t.Fatalf("empty lists hash %s, nil lists %s", got, want)
 	}
 }
+
+// BenchmarkHash hashes a 100,000-event trace, as `locksim run` does once
+// per run.
+func BenchmarkHash(b *testing.B) {
+	tr := sampleTrace(100_000, 10_000, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.Hash()
+	}
+}
