@@ -32,6 +32,7 @@ func init() {
 		Summary: "newer Redisson lock whose script INCRs a fencing token; the resource rejects stale tokens",
 		Lease:   30 * time.Second,
 		Client:  redissonClientLatest,
+		Steps:   redissonSteps,
 		New: func(env Env, key string) Lock {
 			l := newRLock(env, env.Master, key, redissonLatest, -1, -1)
 			l.fence = true

@@ -16,7 +16,8 @@ func init() {
 		Name:    "local-mutex",
 		Source:  "seed 002 section 1 (synchronized on the interned name)",
 		Summary: "a monitor per process and name: safe inside one JVM, no exclusion across processes",
-		Lease:   60 * time.Second, // unused: the monitor never expires
+		Lease:   60 * time.Second,   // unused: the monitor never expires
+		Steps:   StepCost{Base: 25}, // no Redis: 11
 		New: func(env Env, key string) Lock {
 			return &localMutex{key: key}
 		},

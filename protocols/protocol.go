@@ -50,7 +50,10 @@ type Protocol struct {
 	// (MultiLock), not a majority (Redlock). The checker's deployment
 	// model reads it.
 	AllMasters bool
-	New        func(env Env, key string) Lock
+	// Steps is what one operation costs the scheduler, for the default
+	// event budget; zero: DefaultStepCost.
+	Steps StepCost
+	New   func(env Env, key string) Lock
 	// Attach, when set, runs once the world of a scenario is built and
 	// before it runs: a lock whose code runs outside the sim's threads
 	// (the go-redis bridge) connects to the world here, and refuses a

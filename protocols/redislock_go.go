@@ -112,6 +112,7 @@ func init() {
 		Source:  "bsm/redislock v0.10.0 (a5b7483: Obtain with obtain.lua, Release, Refresh; NoRetry) on go-redis v9",
 		Summary: "bsm/redislock: Lua MSETNX+PEXPIRE obtain with a random token, compare-and-delete release, no watchdog",
 		Lease:   10 * time.Second,
+		Steps:   spinSteps,
 		New: func(env Env, key string) Lock {
 			return &redislockGo{env: env, key: key}
 		},

@@ -99,6 +99,7 @@ func init() {
 		Summary: "newer Redisson RLock.lock(): combined acquire, unlock latch, renewal task, replica sync check",
 		Lease:   30 * time.Second,
 		Client:  redissonClientLatest,
+		Steps:   redissonSteps,
 		New: func(env Env, key string) Lock {
 			return newRLock(env, env.Master, key, redissonLatest, -1, -1)
 		},

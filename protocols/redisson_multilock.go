@@ -27,6 +27,7 @@ func init() {
 		Topologies: []string{TopoIndependent},
 		Masters:    3,
 		AllMasters: true,
+		Steps:      redissonSteps,
 		New: func(env Env, key string) Lock {
 			m := &multiLock{env: env, wait: 10 * time.Second, lease: env.Lease}
 			for _, node := range env.Nodes {

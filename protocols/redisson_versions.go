@@ -73,6 +73,7 @@ func init() {
 		Summary: "Redisson 3.16.0 RLock.lock(): reentrant hash, pub/sub wait, watchdog every 10 s; a renewal answering 0 leaves its entry (#3712)",
 		Lease:   30 * time.Second, // lockWatchdogTimeout
 		Client:  redissonClient316,
+		Steps:   redissonSteps,
 		New:     lock(redisson3160),
 	})
 	register(Protocol{
@@ -81,6 +82,7 @@ func init() {
 		Summary: "Redisson 3.16.1 RLock.lock(): as redisson, but a renewal answering 0 cancels its entry",
 		Lease:   30 * time.Second,
 		Client:  redissonClient316,
+		Steps:   redissonSteps,
 		New:     lock(redisson3161),
 	})
 	register(Protocol{
@@ -89,6 +91,7 @@ func init() {
 		Summary: "Redisson 3.12.0 RLock.lock(): a failed renewal or an unlock answering nil leaves the renewal entry (#2515)",
 		Lease:   30 * time.Second,
 		Client:  redissonClient316,
+		Steps:   redissonSteps,
 		New:     lock(redisson3120),
 	})
 	register(Protocol{
@@ -97,6 +100,7 @@ func init() {
 		Summary: "Redisson 3.17.0 RLock.lock(): an unsynced WAIT fails the call; a failed renewal stops the watchdog (#4305)",
 		Lease:   30 * time.Second,
 		Client:  redissonClient316,
+		Steps:   redissonSteps,
 		New:     lock(redisson3170),
 	})
 	register(Protocol{
@@ -105,6 +109,7 @@ func init() {
 		Summary: "Redisson 3.17.0 RLock.tryLock(5 s wait, 30 s lease): no watchdog; an unsynced WAIT throws",
 		Lease:   30 * time.Second,
 		Client:  redissonClient316,
+		Steps:   redissonSteps,
 		New: func(env Env, key string) Lock {
 			return newRLock(env, env.Master, key, redisson3170, 5*time.Second, env.Lease)
 		},

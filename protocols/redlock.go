@@ -80,6 +80,7 @@ func init() {
 			Lease:      8 * time.Second,
 			Topologies: []string{TopoIndependent},
 			Masters:    5,
+			Steps:      redlockSteps,
 			New: func(env Env, key string) Lock {
 				return &redlock{env: env, key: key, expiry: env.Lease, unchecked: unchecked}
 			},

@@ -32,6 +32,7 @@ func init() {
 		Lease:      8 * time.Second,
 		Topologies: []string{TopoIndependent, TopoSingle},
 		Masters:    5,
+		Steps:      redlockSteps,
 		New: func(env Env, key string) Lock {
 			return &redlockKeepAlive{redlock: redlock{env: env, key: key, expiry: env.Lease, touch: redsyncTouchWithSetNX}}
 		},

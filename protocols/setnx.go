@@ -22,6 +22,7 @@ func init() {
 		Source:  "seed 002 section 2 (Spring Data Redis setIfAbsent + delete)",
 		Summary: "SET NX EX 60 with a constant value; unconditional DEL in finally",
 		Lease:   60 * time.Second,
+		Steps:   spinSteps,
 		New: func(env Env, key string) Lock {
 			return &setnxDel{env: env, key: key}
 		},
@@ -33,6 +34,7 @@ func init() {
 		Source:  "seed 001 (setIfAbsent with token, Lua compare-and-delete release)",
 		Summary: "SET NX EX 10 with a random token; Lua GET-compare-DEL release",
 		Lease:   10 * time.Second,
+		Steps:   spinSteps,
 		New: func(env Env, key string) Lock {
 			return &setnxLuaDel{env: env, key: key}
 		},

@@ -18,6 +18,7 @@ func init() {
 		Source:  "seed 001 version 1.0 (setIfAbsent with token; GET-compare then DEL)",
 		Summary: "SET NX EX 10 with a token; release by GET, compare, DEL: not atomic",
 		Lease:   10 * time.Second,
+		Steps:   spinSteps,
 		New: func(env Env, key string) Lock {
 			return &setnxGetDel{env: env, key: key}
 		},

@@ -23,6 +23,7 @@ func init() {
 		Source:  "seed 001 version 2.0 (setIfAbsent with token; WATCH/GET/MULTI/DEL/EXEC release loop)",
 		Summary: "SET NX EX 10 with a token; release in a WATCH/MULTI/EXEC loop",
 		Lease:   10 * time.Second,
+		Steps:   spinSteps,
 		New: func(env Env, key string) Lock {
 			return &setnxWatchDel{get: setnxGetDel{env: env, key: key}}
 		},

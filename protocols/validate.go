@@ -12,25 +12,15 @@ import (
 // Bounds of a scenario's numbers, chosen so that no sum or product the
 // simulator forms from them (times in ns as int64) can overflow.
 const (
-	MaxDurationMs      = 30 * 24 * 3600 * 1000 // 30 days: any single duration, time or fault length
-	MaxClockJumpMs     = MaxDurationMs
-	MaxDriftPPM        = 1_000_000
-	DefaultEventBudget = 1_000_000
-	MaxEventBudget     = 1_000_000_000
-	MaxFaults          = 100_000
-	MaxStock           = 1_000_000_000
-	MaxAttempts        = 1_000_000
-	maxLatency         = time.Duration(MaxDurationMs) * time.Millisecond
+	MaxDurationMs  = 30 * 24 * 3600 * 1000 // 30 days: any single duration, time or fault length
+	MaxClockJumpMs = MaxDurationMs
+	MaxDriftPPM    = 1_000_000
+	MaxEventBudget = 1_000_000_000
+	MaxFaults      = 100_000
+	MaxStock       = 1_000_000_000
+	MaxAttempts    = 1_000_000
+	maxLatency     = time.Duration(MaxDurationMs) * time.Millisecond
 )
-
-// EventBudget is how many simulator events the run may take before it
-// stops as over budget.
-func (sc Scenario) EventBudget() int64 {
-	if sc.MaxEvents == 0 {
-		return DefaultEventBudget
-	}
-	return sc.MaxEvents
-}
 
 // validateNumbers refuses values that are out of range, not a number, or
 // large enough to overflow the simulator's arithmetic, and empty fault

@@ -46,7 +46,8 @@ type command struct {
 }
 
 var scenarioLimits = "Limits: 1 to 1,000 clients, 1 to 64 threads per client, 1 to 100,000 operations per thread;\n" +
-	fmt.Sprintf("--intensity in (0, 100]; --max-events from 1 to %d (default %d).", protocols.MaxEventBudget, protocols.DefaultEventBudget)
+	fmt.Sprintf("--intensity in (0, 100]; --max-events from 1 to %d (default scaled with the scenario, %d to %d).",
+		protocols.MaxEventBudget, protocols.DefaultEventBudget, protocols.ScaledEventBudgetCap)
 
 func commands() []command {
 	return []command{

@@ -85,8 +85,8 @@ var scenarioFlags = []scenarioFlag{
 			sc.Intensity = x
 			return nil
 		}},
-	{name: "max-events", usage: fmt.Sprintf("stop a run after `N` simulator events as \"unknown: budget exceeded\" (1 to %d; default %d)",
-		protocols.MaxEventBudget, protocols.DefaultEventBudget),
+	{name: "max-events", usage: fmt.Sprintf("stop a run after `N` simulator events as \"unknown: budget exceeded\" (1 to %d; default: the protocol's cost per operation times clients x threads x ops, %d to %d)",
+		protocols.MaxEventBudget, protocols.DefaultEventBudget, protocols.ScaledEventBudgetCap),
 		get: func(sc *protocols.Scenario) []string {
 			if sc.MaxEvents == 0 {
 				return nil
