@@ -107,7 +107,7 @@ var lockSetPins = func() []expectedCell {
 	}
 	add("slow-work", CellUnsafe, "local-mutex", "setnx-del", "setnx-get-del", "setnx-lua-del", "setnx-watch-del", "redislock-go",
 		"spring-registry", "redisson-trylock", "redlock", "redlock-unchecked", "redisson-multilock", "setnx-daemon-renew")
-	add("slow-work", CellSafe, "redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-3.17.0", "redisson-latest", "fenced",
+	add("slow-work", CellSafe, "redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-3.17.0", "redisson-latest", "redisson-pr7277", "fenced",
 		"redlock-setnx-extend")
 	return out
 }()
