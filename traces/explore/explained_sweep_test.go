@@ -60,9 +60,9 @@ func TestSwarmEveryViolationExplained(t *testing.T) {
 
 // deepSeeds is the seeds of the every-kind mix on explore's topology:
 // 1,053 per protocol on the default workload (over 20,000 runs) and 50 on
-// each other outside -race (stock's and lock-set's runs that reach the
-// one-hour horizon cost a hundred times more; 300 of each ran clean once,
-// see DESIGN.md).
+// each other outside -race (their runs that reach the one-hour horizon
+// cost a hundred times more; 300 to 600 of each were swept by hand while
+// fixing the defects DESIGN.md lists).
 func deepSeeds(seeds int, workload string) int {
 	switch {
 	case seeds != 45:
