@@ -246,26 +246,32 @@ func (t *truth) whyLost(mv []Violation, first, second trace.Op) (cause, reason, 
 // of a mutual-exclusion violation in mv that began before the write:
 // (violation, write), or -1, -1.
 func (t *truth) staleWriteIn(mv []Violation, key string, from, to int64) (int, int) {
-	evs := t.tr.Events
-	for i := sort.Search(len(evs), func(i int) bool { return evs[i].T > from }); i < len(evs) && evs[i].T < to; i++ {
-		if !t.resourceWrite(i, key) || !writeAccepted(evs[i].Reply) {
-			continue
-		}
-		for v, m := range mv {
-			if m.Property == PropMutex && m.AtMs <= trace.Ms(evs[i].T) && slices.Contains(m.Clients, evs[i].Client) {
-				return v, i
-			}
-		}
+	v := -1
+	w := t.acceptedWriteIn(key, from, to, func(i int) bool {
+		e := t.tr.Events[i]
+		v = slices.IndexFunc(mv, func(m Violation) bool {
+			return m.Property == PropMutex && m.AtMs <= trace.Ms(e.T) && slices.Contains(m.Clients, e.Client)
+		})
+		return v >= 0
+	})
+	if w < 0 {
+		return -1, -1
 	}
-	return -1, -1
+	return v, w
 }
 
 // lateWriteIn is the first accepted write to key in (from, to) that ran
 // after its client had given up on it, or -1.
 func (t *truth) lateWriteIn(key string, from, to int64) int {
+	return t.acceptedWriteIn(key, from, to, t.late)
+}
+
+// acceptedWriteIn is the first event in (from, to) that wrote key, that
+// the data accepted and that pick selects, or -1.
+func (t *truth) acceptedWriteIn(key string, from, to int64, pick func(i int) bool) int {
 	evs := t.tr.Events
 	for i := sort.Search(len(evs), func(i int) bool { return evs[i].T > from }); i < len(evs) && evs[i].T < to; i++ {
-		if t.resourceWrite(i, key) && writeAccepted(evs[i].Reply) && t.late(i) {
+		if t.resourceWrite(i, key) && writeAccepted(evs[i].Reply) && pick(i) {
 			return i
 		}
 	}

@@ -22,11 +22,15 @@ func explainedSeeds() int {
 	switch {
 	case *explainedRuns > 0:
 		return *explainedRuns
-	case testing.Short() || raceEnabled:
+	case !fullSweep():
 		return 2
 	}
 	return 45
 }
+
+// fullSweep reports the sweep at its CI counts: no -explained-runs, no
+// -short, no -race.
+func fullSweep() bool { return *explainedRuns == 0 && !testing.Short() && !raceEnabled }
 
 // TestSwarmEveryViolationExplained explores every catalog protocol on each
 // topology it runs on, under each fault kind alone and under all of them,
@@ -65,7 +69,7 @@ func TestSwarmEveryViolationExplained(t *testing.T) {
 // fixing the defects DESIGN.md lists).
 func deepSeeds(seeds int, workload string) int {
 	switch {
-	case seeds != 45:
+	case !fullSweep():
 		return seeds
 	case workload == protocols.DefaultWorkload:
 		return 1053
