@@ -105,10 +105,10 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 			believed[g] = h
 		}
 	}
-	lockOps, _ := lockHistory(t, hs, created)
+	lockOps, st := lockHistory(t, hs, created)
 	res.lockModel, res.lockOps = model.Mutex(), lockOps
 	name := "mutex"
-	if reentrant {
+	if reentrant || st.reentered {
 		res.lockModel, name = model.ReentrantMutex(), "reentrant-mutex"
 	}
 	if len(lockOps) > 0 {

@@ -77,6 +77,62 @@ func TestLockSetLostElement(t *testing.T) {
 	}
 }
 
+// TestLockSetDelayedWrite: the shape of setnx-del on lock-set under a
+// delay (seed 2): c3's SET of the set is delayed past its timeout, c1
+// then adds a under the lock, and c3's SET lands later, after its caller
+// gave up, writing back the set it had read: the add is lost.
+func TestLockSetDelayedWrite(t *testing.T) {
+	b := &tb{}
+	b.op("c3/t1", acq, "lock", ok, 0, 0.2).setnx(0.1, "redis", "c3/t1", "lock", "60")
+	b.opv("c3/t1", model.OpAdd, "set", "c", model.ResError+": command timed out", 1, 4.1).cmd(1.1, "redis", "c3/t1", `""`, "", "GET", "set")
+	b.op("c3/t1", rel, "lock", ok, 4.2, 4.3).del(4.25, "redis", "c3/t1", "lock", true)
+	b.op("c1/t1", acq, "lock", ok, 5, 5.1).setnx(5.05, "redis", "c1/t1", "lock", "60")
+	b.opv("c1/t1", model.OpAdd, "set", "a", ok, 5.2, 5.5).cmd(5.3, "redis", "c1/t1", `""`, "", "GET", "set")
+	b.cmd(5.4, "redis", "c1/t1", "OK", trace.KeyCreated, "SET", "set", "a")
+	b.op("c1/t1", rel, "lock", ok, 5.6, 5.7).del(5.65, "redis", "c1/t1", "lock", true)
+	b.cmd(20, "redis", "c3/t1", "OK", "", "SET", "set", "c")
+	b.add(20, trace.Late("redis", "c3/t1", "SET attempt 1 arrived after its caller gave up"))
+	b.op("c2/t1", model.OpRead, "set", "c", 30, 30.1)
+	res := Check(b.trace(), Options{LeaseMs: 60000})
+	if checkedResult(res, "lock-set") != VerdictViolation {
+		t.Fatalf("checked %+v", res.Checked)
+	}
+	if _, found := findViolation(res.Violations, CauseDelayedWrite, []string{"c1/t1"}); !found {
+		t.Fatalf("the late SET does not explain the lost element: %+v", res.Violations)
+	}
+}
+
+// TestLockSetReadOnDeposedMaster: the shape of redisson-latest on
+// lock-set under a split brain (seed 62): c1 adds a on the promoted
+// replica; c2, which has not learned of the promotion, makes the final
+// read on the deposed master, which never had a.
+func TestLockSetReadOnDeposedMaster(t *testing.T) {
+	b := &tb{}
+	b.add(0.5, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
+	b.section("c1/t1", "redis-2", "lock", 1, 1.3)
+	b.opv("c1/t1", model.OpAdd, "set", "a", ok, 1.1, 1.25).cmd(1.15, "redis-2", "c1/t1", `""`, "", "GET", "set")
+	b.cmd(1.2, "redis-2", "c1/t1", "OK", trace.KeyCreated, "SET", "set", "a")
+	b.op("c2/t1", model.OpRead, "set", "", 2, 2.1).cmd(2.05, "redis-1", "c2/t1", `""`, "", "GET", "set")
+	res := Check(b.trace(), Options{LeaseMs: 10000})
+	if _, found := findViolation(res.Violations, CauseLostAfterFailover, []string{"c1/t1"}); !found {
+		t.Fatalf("the read on the deposed master does not explain the lost element: %+v", res.Violations)
+	}
+}
+
+// TestFencedWritesOnTwoMasters: under a split brain each master keeps its
+// own fence token, so a lower token accepted after a higher one is the
+// split, not a fence that failed (fenced on lock-set, seed 3).
+func TestFencedWritesOnTwoMasters(t *testing.T) {
+	b := &tb{}
+	b.add(0.5, trace.Promote("redis-2", "redis-1", "offset 1 of 2"))
+	b.opv("c1/t1", model.OpWrite, "file", "16", ok, 1, 1.2).cmd(1.1, "redis-1", "c1/t1", "(integer) 1", "", "EVAL", "fence", "2", "file", "file:fence", "16")
+	b.opv("c3/t1", model.OpWrite, "file", "2", ok, 1.3, 1.5).cmd(1.4, "redis-2", "c3/t1", "(integer) 1", "", "EVAL", "fence", "2", "file", "file:fence", "2")
+	res := Check(b.trace(), Options{LeaseMs: 10000})
+	if _, found := findViolation(res.Violations, CauseLostAfterFailover, []string{"c1/t1", "c3/t1"}); !found {
+		t.Fatalf("the split brain does not explain the stale accept: %+v", res.Violations)
+	}
+}
+
 func TestRetriedInsertRunsTwice(t *testing.T) {
 	b := &tb{}
 	b.section("c1/t1", "redis", "lock", 0, 10)

@@ -53,6 +53,11 @@ func (c *clientIDs) add(out []porcupine.Operation, op trace.Op, in, res any, unk
 type lockStats struct {
 	orphans []int // acquires that errored but made the client owner on a node: left out, they hold it for nobody
 	failed  []int // acquires that errored and made it owner nowhere: left out, they changed nothing
+	// reentered: a client acquired again inside the window of its own
+	// release of unknown outcome (which may not have happened: an
+	// interrupted isHeldByCurrentThread() skips the unlock), so the
+	// history needs the reentrant model.
+	reentered bool
 }
 
 // lockHistory is the client view of the locks: acquires that returned OK,
@@ -69,6 +74,7 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 	var st lockStats
 	ids := newClientIDs()
 	held := map[[2]string]int{}
+	pending := map[[2]string]int64{} // settled return of the client's last release of unknown outcome
 	for _, op := range t.tr.Ops {
 		k := [2]string{op.Client, op.Key}
 		switch op.Kind {
@@ -77,6 +83,7 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 			switch {
 			case op.Result == model.ResOK && !op.Open():
 				held[k]++
+				st.reentered = st.reentered || op.Call < pending[k]
 				out = ids.add(out, op, in, model.LockOutput{OK: true}, false)
 			case !unknownOutcome(op):
 			case created[op.ID]:
@@ -92,6 +99,7 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 			settled := op
 			if unknownOutcome(op) {
 				settled.Return = t.releaseSettled(op)
+				pending[k] = settled.Return
 			}
 			out = ids.add(out, settled, model.LockInput{Key: op.Key, Owner: op.Client},
 				model.LockOutput{OK: op.Result == model.ResOK, Unknown: unknownOutcome(op)}, false)
@@ -187,7 +195,7 @@ func (t *truth) lateWrite(op trace.Op) int {
 		from = op.Call
 	}
 	for _, i := range t.clientEvents(op.Client, from, maxTime) {
-		if !t.resourceWrite(i, op.Key) {
+		if !t.resourceWrite(i, op.Key) || writeErrored(t.tr.Events[i].Reply) {
 			continue
 		}
 		at := t.tr.Events[i].T

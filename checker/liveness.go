@@ -122,7 +122,15 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 	for _, g := range t.grants {
 		gone := min(g.EndT, end)
 		last, ok := t.lastHeld(ix, g)
-		if !ok || last < g.T || gone-max(last, healed) <= bound {
+		if !ok {
+			continue
+		}
+		// A key no hold of its owner's process covered after it was
+		// created (an acquire whose caller gave up on it) belonged to
+		// nobody from its creation.
+		unheld := last < g.T
+		last = max(last, g.T)
+		if gone-max(last, healed) <= bound {
 			continue
 		}
 		v := Violation{Property: PropLiveness, Cause: CauseOrphanKey, Key: g.Key, Clients: []string{g.Owner},
@@ -139,6 +147,10 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 		}
 		v.Explanation = fmt.Sprintf("%s's key %s (created at %s) was %s, %s after %s last held the lock at %s", g.Owner, g.Key,
 			fmtMs(g.T), alive, fmtDur(gone-last), model.ProcessOf(g.Owner), fmtMs(last))
+		if unheld {
+			v.Explanation = fmt.Sprintf("%s's key %s (created at %s by an acquire its caller did not see succeed%s) was %s, %s after its creation, and %s never held the lock meanwhile",
+				g.Owner, g.Key, fmtMs(g.T), t.interruptBefore(g, &v), alive, fmtDur(gone-last), model.ProcessOf(g.Owner))
+		}
 		if len(after) > 0 {
 			v.Cause, v.Events = CauseRenewalAfterRelease, append(v.Events, after...)
 			r := t.tr.Events[after[len(after)-1]]
@@ -153,10 +165,10 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 }
 
 // lastHeld is when the owner's process last believed it held g's key
-// (the end of its last hold that started before the key vanished).
+// (the end of its last hold that started before the key vanished; 0
+// when none did), and false while a hold lasts to the end of the run.
 func (t *truth) lastHeld(ix holdIndex, g *grant) (int64, bool) {
 	var last int64
-	found := false
 	for _, c := range t.processClients(model.ProcessOf(g.Owner)) {
 		idx := ix.byOwner[[2]string{c, g.Key}]
 		for _, i := range idx {
@@ -167,8 +179,22 @@ func (t *truth) lastHeld(ix holdIndex, g *grant) (int64, bool) {
 			if h.End == maxTime {
 				return 0, false // still held at the end of the run
 			}
-			last, found = max(last, h.End), true
+			last = max(last, h.End)
 		}
 	}
-	return last, found
+	return last, true
+}
+
+// interruptBefore cites the last interrupt of g's owner's process before
+// g's key was created, if any: the caller that gave up on the acquire.
+func (t *truth) interruptBefore(g *grant, v *Violation) string {
+	proc := model.ProcessOf(g.Owner)
+	for i := g.Create - 1; i >= 0; i-- {
+		e := t.tr.Events[i]
+		if e.Party == proc && trace.CitesFault(e, trace.FaultInterrupt) {
+			v.Events = append(v.Events, i)
+			return ": it was interrupted at " + fmtMs(e.T)
+		}
+	}
+	return ""
 }

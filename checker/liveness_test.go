@@ -22,6 +22,28 @@ func TestLiveness(t *testing.T) {
 			b.op("c2/t1", acq, "k", "fail", 39, 39.1).setnxBusy(39.05, "redis", "c2/t1", "k", "10")
 			return b.trace()
 		}, CauseRenewalAfterRelease},
+		{"renewal of an acquire its caller gave up on", func() *trace.Trace {
+			// Redisson #7272: the interrupted caller's unlock ran first;
+			// its acquire landed after it, and the acquire's callback
+			// armed the watchdog.
+			b := &tb{}
+			b.op("c1/t1", acq, "k", "error: java.lang.InterruptedException", 0, 0.01).setnx(0.3, "redis", "c1/t1", "k", "10")
+			b.op("c1/t1", rel, "k", "error: java.lang.InterruptedException", 0.02, 0.03)
+			for _, at := range []float64{10, 20, 30, 40} {
+				b.cmd(at, "redis", "c1/redisson-renewal", "(integer) 1", "", "PEXPIRE", "k", "10000")
+			}
+			b.op("c2/t1", acq, "k", "fail", 39, 39.1).setnxBusy(39.05, "redis", "c2/t1", "k", "10")
+			return b.trace()
+		}, CauseRenewalAfterRelease},
+		{"an acquire its caller gave up on, expiring", func() *trace.Trace {
+			b := &tb{}
+			b.op("c1/t1", acq, "k", "error: java.lang.InterruptedException", 0, 0.01).setnx(0.3, "redis", "c1/t1", "k", "10")
+			b.op("c2/t1", acq, "k", "fail", 9, 9.1).setnxBusy(9.05, "redis", "c2/t1", "k", "10")
+			b.expire(10.3, "redis", "k")
+			b.op("c2/t1", acq, "k", ok, 25, 25.1).setnx(25.05, "redis", "c2/t1", "k", "10")
+			b.op("c2/t1", rel, "k", ok, 26, 26.1).del(26.05, "redis", "c2/t1", "k", true)
+			return b.trace()
+		}, ""},
 		{"lost wake-up", func() *trace.Trace {
 			b := &tb{}
 			b.section("c1/t1", "redis", "k", 0, 2)

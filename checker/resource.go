@@ -246,26 +246,32 @@ func (t *truth) whyLost(mv []Violation, first, second trace.Op) (cause, reason, 
 // of a mutual-exclusion violation in mv that began before the write:
 // (violation, write), or -1, -1.
 func (t *truth) staleWriteIn(mv []Violation, key string, from, to int64) (int, int) {
-	evs := t.tr.Events
-	for i := sort.Search(len(evs), func(i int) bool { return evs[i].T > from }); i < len(evs) && evs[i].T < to; i++ {
-		if !t.resourceWrite(i, key) || !writeAccepted(evs[i].Reply) {
-			continue
-		}
-		for v, m := range mv {
-			if m.Property == PropMutex && m.AtMs <= trace.Ms(evs[i].T) && slices.Contains(m.Clients, evs[i].Client) {
-				return v, i
-			}
-		}
+	v := -1
+	w := t.acceptedWriteIn(key, from, to, func(i int) bool {
+		e := t.tr.Events[i]
+		v = slices.IndexFunc(mv, func(m Violation) bool {
+			return m.Property == PropMutex && m.AtMs <= trace.Ms(e.T) && slices.Contains(m.Clients, e.Client)
+		})
+		return v >= 0
+	})
+	if w < 0 {
+		return -1, -1
 	}
-	return -1, -1
+	return v, w
 }
 
 // lateWriteIn is the first accepted write to key in (from, to) that ran
 // after its client had given up on it, or -1.
 func (t *truth) lateWriteIn(key string, from, to int64) int {
+	return t.acceptedWriteIn(key, from, to, t.late)
+}
+
+// acceptedWriteIn is the first event in (from, to) that wrote key, that
+// the data accepted and that pick selects, or -1.
+func (t *truth) acceptedWriteIn(key string, from, to int64, pick func(i int) bool) int {
 	evs := t.tr.Events
 	for i := sort.Search(len(evs), func(i int) bool { return evs[i].T > from }); i < len(evs) && evs[i].T < to; i++ {
-		if t.resourceWrite(i, key) && writeAccepted(evs[i].Reply) && t.late(i) {
+		if t.resourceWrite(i, key) && writeAccepted(evs[i].Reply) && pick(i) {
 			return i
 		}
 	}
@@ -371,6 +377,18 @@ func lostUpdates(t *truth, mv []Violation) []Violation {
 	return out
 }
 
+// splitFence finds which of two accepted writes went to a deposed master
+// (split brain: the fence on each master saw only its own tokens), b
+// first: its write event and the promotion before it.
+func (t *truth) splitFence(a, b trace.Op) (int, int, bool) {
+	for _, op := range []trace.Op{b, a} {
+		if w, p := t.deposedWrite(op); p >= 0 {
+			return w, p, true
+		}
+	}
+	return -1, -1, false
+}
+
 // staleAccepts reports writes a fenced storage accepted with a token
 // lower than one it had accepted before.
 func staleAccepts(t *truth, mv []Violation) []Violation {
@@ -402,7 +420,7 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 				var what string
 				cause, what = lossCause(tr.Events[l])
 				reason, why, evs = "", "the fence forgot its highest token: "+what, []int{l}
-			} else if w, p := t.deposedWrite(b.op); w >= 0 {
+			} else if w, p, ok := t.splitFence(op, b.op); ok {
 				cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
 				why = "the fence never saw the higher token: " + t.deposedText(w, p)
 			}
@@ -464,10 +482,16 @@ func setHas(set, elem string) bool {
 // deposedWrite finds op's last write to key and, when another node had
 // been promoted to master before it landed, returns the write and the
 // promotion; -1, -1 otherwise.
-func (t *truth) deposedWrite(op trace.Op) (int, int) {
+func (t *truth) deposedWrite(op trace.Op) (int, int) { return t.deposedCommand(op, false) }
+
+// deposedRead is deposedWrite for op's last read of its key: a read
+// served by a deposed master.
+func (t *truth) deposedRead(op trace.Op) (int, int) { return t.deposedCommand(op, true) }
+
+func (t *truth) deposedCommand(op trace.Op, read bool) (int, int) {
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
-		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && sameData(e.Key, op.Key) && len(e.Args) > 0 && !isRead(e.Args[0]) {
+		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && sameData(e.Key, op.Key) && len(e.Args) > 0 && isRead(e.Args[0]) == read {
 			w = i
 		}
 	}
@@ -486,6 +510,30 @@ func (t *truth) deposedWrite(op trace.Op) (int, int) {
 	return w, p
 }
 
+// lateOverwrite is a write of op's set (a SET, or a fenced storage
+// script) that landed after op's own write and before the final read at
+// to, after its caller had given up on it (delayed in the network), and
+// that wrote a set without op's element; or -1.
+func (t *truth) lateOverwrite(op trace.Op, to int64) int {
+	own := -1
+	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
+		if t.resourceWrite(i, op.Key) {
+			own = i
+		}
+	}
+	has := func(arg string) bool { return slices.Contains(model.SetElems(arg), op.Value) }
+	for i := own + 1; own >= 0 && i < len(t.tr.Events); i++ {
+		e := t.tr.Events[i]
+		if e.T >= to {
+			break
+		}
+		if t.resourceWrite(i, op.Key) && writeAccepted(e.Reply) && !slices.ContainsFunc(e.Args[1:], has) && t.late(i) {
+			return i
+		}
+	}
+	return -1
+}
+
 func lostElements(t *truth, mv []Violation) []Violation {
 	reads := finalReads(t.tr)
 	var out []Violation
@@ -496,6 +544,8 @@ func lostElements(t *truth, mv []Violation) []Violation {
 		why := "no mutual-exclusion violation involving " + op.Client + " explains it"
 		var evs []int
 		w, p := t.deposedWrite(op)
+		lw := t.lateOverwrite(op, r.Return)
+		rw, rp := t.deposedRead(r)
 		switch l := t.lossIn(op.Key, op.Return, r.Return); {
 		case l >= 0:
 			cause, why = lossCause(t.tr.Events[l])
@@ -503,6 +553,16 @@ func lostElements(t *truth, mv []Violation) []Violation {
 		case p >= 0:
 			cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
 			why = t.deposedText(w, p)
+		case rp >= 0:
+			re, pe := t.tr.Events[rw], t.tr.Events[rp]
+			cause, reason, evs = CauseLostAfterFailover, "", []int{rp, rw}
+			why = fmt.Sprintf("the final read ran on %s at %s, but %s had been promoted to master at %s: it read a deposed master",
+				re.Party, fmtMs(re.T), pe.Party, fmtMs(pe.T))
+		case lw >= 0:
+			e := t.tr.Events[lw]
+			cause, reason, evs = CauseDelayedWrite, "", []int{lw}
+			why = fmt.Sprintf("%s's write of the set, delayed in the network, landed at %s after %s had given up on it, and wrote back a set read before the add",
+				e.Client, fmtMs(e.T), e.Client)
 		case ok:
 			clients = append(clients, other)
 			why = fmt.Sprintf("%s held the lock at the same time (%s) and wrote back a set read before the add", other, cause)

@@ -33,10 +33,8 @@ type LockOutput struct {
 // between an acquire that returned OK and that owner's next release.
 // Callers leave out acquires that failed (they cannot change state); every
 // release ends its owner's hold, whatever it returned, because the client
-// stops believing it holds the lock. A renewal that succeeded is illegal
-// while another process holds the lock (a foreign renewal); one of a free
-// lock keeps a key alive that nobody holds, which blocks the others but
-// lets no one in: the liveness check's to report. Partitioned by key.
+// stops believing it holds the lock. A foreign renewal is illegal (see
+// foreignRenewal). Partitioned by key.
 func Mutex() porcupine.Model {
 	return (&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
@@ -60,7 +58,7 @@ func Mutex() porcupine.Model {
 				}
 				return nil
 			case in.Renew:
-				if out.OK && !out.Unknown && owner != "" && !sameHolder(owner, in.Owner) {
+				if foreignRenewal(owner, in, out) {
 					return nil
 				}
 				return []any{owner}

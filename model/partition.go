@@ -54,6 +54,13 @@ func ProcessOf(client string) string {
 	return p
 }
 
+// foreignRenewal reports a renewal that succeeded while another process
+// held the lock. One of a free lock keeps a key alive that nobody holds:
+// it blocks the others but lets no one in (liveness, not safety).
+func foreignRenewal(owner string, in LockInput, out LockOutput) bool {
+	return out.OK && !out.Unknown && owner != "" && !sameHolder(owner, in.Owner)
+}
+
 // sameHolder reports whether renewer may act for owner: the same thread,
 // or another thread of its process (a watchdog).
 func sameHolder(owner, renewer string) bool {

@@ -38,7 +38,7 @@ func ReentrantMutex() porcupine.Model {
 				}
 				return nil
 			case in.Renew:
-				if out.OK && !out.Unknown && s.Owner != "" && !sameHolder(s.Owner, in.Owner) {
+				if foreignRenewal(s.Owner, in, out) {
 					return nil
 				}
 				return []any{s}

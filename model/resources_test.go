@@ -1,6 +1,9 @@
 package model
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFencedRegister(t *testing.T) {
 	w := func(tok int64) WriteInput { return WriteInput{Key: "file", Token: tok} }
@@ -30,7 +33,44 @@ func TestLockSet(t *testing.T) {
 		{"unknown add may be missing", []Op{op(0, 0, inf, add("a"), unk), op(1, 2, 3, add("b"), ack), op(2, 4, 5, read, got("b"))}, true},
 		{"unknown add may be present", []Op{op(0, 0, inf, add("a"), unk), op(2, 4, 5, read, got("a"))}, true},
 		{"element never added", []Op{op(2, 4, 5, read, got("z"))}, false},
+		{"unknown add may land after a read", []Op{op(0, 0, inf, add("a"), unk), op(1, 2, 3, read, got("")), op(1, 4, 5, read, got("a"))}, true},
+		{"acknowledged add read, then lost", []Op{op(0, 0, inf, add("a"), unk), op(1, 2, 3, read, got("a")), op(1, 4, 5, read, got(""))}, false},
+		{"acknowledged add known despite an unknown one", []Op{op(0, 0, inf, add("a"), unk), op(1, 2, 3, add("a"), ack), op(1, 4, 5, read, got(""))}, false},
 	})
+}
+
+// TestLockSetManyUnknownAdds: a failover leaves dozens of adds of unknown
+// outcome; the sets they allow double with each, and the model must step
+// through them (as the checker's witness does, in one order) without
+// enumerating those sets.
+func TestLockSetManyUnknownAdds(t *testing.T) {
+	m := LockSet()
+	state := m.Init()
+	step := func(in SetInput, out SetOutput) bool {
+		ok, next := m.Step(state, in, out)
+		if ok {
+			state = next
+		}
+		return ok
+	}
+	var half []string
+	for i := range 60 {
+		e := string(rune('A' + i))
+		step(SetInput{Key: "s", Add: true, Elem: e}, SetOutput{Unknown: true})
+		if i%2 == 0 {
+			half = append(half, e)
+		}
+	}
+	step(SetInput{Key: "s", Add: true, Elem: "z"}, SetOutput{OK: true})
+	if step(SetInput{Key: "s"}, SetOutput{Read: strings.Join(half, ",")}) {
+		t.Fatal("a read without the acknowledged add was accepted")
+	}
+	if !step(SetInput{Key: "s"}, SetOutput{Read: strings.Join(append(half, "z"), ",")}) {
+		t.Fatal("a read of half the unknown adds and the acknowledged one was refused")
+	}
+	if step(SetInput{Key: "s"}, SetOutput{Read: "B,z"}) {
+		t.Fatal("after a read without B, a read with B was accepted with no add of B after it")
+	}
 }
 
 func TestUniqueSetAndStock(t *testing.T) {

@@ -25,27 +25,41 @@ type SetOutput struct {
 }
 
 // LockSet checks the set of the lock-set workload: every acknowledged add
-// is in every later read. The state is the sorted, comma-separated set.
-// Callers leave out adds that failed. Partitioned by key.
+// is in every later read. Callers leave out adds that failed. Partitioned
+// by key.
+//
+// An add of unknown outcome may or may not have taken effect, so the
+// states a history can reach are every set In ∪ S with S a subset of the
+// unknown adds not yet read: a list of those sets (a nondeterministic
+// model) doubles with each unknown add, and a lock-set run under failover
+// has dozens of them. The state is that family itself, setState: an
+// acknowledged add joins In, an unknown one Maybe, and a read R is legal
+// when In ⊆ R ⊆ In ∪ Maybe and leaves exactly the set R.
 func LockSet() porcupine.Model {
-	return (&porcupine.NondeterministicModel{
+	return porcupine.Model{
 		Partition: partitionByKey,
-		Init:      func() []any { return []any{""} },
-		Step: func(state, input, output any) []any {
-			set := state.(string)
-			in := input.(SetInput)
-			out := output.(SetOutput)
+		Init:      func() any { return setState{} },
+		Step: func(state, input, output any) (bool, any) {
+			s := state.(setState)
+			in, out := input.(SetInput), output.(SetOutput)
 			switch {
 			case in.Add && out.Unknown:
-				return []any{set, SetWith(set, in.Elem)}
+				if !slices.Contains(SetElems(s.In), in.Elem) {
+					s.Maybe = SetWith(s.Maybe, in.Elem)
+				}
+				return true, s
 			case in.Add:
-				return []any{SetWith(set, in.Elem)}
-			case out.Unknown || NormalizeSet(out.Read) == set:
-				return []any{set}
+				return true, setState{In: SetWith(s.In, in.Elem), Maybe: setWithout(s.Maybe, in.Elem)}
+			case out.Unknown:
+				return true, s
 			}
-			return nil
+			read := NormalizeSet(out.Read)
+			if !s.admits(read) {
+				return false, s
+			}
+			return true, setState{In: read}
 		},
-		Equal: func(a, b any) bool { return a.(string) == b.(string) },
+		Equal: func(a, b any) bool { return a.(setState) == b.(setState) },
 		DescribeOperation: func(input, output any) string {
 			in, out := input.(SetInput), output.(SetOutput)
 			switch {
@@ -58,8 +72,48 @@ func LockSet() porcupine.Model {
 			}
 			return "read -> {" + out.Read + "}"
 		},
-		DescribeState: func(state any) string { return "{" + state.(string) + "}" },
-	}).ToModel()
+		DescribeState: func(state any) string {
+			s := state.(setState)
+			if s.Maybe == "" {
+				return "{" + s.In + "}"
+			}
+			return "{" + s.In + "} + maybe {" + s.Maybe + "}"
+		},
+	}
+}
+
+// setState is the family of sets In ∪ S, S any subset of Maybe: In holds
+// the elements known present, Maybe the unknown adds since the last read
+// (disjoint from In). Both are sorted, comma-separated sets.
+type setState struct{ In, Maybe string }
+
+// admits reports whether the sorted set read is one of the family.
+func (s setState) admits(read string) bool {
+	got := SetElems(read)
+	for _, e := range SetElems(s.In) {
+		if _, found := slices.BinarySearch(got, e); !found {
+			return false
+		}
+	}
+	in, maybe := SetElems(s.In), SetElems(s.Maybe)
+	for _, e := range got {
+		_, inIn := slices.BinarySearch(in, e)
+		_, inMaybe := slices.BinarySearch(maybe, e)
+		if !inIn && !inMaybe {
+			return false
+		}
+	}
+	return true
+}
+
+// setWithout returns the sorted set without elem.
+func setWithout(set, elem string) string {
+	e := SetElems(set)
+	i, found := slices.BinarySearch(e, elem)
+	if !found {
+		return set
+	}
+	return strings.Join(slices.Delete(e, i, i+1), ",")
 }
 
 // SetElems splits a comma-separated set.

@@ -85,6 +85,23 @@ func genClientCrash(g *gen) []trace.Fault {
 	return out
 }
 
+// genInterrupt interrupts a client's application threads; anchored, the
+// moment its acquire has been sent (or 1 ms later), while the request is
+// in flight: Redisson's #7272 window.
+func genInterrupt(g *gen) []trace.Fault {
+	var out []trace.Fault
+	for range g.n(2) {
+		client := g.client()
+		f := g.fault(trace.FaultInterrupt, client, 0, 0)
+		if g.anchored() {
+			f = g.invoked(f, client, model.OpAcquire)
+			f.Anchor.AfterMs = g.r.Int64N(2)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // The generators of the network faults.
 
 // genPartition cuts a client from the lock's node(s), or in a replicated

@@ -30,6 +30,7 @@ var generators = map[string]generator{
 	trace.FaultNodeRestart:    genNodeRestart,
 	trace.FaultReplyLoss:      genReplyLoss,
 	trace.FaultDelay:          genDelay,
+	trace.FaultInterrupt:      genInterrupt,
 }
 
 // checkFaultKind refuses a fault kind the generator cannot draw.

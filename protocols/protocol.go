@@ -74,9 +74,12 @@ type recorded struct {
 	inner Lock
 }
 
-func (r recorded) Acquire(t *sim.Thread) (bool, error) {
+func (r recorded) Acquire(t *sim.Thread) (bool, error) { return r.record(t, r.inner.Acquire) }
+
+// record records acquire as an acquire of r's key.
+func (r recorded) record(t *sim.Thread, acquire func(*sim.Thread) (bool, error)) (bool, error) {
 	id := t.Invoke(model.OpAcquire, r.key, "")
-	ok, err := r.inner.Acquire(t)
+	ok, err := acquire(t)
 	t.Return(id, result(ok, err, model.ResFail))
 	return ok, err
 }

@@ -139,6 +139,7 @@ type rlock struct {
 	internalLease time.Duration // internalLockLeaseTime
 	token         int64
 	clientKey     string // redissonClientKey(node, ver)
+	interruptibly bool   // in lockInterruptibly()
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -188,8 +189,10 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 	if l.lease > 0 {
 		lease = l.lease
 	}
-	switch l.ver {
-	case redissonLatest:
+	switch {
+	case l.ver.latestLine() && !l.fence:
+		return l.tryAcquireLatest(t, lease) // its callback did the rest (onAcquired)
+	case l.ver.latestLine():
 		acquired, ttl, err = l.tryAcquireLatest(t, lease)
 	default:
 		var r sim.Reply
@@ -279,7 +282,29 @@ func (l *rlock) lock(t *sim.Thread) (bool, error) {
 		} else {
 			e.latch.Acquire(t, -1)
 		}
+		if err := l.latchInterrupted(t, l.interruptibly); err != nil {
+			return false, err
+		}
 	}
+}
+
+// AcquireInterruptibly is lockInterruptibly() (tryLock is interruptible
+// already).
+func (l *rlock) AcquireInterruptibly(t *sim.Thread) (bool, error) {
+	l.interruptibly = true
+	defer func() { l.interruptibly = false }()
+	return l.Acquire(t)
+}
+
+// latchInterrupted is what an interrupt does to a wait on the entry's
+// semaphore, judged when the wait ends (a semaphore wait is not
+// interruptible in the sim): lockInterruptibly() and tryLock() throw
+// InterruptedException; lock() catches it and waits again.
+func (l *rlock) latchInterrupted(t *sim.Thread, throws bool) error {
+	if t.Interrupted() && throws {
+		return sim.ErrInterrupted
+	}
+	return nil
 }
 
 // tryLock is RedissonLock.tryLock(waitTime, leaseTime): the same loop,
@@ -322,6 +347,9 @@ func (l *rlock) tryLock(t *sim.Thread, wait time.Duration) (bool, error) {
 		} else {
 			e.latch.Acquire(t, left)
 		}
+		if err := l.latchInterrupted(t, true); err != nil {
+			return false, err
+		}
 		left -= t.Now() - current
 		if left <= 0 {
 			return false, nil
@@ -331,7 +359,7 @@ func (l *rlock) tryLock(t *sim.Thread, wait time.Duration) (bool, error) {
 
 // unlock is RLock.unlock().
 func (l *rlock) unlock(t *sim.Thread) (bool, error) {
-	if l.ver == redissonLatest {
+	if l.ver.latestLine() {
 		return l.unlockLatest(t)
 	}
 	r, err := l.evalWrite(t, redissonUnlock316, []string{l.name, l.channel()},
@@ -458,7 +486,7 @@ func (l *rlock) entryName(c *rclient) string { return c.id + ":" + l.name }
 
 // scheduleExpirationRenewal starts the watchdog of the entry, or joins it.
 func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
-	if l.ver == redissonLatest {
+	if l.ver.latestLine() {
 		l.scheduleRenewalLatest(t)
 		return
 	}
@@ -522,7 +550,7 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 // cancelExpirationRenewal removes th from the entry (all threads when th
 // is empty) and stops the timer when none is left.
 func (l *rlock) cancelExpirationRenewal(t *sim.Thread, th string) {
-	if l.ver == redissonLatest {
+	if l.ver.latestLine() {
 		l.cancelRenewalLatest(t, th)
 		return
 	}

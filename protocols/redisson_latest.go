@@ -120,6 +120,17 @@ func latchTimeout(t *sim.Thread) string {
 // whole whatever noRetry says; no replica acknowledging is
 // ErrNoSyncedSlaves.
 func (l *rlock) synced(t *sim.Thread, noRetry bool, script string, keys []string, args ...string) (sim.Reply, error) {
+	return l.syncedThen(t, noRetry, nil, script, keys, args...)
+}
+
+// syncedThen is synced whose future runs then (a thenApply or handle of
+// the caller) on the client's event loop when the reply arrives, also
+// after the caller was interrupted; the caller's get() then re-sets the
+// thread's interrupt status (CommandAsyncService.get). The replica count
+// is read before, on the calling thread (in Redisson it is part of the
+// asynchronous chain: an interrupt there ends the chain in the model, as
+// a failed read does, with then called on the error).
+func (l *rlock) syncedThen(t *sim.Thread, noRetry bool, then func(sim.Reply, error), script string, keys []string, args ...string) (sim.Reply, error) {
 	cmd := append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...)
 	cmd = append(cmd, args...)
 	cfg := t.Process().Client
@@ -127,19 +138,59 @@ func (l *rlock) synced(t *sim.Thread, noRetry bool, script string, keys []string
 		if noRetry {
 			cfg.Retries = 0
 		}
-		r, err := t.CallWith(cfg, l.node, cmd...)
-		if err == nil && r.IsErr() {
-			err = errorReply(r)
+		var cb func(sim.Reply, error)
+		if then != nil {
+			cb = func(r sim.Reply, err error) { then(scriptResult(r, err)) }
 		}
-		return r, err
+		r, err := t.CallThen(cfg, l.node, cb, cmd...)
+		return reinterrupt(t)(scriptResult(r, err))
 	}
 	c := l.client(t)
 	n, err := c.availableSlaves(t)
 	if err != nil {
-		return sim.Reply{}, err
+		if then != nil {
+			then(sim.Reply{}, err) // the chain failed: its callbacks run
+		}
+		return reinterrupt(t)(sim.Reply{}, err)
 	}
 	cfg.Timeout += redissonBatchTimeout
-	rs, err := t.PipelineWith(cfg, l.node, cmd, []string{"WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout})
+	var res acquireReply
+	batch := func(rs []sim.Reply, err error) {
+		res.r, res.err = c.syncedBatch(n, rs, err)
+		if then != nil {
+			then(res.r, res.err)
+		}
+	}
+	var cb func([]sim.Reply, error)
+	if then != nil {
+		cb = batch
+	}
+	rs, err := t.PipelineThen(cfg, l.node, cb, cmd, []string{"WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout})
+	if err == sim.ErrInterrupted {
+		return reinterrupt(t)(sim.Reply{}, err)
+	}
+	if then == nil {
+		batch(rs, err)
+	}
+	return res.r, res.err
+}
+
+type acquireReply struct {
+	r   sim.Reply
+	err error
+}
+
+// scriptResult turns a script's error reply into an error.
+func scriptResult(r sim.Reply, err error) (sim.Reply, error) {
+	if err == nil && r.IsErr() {
+		err = errorReply(r)
+	}
+	return r, err
+}
+
+// syncedBatch reads the replies of a script + WAIT batch sent with n
+// replicas known.
+func (c *rclient) syncedBatch(n int, rs []sim.Reply, err error) (sim.Reply, error) {
 	if err != nil {
 		return sim.Reply{}, err
 	}
@@ -157,6 +208,17 @@ func (l *rlock) synced(t *sim.Thread, noRetry bool, script string, keys []string
 		return r, ErrNoSyncedSlaves
 	}
 	return r, nil
+}
+
+// reinterrupt is CommandAsyncService.get's catch of InterruptedException:
+// it interrupts the thread again before throwing.
+func reinterrupt(t *sim.Thread) func(sim.Reply, error) (sim.Reply, error) {
+	return func(r sim.Reply, err error) (sim.Reply, error) {
+		if err == sim.ErrInterrupted {
+			t.Interrupt()
+		}
+		return r, err
+	}
 }
 
 // availableSlaves is MasterSlaveEntry.getAvailableSlaves, filled from
@@ -212,7 +274,11 @@ type acquireResult struct {
 // tryAcquireLatest sends the combined lock script (RFencedLock's with
 // INCR for a fenced lock) without command retries; on "None of slaves
 // were synced" it unlocks (handleNoSync) and ServiceManager.execute
-// retries.
+// retries. What tryAcquireAsync's thenApply does on success (start the
+// watchdog, or keep a fixed lease) runs in the script's callback, when
+// the reply arrives (onAcquired), so an interrupted caller does not stop
+// it: Redisson #7272. With PR #7277 the watchdog entry is registered
+// before the script, and an interrupted caller drops it and unlocks.
 func (l *rlock) tryAcquireLatest(t *sim.Thread, lease time.Duration) (bool, int64, error) {
 	if l.fence {
 		// RFencedLock.tryLockInnerAsync: syncedEvalNoRetry, neither
@@ -220,44 +286,112 @@ func (l *rlock) tryAcquireLatest(t *sim.Thread, lease time.Duration) (bool, int6
 		res, err := l.tryAcquireFenced(t, lease)
 		return res.ok, res.ttl, err
 	}
+	pr := l.ver == redissonPR7277 && l.lease <= 0
 	res, err := execute(t, func() (acquireResult, error) {
-		r, err := l.synced(t, true, redissonLockLatest, []string{l.name}, ms(lease), l.lockName(t))
+		if pr {
+			l.scheduleRenewalLatest(t)
+		}
+		r, err := l.syncedThen(t, true, l.onAcquired(t, pr), redissonLockLatest, []string{l.name}, ms(lease), l.lockName(t))
 		if err == ErrNoSyncedSlaves {
-			l.unlockInner(t, randomHex(t, 16)) // handleNoSync: undo whatever the script did
+			l.unlockInner(t, randomHex(t, 16), nil) // handleNoSync: undo whatever the script did
 		}
 		if err != nil {
 			return acquireResult{}, err
 		}
 		return acquireResult{ok: r.IsNil(), ttl: r.Int}, nil
 	})
+	if pr && err == sim.ErrInterrupted {
+		// #7277's tryAcquireAsync0: get() cancelled the future.
+		l.cancelRenewalLatest(t, t.Name)
+		l.unlockAsync(t)
+	}
 	return res.ok, res.ttl, err
 }
 
+// onAcquired is tryAcquireAsync's callback on the script's reply: a
+// fixed lease is kept for unlock, a watchdog hold starts its renewal
+// (#7277: was registered before, and is cancelled unless acquired).
+func (l *rlock) onAcquired(t *sim.Thread, pr bool) func(sim.Reply, error) {
+	return func(r sim.Reply, err error) {
+		acquired := err == nil && r.IsNil()
+		switch {
+		case acquired && l.lease > 0:
+			l.internalLease = l.lease
+		case pr && !acquired:
+			l.cancelRenewalLatest(t, t.Name)
+		case acquired && !pr:
+			l.scheduleExpirationRenewal(t)
+		}
+	}
+}
+
 // unlockLatest is RedissonBaseLock.unlockAsync: one request id, then
-// ServiceManager.execute around unlockAsync0.
+// ServiceManager.execute around unlockAsync0, which cancels the renewal
+// in the script's callback (PR #7277: before sending the script).
 func (l *rlock) unlockLatest(t *sim.Thread) (bool, error) {
 	id := randomHex(t, 16)
 	r, err := execute(t, func() (sim.Reply, error) {
-		r, err := l.unlockInner(t, id)
-		l.cancelRenewalLatest(t, t.Name)
-		return r, err
+		if l.ver == redissonPR7277 {
+			l.cancelRenewalLatest(t, t.Name)
+			return l.unlockInner(t, id, nil)
+		}
+		return l.unlockInner(t, id, func(sim.Reply, error) { l.cancelRenewalLatest(t, t.Name) })
 	})
 	return l.unlocked(t, r, err)
 }
 
 // unlockInner is unlockInnerAsync(threadId, requestId): the latch
-// script (syncedEvalNoRetry), then DEL of the latch sent without waiting
-// for it.
-func (l *rlock) unlockInner(t *sim.Thread, id string) (sim.Reply, error) {
+// script (syncedEvalNoRetry), whose callback sends the DEL of the latch
+// without waiting for it, then runs then.
+func (l *rlock) unlockInner(t *sim.Thread, id string, then func(sim.Reply, error)) (sim.Reply, error) {
+	keys, args, done := l.unlockScript(t, id, then)
+	return l.syncedThen(t, true, done, redissonUnlockLatest, keys, args...)
+}
+
+// unlockScript is the unlock script's keys and arguments for request id,
+// and its callback: the latch DEL, then then.
+func (l *rlock) unlockScript(t *sim.Thread, id string, then func(sim.Reply, error)) ([]string, []string, func(sim.Reply, error)) {
 	latch := prefixName("redisson_unlock_latch", l.name) + ":" + id
-	r, err := l.synced(t, true, redissonUnlockLatest, []string{l.name, l.channel(), latch},
-		redissonUnlockMessage, ms(l.internalLease), l.lockName(t), "PUBLISH", latchTimeout(t))
-	if err == nil {
-		node := l.node
-		// Not awaited, but not a daemon either: the command is sent.
-		t.Process().Go(t.Name+"-latch-del", func(d *sim.Thread) { d.Call(node, "DEL", latch) })
+	node := l.node
+	done := func(r sim.Reply, err error) {
+		if err == nil {
+			// Not awaited, but not a daemon either: the command is sent.
+			t.Process().Go(t.Name+"-latch-del", func(d *sim.Thread) { d.Call(node, "DEL", latch) })
+		}
+		if then != nil {
+			then(r, err)
+		}
 	}
-	return r, err
+	return []string{l.name, l.channel(), latch},
+		[]string{redissonUnlockMessage, ms(l.internalLease), l.lockName(t), "PUBLISH", latchTimeout(t)}, done
+}
+
+// unlockAsync is #7277's unlockAsync(threadId) after a cancelled
+// acquire: the unlock script sent and not awaited. With replicas it goes
+// with WAIT of the replica count last read (the asynchronous INFO read of
+// a client that has none is not modelled: the script then goes alone).
+func (l *rlock) unlockAsync(t *sim.Thread) {
+	keys, args, done := l.unlockScript(t, randomHex(t, 16), nil)
+	cmd := append(append([]string{"EVAL", redissonUnlockLatest, strconv.Itoa(len(keys))}, keys...), args...)
+	cfg := t.Process().Client
+	cfg.Retries = 0
+	if n := l.client(t).slaves; replicas(t) > 0 && n > 0 {
+		cfg.Timeout += redissonBatchTimeout
+		t.PipelineAsync(cfg, l.node, func(rs []sim.Reply, err error) {
+			if err == nil {
+				err = scriptErr(rs[0])
+			}
+			done(sim.Reply{}, err)
+		}, cmd, []string{"WAIT", strconv.Itoa(n), redissonSlavesSyncTimeout})
+		return
+	}
+	t.CallAsync(cfg, l.node, func(r sim.Reply, err error) { done(scriptResult(r, err)) }, cmd...)
+}
+
+// scriptErr is a script's error reply as an error.
+func scriptErr(r sim.Reply) error {
+	_, err := scriptResult(r, nil)
+	return err
 }
 
 // rrenewTask is renewal.LockTask: one per client, renewing every held

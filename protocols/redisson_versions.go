@@ -32,7 +32,12 @@ const (
 	redisson3161                          // 3.16.1
 	redisson3170                          // 3.17.0: seed 002's starter
 	redissonLatest                        // see redisson_latest.go
+	redissonPR7277                        // redissonLatest with PR #7277 (unmerged), see redisson_pr7277.go
 )
+
+// latestLine: the newer client of redisson_latest.go (combined script,
+// unlock latch, renewal task, asynchronous callbacks).
+func (v redissonVersion) latestLine() bool { return v >= redissonLatest }
 
 // renewZeroKeepsEntry: a renewal answering 0 neither reschedules nor
 // cancels (up to 3.16.0).

@@ -118,7 +118,7 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	if err := sc.normalizeTopology(p); err != nil {
 		return sc, err
 	}
-	if sc.Workload == "stock" && sc.Stock == 0 {
+	if usesStock(sc.Workload) && sc.Stock == 0 {
 		sc.Stock = sc.Clients * sc.Threads * sc.Ops
 	}
 	if err := sc.validate(); err != nil {

@@ -20,13 +20,15 @@ func init() {
 		Source:  "seed 001 (GoodController.buy)",
 		Summary: "decrement goods:001 under the lock; lost updates and oversold units are the damage",
 		WorkMs:  0,
-		Setup: func(w *sim.World, sc Scenario) {
-			n := w.Node(DataNode(sc))
-			n.Miniredis().Set(StockKey, strconv.Itoa(sc.Stock))
-			w.Record(trace.Workload(n.Name, StockKey, "initial stock "+strconv.Itoa(sc.Stock)))
-		},
-		Thread: stockThread,
+		Setup:   stockSetup,
+		Thread:  stockThread,
 	})
+}
+
+func stockSetup(w *sim.World, sc Scenario) {
+	n := w.Node(DataNode(sc))
+	n.Miniredis().Set(StockKey, strconv.Itoa(sc.Stock))
+	w.Record(trace.Workload(n.Name, StockKey, "initial stock "+strconv.Itoa(sc.Stock)))
 }
 
 // BuyResult renders a buy's outcome: sold or sold out, with the stock read.
@@ -47,28 +49,34 @@ func stockThread(t *sim.Thread, r *Runner) {
 				r.Retry(t)
 				continue
 			}
-			op := t.Invoke(model.OpBuy, StockKey, tokenValue(lock))
-			v, err := getData(t, r.Env.Data, StockKey)
-			stock, _ := strconv.Atoi(v)
-			r.Work(t)
-			switch {
-			case err != nil:
-				t.Return(op, model.ResError+": "+err.Error())
-			case stock > 0:
-				if rejected, err := setData(t, r.Env.Data, StockKey, strconv.Itoa(stock-1), lock); err != nil {
-					t.Return(op, model.ResError+": "+err.Error())
-				} else if rejected {
-					t.Return(op, model.ResRejected)
-				} else {
-					t.Return(op, BuyResult(true, stock))
-				}
-			default:
-				t.Return(op, BuyResult(false, stock))
-			}
+			buy(t, r, lock)
 			// The Redisson version of buy() releases with
 			// if (lock.isHeldByCurrentThread()) lock.unlock().
 			releaseIfHeld(t, lock)
 			break
 		}
+	}
+}
+
+// buy is buy()'s critical section: read the stock, work, write it less
+// one if positive.
+func buy(t *sim.Thread, r *Runner, lock Lock) {
+	op := t.Invoke(model.OpBuy, StockKey, tokenValue(lock))
+	v, err := getData(t, r.Env.Data, StockKey)
+	stock, _ := strconv.Atoi(v)
+	r.Work(t)
+	switch {
+	case err != nil:
+		t.Return(op, model.ResError+": "+err.Error())
+	case stock > 0:
+		if rejected, err := setData(t, r.Env.Data, StockKey, strconv.Itoa(stock-1), lock); err != nil {
+			t.Return(op, model.ResError+": "+err.Error())
+		} else if rejected {
+			t.Return(op, model.ResRejected)
+		} else {
+			t.Return(op, BuyResult(true, stock))
+		}
+	default:
+		t.Return(op, BuyResult(false, stock))
 	}
 }

@@ -35,10 +35,32 @@ func (t *Thread) Call(node string, args ...string) (Reply, error) {
 // command (Redisson sends some commands without retries; redsync gives
 // each try a deadline).
 func (t *Thread) CallWith(cfg ClientConfig, node string, args ...string) (Reply, error) {
+	return t.CallThen(cfg, node, nil, args...)
+}
+
+// CallThen is CallWith as a future with a callback (a CompletableFuture's
+// thenApply in an asynchronous client): then runs on the process's event
+// loop when the call completes, before the caller resumes, and also when
+// the caller was interrupted meanwhile. It receives what the caller would.
+func (t *Thread) CallThen(cfg ClientConfig, node string, then func(Reply, error), args ...string) (Reply, error) {
+	return t.call1(cfg, node, then, true, args)
+}
+
+// CallAsync sends the command as a future and returns at once (an
+// asynchronous client's *Async method whose result nobody awaits): then,
+// if set, runs when it completes.
+func (t *Thread) CallAsync(cfg ClientConfig, node string, then func(Reply, error), args ...string) {
+	if then == nil {
+		then = func(Reply, error) {} // still a future: not late, not dropped
+	}
+	t.call1(cfg, node, then, false, args)
+}
+
+func (t *Thread) call1(cfg ClientConfig, node string, then func(Reply, error), wait bool, args []string) (Reply, error) {
 	if node != Master && t.w.nodes[node] == nil {
 		return Reply{}, ErrUnknownParty
 	}
-	return t.roundTrip(&rpc{cfg: cfg, to: node, toMaster: node == Master, what: strings.ToUpper(args[0]), args: args})
+	return t.roundTripThen(&rpc{cfg: cfg, to: node, toMaster: node == Master, what: strings.ToUpper(args[0]), args: args, then: then}, wait)
 }
 
 // refuse answers a request to a down node: the host's refusal travels
@@ -58,6 +80,25 @@ func (t *Thread) Pipeline(node string, cmds ...[]string) ([]Reply, error) {
 
 // PipelineWith is Pipeline with another timeout and retry policy.
 func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) ([]Reply, error) {
+	return t.PipelineThen(cfg, node, nil, cmds...)
+}
+
+// PipelineThen is PipelineWith as a future with a callback (see
+// CallThen).
+func (t *Thread) PipelineThen(cfg ClientConfig, node string, then func([]Reply, error), cmds ...[]string) ([]Reply, error) {
+	return t.pipeline(cfg, node, then, true, cmds)
+}
+
+// PipelineAsync sends the batch as a future and returns at once (see
+// CallAsync).
+func (t *Thread) PipelineAsync(cfg ClientConfig, node string, then func([]Reply, error), cmds ...[]string) {
+	if then == nil {
+		then = func([]Reply, error) {}
+	}
+	t.pipeline(cfg, node, then, false, cmds)
+}
+
+func (t *Thread) pipeline(cfg ClientConfig, node string, then func([]Reply, error), wait bool, cmds [][]string) ([]Reply, error) {
 	if node != Master && t.w.nodes[node] == nil {
 		return nil, ErrUnknownParty
 	}
@@ -68,7 +109,11 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 	for _, c := range cmds[1:] {
 		what += "+" + strings.ToUpper(c[0])
 	}
-	r, err := t.roundTrip(&rpc{cfg: cfg, to: node, toMaster: node == Master, what: what, serve: func(a *rpcAttempt) {
+	var done func(Reply, error)
+	if then != nil {
+		done = func(r Reply, err error) { then(r.Array, err) }
+	}
+	r, err := t.roundTripThen(&rpc{cfg: cfg, to: node, toMaster: node == Master, what: what, then: done, serve: func(a *rpcAttempt) {
 		n := t.w.nodes[a.party]
 		if n.down {
 			n.refuse(t, what, a)
@@ -81,7 +126,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 				a.answer(Reply{Kind: '*', Array: out})
 				return
 			}
-			n.exec(t, cmds[i], func(r Reply) {
+			n.execAsync(a.conn, t.Client(), cmds[i], func(r Reply) {
 				out[i] = r
 				if n.down { // the node crashed while a WAIT was pending
 					return
@@ -90,7 +135,7 @@ func (t *Thread) PipelineWith(cfg ClientConfig, node string, cmds ...[]string) (
 			})
 		}
 		run(0)
-	}})
+	}}, wait)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ var injectors = map[string]injector{
 	trace.FaultClockDrift:     injectClock,
 	trace.FaultClientCrash:    injectClientCrash,
 	trace.FaultReplyLoss:      injectReplyLoss,
+	trace.FaultInterrupt:      injectInterrupt,
 }
 
 // Injects reports whether the sim applies faults of kind.

@@ -390,3 +390,33 @@ func TestFailoverRecordsRevivedKey(t *testing.T) {
 		t.Fatalf("GET on the new master = %v, want the revived c1", after)
 	}
 }
+
+// TestTimedOutMultiDoesNotHoldOverTheConnection: a MULTI whose reply was
+// lost ran on the node; the client drops that connection on the timeout
+// (as Jedis and go-redis do), so its next command runs on a new one
+// instead of being queued in the old transaction.
+func TestTimedOutMultiDoesNotHoldOverTheConnection(t *testing.T) {
+	w := New(Config{Seed: 11, Network: DefaultNetwork(), CommandTimeout: 200 * ms})
+	w.AddNode("redis")
+	var got []Reply
+	var errs []error
+	w.AddProcess("c1").Go("main", func(th *Thread) {
+		_, e := th.Call("redis", "MULTI")
+		errs = append(errs, e)
+		th.Sleep(time.Second)
+		r, e := th.Call("redis", "SET", "k", "v")
+		got, errs = append(got, r), append(errs, e)
+		r, e = th.Call("redis", "GET", "k")
+		got, errs = append(got, r), append(errs, e)
+	})
+	w.Inject(trace.Fault{Kind: trace.FaultReplyLoss, Target: "redis", AtMs: 0, DurMs: 500, Value: 1000})
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if errs[0] != ErrTimeout || errs[1] != nil || errs[2] != nil {
+		t.Fatalf("errs %v", errs)
+	}
+	if got[0].Str != "OK" || got[1].Str != "v" {
+		t.Fatalf("after the timed-out MULTI: SET %+v, GET %+v; want OK and v", got[0], got[1])
+	}
+}

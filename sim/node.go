@@ -110,12 +110,6 @@ func (n *Node) peer(conn int) *server.Peer {
 	return p
 }
 
-// exec runs one command from thread t on arrival at the node and hands
-// its reply to reply (at once, or later for WAIT).
-func (n *Node) exec(t *Thread, args []string, reply func(Reply)) {
-	n.execAsync(t.id, t.Client(), args, reply)
-}
-
 // execConn runs one command on connection conn for client and returns its
 // immediate reply.
 func (n *Node) execConn(conn int, client string, args []string) Reply {

@@ -25,10 +25,16 @@ type rpc struct {
 	timeout  time.Duration
 	live     int // the attempt whose timer counts: an earlier one's is stale
 	cur      int // CancelOnTimeout: the attempt whose reply completes the call; -1: none
-	reply    Reply
-	err      error
-	woken    bool // reply or err is the call's outcome
-	first    rpcAttempt
+	// then, when set, makes the call a future: it runs on the process's
+	// event loop when the call completes, whether or not its caller still
+	// waits (an interrupted caller does not cancel the command).
+	then      func(Reply, error)
+	over      bool // the call completed
+	abandoned bool // the caller stopped waiting (interrupted)
+	reply     Reply
+	err       error
+	woken     bool // reply or err is what the caller returns
+	first     rpcAttempt
 }
 
 // rpcAttempt is attempt n of an rpc, sent to party; r or err is its answer.
@@ -36,6 +42,7 @@ type rpcAttempt struct {
 	c     *rpc
 	n     int
 	party string
+	conn  int // the thread's connection to party when the attempt was sent
 	r     Reply
 	err   error
 }
@@ -43,19 +50,66 @@ type rpcAttempt struct {
 // roundTrip sends c's request, serves it on arrival, carries its answer
 // back and blocks until an answer or the last attempt's timeout.
 func (t *Thread) roundTrip(c *rpc) (Reply, error) {
+	return t.roundTripThen(c, true)
+}
+
+// roundTripThen is roundTrip that returns at once without wait (c.then
+// still runs on completion). The wait is interruptible
+// (Thread.Interrupt): an interrupted caller returns ErrInterrupted at
+// once, and the request it sent goes on.
+func (t *Thread) roundTripThen(c *rpc, wait bool) (Reply, error) {
 	c.t, c.from, c.tok, c.timeout = t, t.p.Name, t.waitTok, c.cfg.Timeout
 	if c.timeout == 0 {
 		c.timeout = t.w.cfg.CommandTimeout
 	}
 	c.attempt(0)
+	if !wait { // sent as a future nobody waits for
+		c.abandoned = true
+		return Reply{}, nil
+	}
+	if t.interrupted { // Future.get() with the interrupt status set throws at once
+		t.interrupted = false
+		c.abandoned = true
+		return Reply{}, ErrInterrupted
+	}
+	t.call = c
 	t.park()
+	t.call = nil
 	if !c.woken {
 		return Reply{}, errors.New("sim: bad wake value")
 	}
 	return c.reply, c.err
 }
 
-func (c *rpc) waiting() bool { return c.t.waitTok == c.tok && !c.t.done }
+// waiting reports whether the call is still open: a future until it
+// completes (or its process crashed), a plain call while its caller waits.
+func (c *rpc) waiting() bool {
+	switch {
+	case c.over:
+		return false
+	case c.then != nil:
+		return !c.t.p.crashed
+	}
+	return !c.abandoned && c.t.waitTok == c.tok && !c.t.done
+}
+
+// finish completes the call with r or err: its future's callback first,
+// then the caller, if it still waits.
+func (c *rpc) finish(r Reply, err error) {
+	c.over = true
+	if c.then != nil {
+		c.then(r, err)
+	}
+	if !c.abandoned {
+		c.wake(r, err)
+	}
+}
+
+// wake resumes the caller with r or err as the call's outcome.
+func (c *rpc) wake(r Reply, err error) {
+	c.reply, c.err, c.woken = r, err, true
+	c.t.w.wake(c.t, c.tok, nil)
+}
 
 // route is the party attempts go to now.
 func (c *rpc) route() string {
@@ -72,6 +126,7 @@ func (c *rpc) attempt(n int) {
 		a = &rpcAttempt{}
 	}
 	a.c, a.n, a.party = c, n, c.route()
+	a.conn = c.t.connTo(a.party)
 	w.net.sendRequest(a)
 	if c.timeout <= 0 {
 		return
@@ -118,7 +173,7 @@ func (a *rpcAttempt) arrive() {
 		n.refuse(c.t, c.what, a)
 		return
 	}
-	n.exec(c.t, c.args, a.answer)
+	n.execAsync(a.conn, c.t.Client(), c.args, a.answer)
 }
 
 // answer sends the party's reply back to the waiting thread.
@@ -142,29 +197,27 @@ func (a *rpcAttempt) deliver() {
 		return
 	}
 	t := c.t
-	if c.cfg.CancelOnTimeout && n != c.cur && c.waiting() {
-		t.w.rec.event(trace.LateReply(c.from, t.Client(), "late reply to "+c.what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
-		return
-	}
-	c.wake(a.r, a.err)
-}
-
-// wake ends the call with r or err, if the thread still waits for it.
-func (c *rpc) wake(r Reply, err error) {
 	if !c.waiting() {
 		return
 	}
-	c.reply, c.err, c.woken = r, err, true
-	c.t.w.wake(c.t, c.tok, nil)
+	if c.cfg.CancelOnTimeout && n != c.cur {
+		t.w.rec.event(trace.LateReply(c.from, t.Client(), "late reply to "+c.what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
+		return
+	}
+	c.finish(a.r, a.err)
 }
 
 // expire is the attempt's timeout: a retry, or the call fails.
 func (a *rpcAttempt) expire() {
 	c, n := a.c, a.n
-	if !c.waiting() || c.live != n || c.retry(n) {
+	if !c.waiting() || c.live != n {
+		return
+	}
+	c.t.dropConn(a.party)
+	if c.retry(n) {
 		return
 	}
 	t := c.t
 	t.w.rec.event(trace.Timeout(c.from, t.Client(), c.what+" to "+c.route()))
-	c.wake(Reply{}, ErrTimeout)
+	c.finish(Reply{}, ErrTimeout)
 }

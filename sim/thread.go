@@ -28,6 +28,10 @@ type Thread struct {
 	bg      bool // started by another thread: a daemon, like the sentinel's
 	waitTok uint64
 	wakeVal any
+	conns   map[string]int // per node, a connection opened after a timeout (dropConn)
+
+	interrupted bool // Java's interrupt status (interrupt.go)
+	call        *rpc // the call the thread waits for, if any: the interruptible wait
 }
 
 func (w *World) spawnDaemon(p *Process, name string, fn func(*Thread)) *Thread {

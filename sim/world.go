@@ -38,6 +38,7 @@ type World struct {
 	nodes       map[string]*Node
 	services    map[string]*Service
 	threads     []*Thread
+	reconnects  int // connections opened after a timeout, for their numbers
 	running     *Thread
 	live        int               // threads that are not daemons and have not finished
 	master      string            // the node Master resolves to by default

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 )
 
@@ -42,13 +44,20 @@ type Bug struct {
 	ExploreRuns int `json:"explore_runs"`
 }
 
-// Expectation is the verdict a reference pins, and the cause (and reason)
-// of the mutual-exclusion violation it exists to show, with the argument.
+// Expectation is the verdict a reference pins, and the property (mutual
+// exclusion unless it says liveness), cause (and reason) of the violation
+// it exists to show, with the argument.
 type Expectation struct {
-	Verdict string `json:"verdict"`
-	Cause   string `json:"cause,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-	Why     string `json:"why"`
+	Verdict  string `json:"verdict"`
+	Property string `json:"property,omitempty"`
+	Cause    string `json:"cause,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	Why      string `json:"why"`
+}
+
+// Shows reports whether v is the violation e pins.
+func (e Expectation) Shows(v checker.Violation) bool {
+	return v.Property == cmp.Or(e.Property, checker.PropMutex) && v.Cause == e.Cause && (e.Reason == "" || v.Reason == e.Reason)
 }
 
 //go:embed scenarios/*.json

@@ -19,9 +19,11 @@ import (
 // every published bug of the corpus within the runs its entry states
 // (`explore_runs`). Only what the entry names is given: --protocol,
 // --faults with the kinds of its fault schedule, --topology when a kind
-// needs one, and --workload when the entry's is not the default (#3712
-// and #2515 need one lock name taken again by the same process: stock). Found means a run with a mutual-exclusion violation of
-// the entry's pinned cause (and reason, when pinned) that, where a
+// needs one, --workload when the entry's is not the default (#3712
+// and #2515 need one lock name taken again by the same process: stock;
+// #7272 the reproducer's finally-unlock shape), and --liveness for a
+// liveness entry (#7272). Found means a run with a violation of the
+// entry's pinned property and cause (and reason, when pinned) that, where a
 // release fixed the bug, the fixed release does not have on the same
 // scenario: a cause that any pause would produce does not count as the
 // bug. Under -race only the stated run itself is checked (the runs
@@ -76,6 +78,9 @@ func exploreArgs(ref traces.Reference) []string {
 	if def, _ := (protocols.Scenario{Protocol: ref.Scenario.Protocol}).Normalize(); ref.Scenario.Workload != def.Workload {
 		args = append(args, "--workload", ref.Scenario.Workload)
 	}
+	if ref.Expect.Property == checker.PropLiveness {
+		args = append(args, "--liveness") // off by default
+	}
 	return args
 }
 
@@ -113,7 +118,5 @@ func hasPinned(t *testing.T, e traces.Expectation, sc protocols.Scenario) bool {
 	if err != nil {
 		t.Fatalf("%s seed %d: %v", sc.Protocol, sc.Seed, err)
 	}
-	return slices.ContainsFunc(o.File.Report.Violations, func(v checker.Violation) bool {
-		return v.Property == checker.PropMutex && v.Cause == e.Cause && (e.Reason == "" || v.Reason == e.Reason)
-	})
+	return slices.ContainsFunc(o.File.Report.Violations, e.Shows)
 }

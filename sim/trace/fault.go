@@ -42,6 +42,7 @@ const (
 	FaultNodeRestart    = "node-restart"    // node crashes (refusing connections) and restarts after Dur with its persistence
 	FaultReplyLoss      = "reply-loss"      // Value permille of Target's messages are lost during Dur
 	FaultDelay          = "delay"           // messages on link Target take Value ms longer during Dur
+	FaultInterrupt      = "interrupt"       // Target's application threads are interrupted (Thread.interrupt())
 )
 
 // Target syntaxes: what a fault kind's Target may name.
@@ -93,6 +94,7 @@ var kinds = []KindSpec{
 	{FaultNodeRestart, TargetNode, ShrinkDrop | ShrinkDur | ShrinkAt, "", false, EvNodeCrash, "", "the node crashes, refusing connections, and restarts after dur_ms with its persistence"},
 	{FaultReplyLoss, TargetNodeOrService, ShrinkDrop | ShrinkDur | ShrinkAt, "", false, EvFault, FaultReplyLoss + ":", "value permille of the target's replies are lost during dur_ms"},
 	{FaultDelay, TargetLink, ShrinkDrop | ShrinkDur | ShrinkAt | ShrinkValue, "", false, EvPartition, FaultDelay, "messages on the link take value ms longer during dur_ms"},
+	{FaultInterrupt, TargetProcess, ShrinkDrop | ShrinkAt, "", false, EvFault, FaultInterrupt + ":", "the process's application threads are interrupted: a thread waiting for a reply gets InterruptedException at once; its command still runs and its callbacks still fire"},
 }
 
 // TopoReplicated is the topology name of a master with replicas and a

@@ -1,6 +1,10 @@
 package explore
 
-import "github.com/locksim/locksim/protocols"
+import (
+	"slices"
+
+	"github.com/locksim/locksim/protocols"
+)
 
 // pinsOf is the pinned matrix of a workload: unique-name's is argued in
 // matrix_test.go, stock's and lock-set's below.
@@ -8,8 +12,10 @@ func pinsOf(workload string) []expectedCell {
 	switch workload {
 	case "unique-name":
 		return expectedMatrix
-	case "stock", "lock-set":
+	case "stock":
 		return shortHoldPins
+	case "lock-set":
+		return append(slices.Clone(shortHoldPins), lockSetPins...)
 	}
 	return nil
 }
@@ -43,5 +49,65 @@ var shortHoldPins = func() []expectedCell {
 		}
 		out = append(out, expectedCell{p.Name, "none", none}, expectedCell{p.Name, "gc-pause", CellUnsafe})
 	}
+	return out
+}()
+
+// lockSetPins are lock-set's further columns. Its schedule is ten short
+// adds per client 20 ms apart, so holds follow one another closely and
+// each lasts a few milliseconds (a GET and a SET), far below every lease
+// (8 s to 60 s).
+//
+// watchdog-stall: the renewal threads stall, but no hold lives long
+// enough to need a renewal: safe for every lock but local-mutex.
+//
+// clock-drift: a node's clock runs 0.5 % to 20 % fast, so a key lives at
+// least 1/1.2 of its lease (6.7 s of redlock's 8 s): still seconds
+// longer than a hold. Safe for every lock but local-mutex.
+//
+// replication-lag (replicated; n/a on independent masters): replicas
+// fall behind, but with no failover every command, lock and set alike,
+// runs on the master, which has every write. Safe for every lock but
+// local-mutex.
+//
+// slow-work: the generator adds to the hold the lease minus the
+// workload's own work (none here) and more, so a slowed hold outlives
+// the lease. Unsafe for the locks that do not renew: setnx-del,
+// setnx-get-del, setnx-lua-del, setnx-watch-del, redislock-go,
+// spring-registry, redisson-trylock (30 s lease, no watchdog), redlock
+// and redlock-unchecked (redsync's validity is checked once, while
+// acquiring) and the multilock (its 60 s lease, no watchdog). Safe for
+// the renewing ones: Redisson's watchdog (every Redisson lock() and
+// fenced) and redlock-setnx-extend's keep-alive run in threads the slow
+// work does not slow, and re-arm the key every third (or half) of the
+// lease. setnx-daemon-renew is unsafe another way: its daemon ends only
+// when TTL finds no key, and with holds back to back the key is there at
+// each 10 s check, so every earlier holder's daemon keeps running, and
+// when a slowed hold lets the TTL fall below 15 s they re-EXPIRE the key
+// of a lock they do not hold (foreign-renewal, seed 002's flaw).
+var lockSetPins = func() []expectedCell {
+	var out []expectedCell
+	add := func(fault, verdict string, ps ...string) {
+		for _, p := range ps {
+			out = append(out, expectedCell{p, fault, verdict})
+		}
+	}
+	multi := []string{"redlock", "redlock-unchecked", "redlock-setnx-extend", "redisson-multilock"}
+	for _, p := range protocols.Protocols() {
+		verdict := CellSafe
+		if p.Name == "local-mutex" {
+			verdict = CellUnsafe
+		}
+		add("watchdog-stall", verdict, p.Name)
+		add("clock-drift", verdict, p.Name)
+		if slices.Contains(multi, p.Name) {
+			add("replication-lag", CellNA, p.Name)
+		} else {
+			add("replication-lag", verdict, p.Name)
+		}
+	}
+	add("slow-work", CellUnsafe, "local-mutex", "setnx-del", "setnx-get-del", "setnx-lua-del", "setnx-watch-del", "redislock-go",
+		"spring-registry", "redisson-trylock", "redlock", "redlock-unchecked", "redisson-multilock", "setnx-daemon-renew")
+	add("slow-work", CellSafe, "redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-3.17.0", "redisson-latest", "redisson-pr7277", "fenced",
+		"redlock-setnx-extend")
 	return out
 }()

@@ -100,6 +100,11 @@ func (s scope) variants(kind string) ([]variant, error) {
 		each(s.nodes, []int64{1, 1000}, func(t string, d int64) variant {
 			return one(kind, t, d, 1000, fmt.Sprintf("reply-loss at %s for %d ms", t, d))
 		})
+	case trace.FaultInterrupt:
+		// At every step, so at every moment a request is in flight.
+		for _, c := range s.clients {
+			out = append(out, one(kind, c, 0, 0, "interrupt of "+c))
+		}
 	default:
 		return nil, fmt.Errorf("verify does not know fault kind %q", kind)
 	}

@@ -324,6 +324,8 @@ func (p *parties) event(src source) []trace.Fault {
 	case trace.FaultReplyLoss:
 		f.Target, f.AtMs, f.DurMs = pick(p.losers), at(), span(1)
 		f.Value = 1000 - 200*int64(src.intn("loss_minus_20pct", 0, 4))
+	case trace.FaultInterrupt:
+		f.Target, f.AtMs = pick(p.clients), at()
 	}
 	return []trace.Fault{f}
 }

@@ -197,6 +197,8 @@ func faultLine(f trace.Fault) string {
 		return s + fmt.Sprintf(": %s%s", signed(f.Value), secs(abs(f.Value)))
 	case trace.FaultClockDrift:
 		return s + fmt.Sprintf(": %s%d ppm", signed(f.Value), abs(f.Value))
+	case trace.FaultInterrupt:
+		return s
 	case trace.FaultClientCrash:
 		if f.DurMs == 0 {
 			return s + ", never restarts"
