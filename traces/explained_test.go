@@ -79,3 +79,29 @@ func TestExpiryRecordedBelowClockZero(t *testing.T) {
 	}
 	t.Fatal("no expiry of trava_nome_person-1 at the forward jump (18.673 s)")
 }
+
+// A final read that lacks an add acknowledged before it began is illegal
+// without a search: local-mutex on lock-set under every fault (seed 1)
+// once spent the checker's whole budget, 70 s, on its set history.
+func TestLockSetLossNeedsNoSearch(t *testing.T) {
+	sc := protocols.Scenario{Protocol: "local-mutex", Workload: "lock-set", Seed: 1, FaultKinds: trace.KindNames(), Swarm: true}
+	sc, err := sc.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Execute(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := checkOptions(sc)
+	opt.Budget = 1000
+	for _, c := range checker.Check(o.File.Trace, opt).Report.Checked {
+		if c.Model == "lock-set" {
+			if c.Result != checker.VerdictViolation {
+				t.Fatalf("lock-set history: %s within 1,000 search steps, want violation", c.Result)
+			}
+			return
+		}
+	}
+	t.Fatal("no lock-set history checked")
+}
