@@ -50,6 +50,10 @@ func TestOnceUnexplainedRuns(t *testing.T) {
 			if v.Cause == checker.CauseUnexplained {
 				t.Errorf("%s: %s unexplained: %s", c.Name, v.Property, v.Explanation)
 			}
+			// A lock that lives only in each process is a case's own cause.
+			if v.Cause == checker.CauseLocalLockOnly && c.Cause != v.Cause {
+				t.Errorf("%s: %s local-lock-only: %s", c.Name, v.Property, v.Explanation)
+			}
 		}
 		if !found {
 			t.Errorf("%s: no violation with cause %s (%s)", c.Name, c.Cause, c.Why)
