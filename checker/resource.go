@@ -248,10 +248,7 @@ func (t *truth) whyLost(mv []Violation, first, second trace.Op) (cause, reason, 
 func (t *truth) staleWriteIn(mv []Violation, key string, from, to int64) (int, int) {
 	v := -1
 	w := t.acceptedWriteIn(key, from, to, func(i int) bool {
-		e := t.tr.Events[i]
-		v = slices.IndexFunc(mv, func(m Violation) bool {
-			return m.Property == PropMutex && m.AtMs <= trace.Ms(e.T) && slices.Contains(m.Clients, e.Client)
-		})
+		v = t.violationOf(mv, i)
 		return v >= 0
 	})
 	if w < 0 {
@@ -460,7 +457,7 @@ func lostAdds(tr *trace.Trace) []trace.Op {
 	var out []trace.Op
 	for _, op := range tr.Ops {
 		r, ok := reads[op.Key]
-		if op.Kind != model.OpAdd || op.Result != model.ResOK || op.Open() || !ok || op.Return > r.Call {
+		if op.Kind != model.OpAdd || op.Result != model.ResOK || op.Open() || !ok || op.Return >= r.Call {
 			continue
 		}
 		if !setHas(r.Result, op.Value) {
@@ -510,11 +507,10 @@ func (t *truth) deposedCommand(op trace.Op, read bool) (int, int) {
 	return w, p
 }
 
-// lateOverwrite is a write of op's set (a SET, or a fenced storage
-// script) that landed after op's own write and before the final read at
-// to, after its caller had given up on it (delayed in the network), and
-// that wrote a set without op's element; or -1.
-func (t *truth) lateOverwrite(op trace.Op, to int64) int {
+// erasingWrite is the first accepted write of op's set (a SET, or a
+// fenced storage script) after op's own write and before the final read
+// at to that wrote a set without op's element; or -1.
+func (t *truth) erasingWrite(op trace.Op, to int64) int {
 	own := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
 		if t.resourceWrite(i, op.Key) {
@@ -527,11 +523,20 @@ func (t *truth) lateOverwrite(op trace.Op, to int64) int {
 		if e.T >= to {
 			break
 		}
-		if t.resourceWrite(i, op.Key) && writeAccepted(e.Reply) && !slices.ContainsFunc(e.Args[1:], has) && t.late(i) {
+		if t.resourceWrite(i, op.Key) && writeAccepted(e.Reply) && !slices.ContainsFunc(e.Args[1:], has) {
 			return i
 		}
 	}
 	return -1
+}
+
+// violationOf is the mutual-exclusion violation of mv, begun by the time
+// of event w, that w's client took part in; or -1.
+func (t *truth) violationOf(mv []Violation, w int) int {
+	e := t.tr.Events[w]
+	return slices.IndexFunc(mv, func(m Violation) bool {
+		return m.Property == PropMutex && m.AtMs <= trace.Ms(e.T) && slices.Contains(m.Clients, e.Client)
+	})
 }
 
 func lostElements(t *truth, mv []Violation) []Violation {
@@ -544,7 +549,7 @@ func lostElements(t *truth, mv []Violation) []Violation {
 		why := "no mutual-exclusion violation involving " + op.Client + " explains it"
 		var evs []int
 		w, p := t.deposedWrite(op)
-		lw := t.lateOverwrite(op, r.Return)
+		ew := t.erasingWrite(op, r.Return)
 		rw, rp := t.deposedRead(r)
 		switch l := t.lossIn(op.Key, op.Return, r.Return); {
 		case l >= 0:
@@ -558,14 +563,20 @@ func lostElements(t *truth, mv []Violation) []Violation {
 			cause, reason, evs = CauseLostAfterFailover, "", []int{rp, rw}
 			why = fmt.Sprintf("the final read ran on %s at %s, but %s had been promoted to master at %s: it read a deposed master",
 				re.Party, fmtMs(re.T), pe.Party, fmtMs(pe.T))
-		case lw >= 0:
-			e := t.tr.Events[lw]
-			cause, reason, evs = CauseDelayedWrite, "", []int{lw}
+		case ew >= 0 && t.late(ew):
+			e := t.tr.Events[ew]
+			cause, reason, evs = CauseDelayedWrite, "", []int{ew}
 			why = fmt.Sprintf("%s's write of the set, delayed in the network, landed at %s after %s had given up on it, and wrote back a set read before the add",
 				e.Client, fmtMs(e.T), e.Client)
 		case ok:
 			clients = append(clients, other)
 			why = fmt.Sprintf("%s held the lock at the same time (%s) and wrote back a set read before the add", other, cause)
+		case ew >= 0 && t.violationOf(mv, ew) >= 0:
+			e, v := t.tr.Events[ew], mv[t.violationOf(mv, ew)]
+			cause, reason, evs = v.Cause, v.Reason, []int{ew}
+			clients = append(clients, e.Client)
+			why = fmt.Sprintf("%s, which held the lock together with another client (%s), wrote back at %s a set read before the add",
+				e.Client, v.Cause, fmtMs(e.T))
 		}
 		out = append(out, Violation{
 			Property: PropResource, Cause: cause, Reason: reason, Key: op.Key, Clients: clients, AtMs: trace.Ms(r.Return), Events: evs,

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -281,14 +282,21 @@ func (t *truth) add(sk siteKey, g *grant) *grant {
 }
 
 // revive gives a key a promoted replica brought back (its deletion on the
-// old master had not replicated) to the owner of its last grant there: a
-// key held for nobody who believes in it, until it ends.
+// old master, or a rival's newer key there, had not replicated) to the
+// owner of the grant that wrote its value: a key held for nobody who
+// believes in it until its owner counts on it again, or it ends.
 func (t *truth) revive(i int, e trace.Event, sk siteKey) *grant {
-	var last *grant
+	var last, wrote *grant
 	for _, g := range t.grants {
 		if g.Key == e.Key && g.Site == sk.site && g.End >= 0 {
 			last = g
+			if slices.ContainsFunc(e.Args, func(v string) bool { return slices.Contains(t.tr.Events[g.Create].Args, v) }) {
+				wrote = g
+			}
 		}
+	}
+	if wrote != nil {
+		last = wrote
 	}
 	if last == nil {
 		return nil

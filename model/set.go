@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -34,8 +35,11 @@ type SetOutput struct {
 // model) doubles with each unknown add, and a lock-set run under failover
 // has dozens of them. The state is that family itself, setState: an
 // acknowledged add joins In, an unknown one Maybe, and a read R is legal
-// when In ⊆ R ⊆ In ∪ Maybe and leaves exactly the set R.
+// when In ⊆ R ⊆ In ∪ Maybe and leaves exactly the set R. Elements are
+// numbered as the search meets them and sets are bitsets, so a step
+// costs no string building (the search takes millions of them).
 func LockSet() porcupine.Model {
+	ids := &elemIDs{id: map[string]int{}, reads: map[string]bitset{}}
 	return porcupine.Model{
 		Partition: partitionByKey,
 		Init:      func() any { return setState{} },
@@ -44,17 +48,18 @@ func LockSet() porcupine.Model {
 			in, out := input.(SetInput), output.(SetOutput)
 			switch {
 			case in.Add && out.Unknown:
-				if !slices.Contains(SetElems(s.In), in.Elem) {
-					s.Maybe = SetWith(s.Maybe, in.Elem)
+				if e := ids.of(in.Elem); !s.In.has(e) {
+					s.Maybe = s.Maybe.with(e)
 				}
 				return true, s
 			case in.Add:
-				return true, setState{In: SetWith(s.In, in.Elem), Maybe: setWithout(s.Maybe, in.Elem)}
+				e := ids.of(in.Elem)
+				return true, setState{In: s.In.with(e), Maybe: s.Maybe.without(e)}
 			case out.Unknown:
 				return true, s
 			}
-			read := NormalizeSet(out.Read)
-			if !s.admits(read) {
+			read := ids.read(out.Read)
+			if !s.In.subsetOf(read) || !read.subsetOf(s.In.union(s.Maybe)) {
 				return false, s
 			}
 			return true, setState{In: read}
@@ -75,45 +80,125 @@ func LockSet() porcupine.Model {
 		DescribeState: func(state any) string {
 			s := state.(setState)
 			if s.Maybe == "" {
-				return "{" + s.In + "}"
+				return "{" + ids.names(s.In) + "}"
 			}
-			return "{" + s.In + "} + maybe {" + s.Maybe + "}"
+			return "{" + ids.names(s.In) + "} + maybe {" + ids.names(s.Maybe) + "}"
 		},
 	}
 }
 
 // setState is the family of sets In ∪ S, S any subset of Maybe: In holds
 // the elements known present, Maybe the unknown adds since the last read
-// (disjoint from In). Both are sorted, comma-separated sets.
-type setState struct{ In, Maybe string }
+// (disjoint from In).
+type setState struct{ In, Maybe bitset }
 
-// admits reports whether the sorted set read is one of the family.
-func (s setState) admits(read string) bool {
-	got := SetElems(read)
-	for _, e := range SetElems(s.In) {
-		if _, found := slices.BinarySearch(got, e); !found {
-			return false
+// elemIDs numbers a model's elements and caches each read's set; safe
+// for concurrent searches of one model.
+type elemIDs struct {
+	mu    sync.Mutex
+	id    map[string]int
+	name  []string
+	reads map[string]bitset
+}
+
+func (x *elemIDs) of(elem string) int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.ofLocked(elem)
+}
+
+func (x *elemIDs) ofLocked(elem string) int {
+	i, ok := x.id[elem]
+	if !ok {
+		i = len(x.name)
+		x.id[elem], x.name = i, append(x.name, elem)
+	}
+	return i
+}
+
+// read is the bitset of a read's comma-separated set.
+func (x *elemIDs) read(set string) bitset {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	b, ok := x.reads[set]
+	if !ok {
+		for _, e := range SetElems(set) {
+			b = b.with(x.ofLocked(e))
+		}
+		x.reads[set] = b
+	}
+	return b
+}
+
+// names is b's elements as a sorted, comma-separated set.
+func (x *elemIDs) names(b bitset) string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []string
+	for i, n := range x.name {
+		if b.has(i) {
+			out = append(out, n)
 		}
 	}
-	in, maybe := SetElems(s.In), SetElems(s.Maybe)
-	for _, e := range got {
-		_, inIn := slices.BinarySearch(in, e)
-		_, inMaybe := slices.BinarySearch(maybe, e)
-		if !inIn && !inMaybe {
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+// bitset is a set of element numbers, a string of bytes so that states
+// compare with ==; it never ends in a zero byte.
+type bitset string
+
+func (b bitset) has(i int) bool { return i/8 < len(b) && b[i/8]&(1<<(i%8)) != 0 }
+
+func (b bitset) with(i int) bitset {
+	if b.has(i) {
+		return b
+	}
+	out := []byte(b)
+	for len(out) <= i/8 {
+		out = append(out, 0)
+	}
+	out[i/8] |= 1 << (i % 8)
+	return bitset(out)
+}
+
+func (b bitset) without(i int) bitset {
+	if !b.has(i) {
+		return b
+	}
+	out := []byte(b)
+	out[i/8] &^= 1 << (i % 8)
+	return trimmed(out)
+}
+
+func (b bitset) union(c bitset) bitset {
+	if len(b) < len(c) {
+		b, c = c, b
+	}
+	if c == "" {
+		return b
+	}
+	out := []byte(b)
+	for i := range len(c) {
+		out[i] |= c[i]
+	}
+	return bitset(out)
+}
+
+func (b bitset) subsetOf(c bitset) bool {
+	for i := range len(b) {
+		if i >= len(c) || b[i]&^c[i] != 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// setWithout returns the sorted set without elem.
-func setWithout(set, elem string) string {
-	e := SetElems(set)
-	i, found := slices.BinarySearch(e, elem)
-	if !found {
-		return set
+func trimmed(b []byte) bitset {
+	for len(b) > 0 && b[len(b)-1] == 0 {
+		b = b[:len(b)-1]
 	}
-	return strings.Join(slices.Delete(e, i, i+1), ",")
+	return bitset(b)
 }
 
 // SetElems splits a comma-separated set.

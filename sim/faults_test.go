@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -388,6 +389,38 @@ func TestFailoverRecordsRevivedKey(t *testing.T) {
 	}
 	if after.Str != "c1" {
 		t.Fatalf("GET on the new master = %v, want the revived c1", after)
+	}
+}
+
+// A rival's key on the master that had not replicated when the master
+// died, over an older owner's key the replica still holds: the promotion
+// records the rival's as lost and the older one as revived, with its value.
+func TestFailoverRevivesAnOlderVersion(t *testing.T) {
+	w, m, _ := replicated(t, 4, ms)
+	w.AddProcess("c1").Go("main", func(th *Thread) {
+		th.Call(Master, "SET", "lock", "c1", "PX", "30000", "NX")
+		th.Sleep(100 * ms)
+		w.SetReplication(ReplicationConfig{LagMin: 2 * time.Second, LagMax: 2 * time.Second})
+		th.Call(Master, "DEL", "lock")
+		th.Call(Master, "SET", "lock", "c2", "PX", "30000", "NX")
+		th.Sleep(5 * time.Second)
+		th.Call(Master, "GET", "lock")
+	})
+	w.At(500*ms, func() { m.Crash(-1) })
+	tr, err := w.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost, back bool
+	for _, e := range tr.Events {
+		if e.Kind != trace.EvPromote || e.Key != "lock" {
+			continue
+		}
+		lost = lost || e.Change == trace.KeyLost
+		back = back || e.Change == trace.KeyRevived && slices.Equal(e.Args, []string{"c1"})
+	}
+	if !lost || !back {
+		t.Fatalf("promotion: lost %v, revived c1 %v", lost, back)
 	}
 }
 

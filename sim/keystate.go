@@ -24,6 +24,15 @@ type keyState struct {
 }
 
 // capture reads key's state on n.
+// value is the key's content as a list: a string's value, or a hash's
+// fields and values, or a set's or list's members.
+func (st keyState) value() []string {
+	if st.Type == "string" {
+		return []string{st.Str}
+	}
+	return st.Fields
+}
+
 func (n *Node) capture(key string) keyState {
 	n.advance()
 	m := n.m

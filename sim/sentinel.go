@@ -105,8 +105,8 @@ func (w *World) failover(t *Thread, cfg FailoverConfig, fault int) bool {
 	for _, k := range lostKeys(old, best) {
 		w.rec.event(trace.Lost(trace.EvPromote, best.Name, k, "not replicated from "+old.Name).WithFault(fault))
 	}
-	for _, k := range revivedKeys(old, best) {
-		w.rec.event(trace.Revived(best.Name, k, "deleted on "+old.Name+", not replicated").WithFault(fault))
+	for _, r := range revivedKeys(old, best) {
+		w.rec.event(trace.Revived(best.Name, r.Key, r.value(), r.why+old.Name+", not replicated").WithFault(fault))
 	}
 	best.role = roleMaster
 	best.links = nil
@@ -178,13 +178,24 @@ func lostKeys(from, to *Node) []string {
 	return out
 }
 
+// revived is a key a promoted replica holds in a version its master
+// no longer had, and why.
+type revived struct {
+	keyState
+	why string
+}
+
 // revivedKeys lists the keys to holds that from no longer does: a delete
-// or an expiry on from that had not reached to.
-func revivedKeys(from, to *Node) []string {
-	var out []string
+// or an expiry on from that had not reached to, or a newer version on
+// from (a rival's key) that to never received.
+func revivedKeys(from, to *Node) []revived {
+	var out []revived
 	for _, st := range to.snapshot() {
-		if from.capture(st.Key).Gone {
-			out = append(out, st.Key)
+		switch o := from.capture(st.Key); {
+		case o.Gone:
+			out = append(out, revived{st, "deleted on "})
+		case o.Type != st.Type || o.Str != st.Str || !slices.Equal(o.Fields, st.Fields):
+			out = append(out, revived{st, "an older version; the newer one on "})
 		}
 	}
 	return out

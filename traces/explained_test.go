@@ -50,6 +50,10 @@ func TestOnceUnexplainedRuns(t *testing.T) {
 			if v.Cause == checker.CauseUnexplained {
 				t.Errorf("%s: %s unexplained: %s", c.Name, v.Property, v.Explanation)
 			}
+			// A lock that lives only in each process is a case's own cause.
+			if v.Cause == checker.CauseLocalLockOnly && c.Cause != v.Cause {
+				t.Errorf("%s: %s local-lock-only: %s", c.Name, v.Property, v.Explanation)
+			}
 		}
 		if !found {
 			t.Errorf("%s: no violation with cause %s (%s)", c.Name, c.Cause, c.Why)
@@ -78,4 +82,30 @@ func TestExpiryRecordedBelowClockZero(t *testing.T) {
 		}
 	}
 	t.Fatal("no expiry of trava_nome_person-1 at the forward jump (18.673 s)")
+}
+
+// A final read that lacks an add acknowledged before it began is illegal
+// without a search: local-mutex on lock-set under every fault (seed 1)
+// once spent the checker's whole budget, 70 s, on its set history.
+func TestLockSetLossNeedsNoSearch(t *testing.T) {
+	sc := protocols.Scenario{Protocol: "local-mutex", Workload: "lock-set", Seed: 1, FaultKinds: trace.KindNames(), Swarm: true}
+	sc, err := sc.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Execute(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := checkOptions(sc)
+	opt.Budget = 1000
+	for _, c := range checker.Check(o.File.Trace, opt).Report.Checked {
+		if c.Model == "lock-set" {
+			if c.Result != checker.VerdictViolation {
+				t.Fatalf("lock-set history: %s within 1,000 search steps, want violation", c.Result)
+			}
+			return
+		}
+	}
+	t.Fatal("no lock-set history checked")
 }

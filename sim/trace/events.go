@@ -36,9 +36,11 @@ func Lost(kind, node, key, detail string) Event {
 }
 
 // Revived is a key a promoted replica, node, still held although the
-// master it replaces no longer did.
-func Revived(node, key, detail string) Event {
-	return Event{Kind: EvPromote, Party: node, Key: key, Change: KeyRevived, Detail: detail}
+// master it replaces no longer did (or held a newer version of it); value
+// is what the replica holds (a string's value, a hash's fields and
+// values), which names its owner.
+func Revived(node, key string, value []string, detail string) Event {
+	return Event{Kind: EvPromote, Party: node, Key: key, Args: value, Change: KeyRevived, Detail: detail}
 }
 
 // Replicated is a replica applying a write shipped from its master.
