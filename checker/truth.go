@@ -382,6 +382,22 @@ func (t *truth) countedOn(h hold) map[string]*grant {
 	return best
 }
 
+// servedByDeposed reports a grant a promotion lost (the new master never
+// had it) that the node it was made on, deposed, still held and renewed
+// for h: the holder's acquire ran there, on the copy only that node kept.
+func (t *truth) servedByDeposed(h hold, g *grant) bool {
+	if g.EndKind != endLost || t.tr.Events[g.End].Kind != trace.EvPromote {
+		return false
+	}
+	made := t.tr.Events[g.Create].Party
+	for _, i := range t.clientEvents(h.Client, h.Acquire.Call, h.Start) {
+		if e := t.tr.Events[i]; e.Kind == trace.EvCommand && e.Key == h.Key && e.Party == made {
+			return true
+		}
+	}
+	return false
+}
+
 // owners lists the clients that own a grant, in the order of their first.
 func (t *truth) owners() []string {
 	var out []string
@@ -407,7 +423,7 @@ func (t *truth) countedOnOwner(h hold, owner string) map[string]*grant {
 		switch {
 		case g.T >= h.Acquire.Call:
 			made[s] = g
-		case g.EndT >= h.Acquire.Call:
+		case g.EndT >= h.Acquire.Call, t.servedByDeposed(h, g):
 			adopted[s] = g
 		}
 	}
