@@ -201,7 +201,7 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	}
 	t := w.rec.trace // a copy: a trace pointing into the world would keep the whole world alive
 	t.Events = w.rec.events()
-	w.rec.done, w.rec.cur = nil, nil
+	w.rec.first, w.rec.done, w.rec.cur = nil, nil, nil
 	t.Stats.SimNs = w.rec.last
 	t.Stats.Events = len(t.Events)
 	t.Stats.Budget = budget
