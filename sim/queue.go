@@ -34,6 +34,9 @@ const (
 	doExpire                        // att's timeout
 	doPublished                     // a published message reaches sub
 	doSemTimeout                    // sw gives up waiting
+	// A timer disarmed once what it timed had ended: it still takes its
+	// step, so a run's steps and its budget are as if it had fired.
+	doNothing
 )
 
 // run performs the event's action.
@@ -51,6 +54,7 @@ func (e *event) run(w *World) {
 		e.sub.receive(e.text)
 	case doSemTimeout:
 		e.sw.timeout()
+	case doNothing:
 	default:
 		e.fn()
 	}
