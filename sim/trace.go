@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/locksim/locksim/sim/trace"
+import (
+	"runtime"
+
+	"github.com/locksim/locksim/sim/trace"
+)
 
 // recorder accumulates the trace of one world.
 type recorder struct {
@@ -50,6 +54,20 @@ func (r *recorder) events() []trace.Event {
 		out = r.strs.unpack(out, b)
 	}
 	return r.strs.unpack(out, r.cur)
+}
+
+// largeRun is the number of events from which a finished run is
+// collected before its events are unpacked (160 MB of trace.Event).
+const largeRun = 1 << 20
+
+// collectLarge collects a large finished run once its queue is dropped:
+// the trace is unpacked into a heap holding little else than the packed
+// events, and the collection its allocation starts sets the next goal
+// from them, not from the run's stale timers.
+func (r *recorder) collectLarge() {
+	if len(r.done)*eventBlock >= largeRun {
+		runtime.GC()
+	}
 }
 
 func (r *recorder) invoke(client, process, kind, key, value string) int {

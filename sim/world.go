@@ -200,6 +200,8 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 		return nil, w.err
 	}
 	t := w.rec.trace // a copy: a trace pointing into the world would keep the whole world alive
+	w.q, w.free = nil, nil
+	w.rec.collectLarge()
 	t.Events = w.rec.events()
 	w.rec.first, w.rec.done, w.rec.cur = nil, nil, nil
 	t.Stats.SimNs = w.rec.last
