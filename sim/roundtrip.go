@@ -137,7 +137,7 @@ func (c *rpc) attempt(n int) {
 		return
 	}
 	e := w.newEvent()
-	e.at, e.proc, e.thr, e.do, e.att = w.now+c.timeout, c.t.p, c.t, doExpire, a
+	e.at, e.proc, e.thr, e.do, e.ref = w.now+c.timeout, c.t.p, c.t, doExpire, a
 	a.timer = e
 	w.scheduleEvent(e)
 }
@@ -147,8 +147,8 @@ func (c *rpc) attempt(n int) {
 // (answered in a millisecond) in memory until it fires. An event that
 // already fired was cleared for reuse and is not a's any more.
 func (a *rpcAttempt) disarm() {
-	if e := a.timer; e != nil && e.do == doExpire && e.att == a {
-		e.do, e.att = doNothing, nil
+	if e := a.timer; e != nil && e.do == doExpire && e.ref == a {
+		e.do, e.ref = doNothing, nil
 	}
 	a.timer = nil
 }

@@ -54,7 +54,7 @@ func (s *Sem) Acquire(t *Thread, timeout time.Duration) bool {
 	s.waiters = append(s.waiters, w)
 	if timeout > 0 {
 		e := t.w.newEvent()
-		e.at, e.proc, e.thr, e.do, e.sw = t.w.now+t.p.Clock.TrueSpan(timeout), t.p, t, doSemTimeout, w
+		e.at, e.proc, e.thr, e.do, e.ref = t.w.now+t.p.Clock.TrueSpan(timeout), t.p, t, doSemTimeout, w
 		t.w.scheduleEvent(e)
 	}
 	return t.park().(bool)
