@@ -35,7 +35,7 @@ type rpc struct {
 	err       error
 	woken     bool // reply or err is what the caller returns
 	first     rpcAttempt
-	last      *rpcAttempt // the latest attempt
+	timer     *event // the latest attempt's timeout, while it may be pending
 }
 
 // rpcAttempt is attempt n of an rpc, sent to party; r or err is its answer.
@@ -46,7 +46,6 @@ type rpcAttempt struct {
 	conn  int // the thread's connection to party when the attempt was sent
 	r     Reply
 	err   error
-	timer *event // its timeout, while it may be pending
 }
 
 // roundTrip sends c's request, serves it on arrival, carries its answer
@@ -99,8 +98,7 @@ func (c *rpc) waiting() bool {
 // then the caller, if it still waits.
 func (c *rpc) finish(r Reply, err error) {
 	c.over = true
-	c.first.disarm()
-	c.last.disarm()
+	c.disarm()
 	if c.then != nil {
 		c.then(r, err)
 	}
@@ -131,26 +129,29 @@ func (c *rpc) attempt(n int) {
 	}
 	a.c, a.n, a.party = c, n, c.route()
 	a.conn = c.t.connTo(a.party)
-	c.last = a
 	w.net.sendRequest(a)
 	if c.timeout <= 0 {
 		return
 	}
 	e := w.newEvent()
 	e.at, e.proc, e.thr, e.do, e.ref = w.now+c.timeout, c.t.p, c.t, doExpire, a
-	a.timer = e
+	c.timer = e
 	w.scheduleEvent(e)
 }
 
-// disarm makes the attempt's pending timeout a step that does nothing,
-// once its call is over: the timer (seconds) no longer keeps the call
-// (answered in a millisecond) in memory until it fires. An event that
-// already fired was cleared for reuse and is not a's any more.
-func (a *rpcAttempt) disarm() {
-	if e := a.timer; e != nil && e.do == doExpire && e.ref == a {
+// disarm makes the latest attempt's pending timeout a step that does
+// nothing, once the call is over: the timer (seconds) no longer keeps the
+// call (answered in a millisecond) in memory until it fires. An event
+// that already fired was cleared for reuse and is not c's any more.
+func (c *rpc) disarm() {
+	e := c.timer
+	if e == nil {
+		return
+	}
+	if a, ok := e.ref.(*rpcAttempt); ok && e.do == doExpire && a.c == c {
 		e.do, e.ref = doNothing, nil
 	}
-	a.timer = nil
+	c.timer = nil
 }
 
 // retry schedules the attempt after n, if the policy has one left.
