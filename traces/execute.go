@@ -3,7 +3,7 @@ package traces
 import (
 	"errors"
 	"fmt"
-	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/locksim/locksim/checker"
@@ -65,14 +65,14 @@ func Evaluate(sc protocols.Scenario) (o *Outcome, err error) {
 const largeTrace = 1 << 20
 
 // collectLargeRun collects the finished run's world once tr is all that
-// is left of it. The last collection during the run saw the recorder's
+// is left of it, and gives the freed memory back to the system. The last collection during the run saw the recorder's
 // event blocks and the trace they were copied into, both live, and set
 // the next one's goal at twice that: the check would grow the heap to
 // four times the trace before anything was freed. Collected here, the
 // goal is twice the trace.
 func collectLargeRun(tr *trace.Trace) {
 	if len(tr.Events) >= largeTrace {
-		runtime.GC()
+		debug.FreeOSMemory()
 	}
 }
 
