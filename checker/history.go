@@ -160,18 +160,20 @@ func (t *truth) releaseSettled(op trace.Op) int64 {
 // gave up, its first write that landed later (a delayed message) outside
 // the client's other operations on the key. The write's time becomes the
 // operation's return. reached is false when no write arrived: the
-// operation changed nothing.
-func (t *truth) settle(op trace.Op) (at int64, reached, took bool) {
+// operation changed nothing. own, when set, keeps the writes that can be
+// op's (a fenced write's token): a retry of an earlier operation's request
+// can land inside op's window.
+func (t *truth) settle(op trace.Op, own func(trace.Event) bool) (at int64, reached, took bool) {
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
 		// A write the node refused with an error (READONLY on a demoted
 		// master) did not run: a retry that failed so leaves the first.
-		if t.resourceWrite(i, op.Key) && !writeErrored(t.tr.Events[i].Reply) {
+		if t.resourceWrite(i, op.Key) && !writeErrored(t.tr.Events[i].Reply) && (own == nil || own(t.tr.Events[i])) {
 			w = i
 		}
 	}
 	if w < 0 && !op.Open() {
-		w = t.lateWrite(op)
+		w = t.lateWrite(op, own)
 	}
 	if w < 0 {
 		return 0, false, false
@@ -188,14 +190,14 @@ func (t *truth) resourceWrite(i int, key string) bool {
 
 // lateWrite is op's client's first write to op's key that landed after
 // op gave up and inside none of the client's later operations on the key,
-// or -1.
-func (t *truth) lateWrite(op trace.Op) int {
+// or -1; own as in settle.
+func (t *truth) lateWrite(op trace.Op, own func(trace.Event) bool) int {
 	from := op.Return + 1
 	if op.Open() {
 		from = op.Call
 	}
 	for _, i := range t.clientEvents(op.Client, from, maxTime) {
-		if !t.resourceWrite(i, op.Key) || writeErrored(t.tr.Events[i].Reply) {
+		if !t.resourceWrite(i, op.Key) || writeErrored(t.tr.Events[i].Reply) || own != nil && !own(t.tr.Events[i]) {
 			continue
 		}
 		at := t.tr.Events[i].T
@@ -226,7 +228,7 @@ func insertHistory(t *truth) []porcupine.Operation {
 			out = ids.add(out, op, in, model.InsertOutput{Inserted: op.Result == model.ResInserted}, false)
 			continue
 		}
-		at, reached, took := t.settle(op)
+		at, reached, took := t.settle(op, nil)
 		if !reached || !took {
 			continue // nothing written: an insert that did not happen cannot change the set
 		}
@@ -291,7 +293,7 @@ func writeHistory(t *truth) []porcupine.Operation {
 			}
 			continue
 		}
-		at, reached, took := t.settle(op)
+		at, reached, took := t.settle(op, func(e trace.Event) bool { return writeToken(e.Args) == op.Value })
 		if !reached {
 			continue
 		}
@@ -303,6 +305,20 @@ func writeHistory(t *truth) []porcupine.Operation {
 		}
 	}
 	return out
+}
+
+// writeToken is the fencing token a write to a fenced resource carries:
+// a fenced INSERT's third argument, or ARGV[1] of a fenced storage script.
+func writeToken(args []string) string {
+	switch {
+	case len(args) > 2 && strings.EqualFold(args[0], "INSERT"):
+		return args[2]
+	case len(args) > 3 && (strings.EqualFold(args[0], "EVAL") || strings.EqualFold(args[0], "EVALSHA")):
+		if n, err := strconv.Atoi(args[2]); err == nil && n >= 0 && 3+n < len(args) {
+			return args[3+n]
+		}
+	}
+	return ""
 }
 
 // setHistory is the lock-set's history: acknowledged and unknown adds,

@@ -138,7 +138,7 @@ func lateInserts(t *truth) []Violation {
 	// Timed out, or still in flight when its process crashed (open): then
 	// only a write the sim marked late counts.
 	names, byName := landedInserts(t, func(op trace.Op) (int64, int, bool) {
-		w := t.lateWrite(op)
+		w := t.lateWrite(op, nil)
 		if w < 0 || !writeAccepted(t.tr.Events[w].Reply) || op.Open() && !t.late(w) {
 			return 0, -1, false
 		}

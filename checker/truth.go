@@ -361,9 +361,44 @@ func (t *truth) holdGrants(h hold) map[string]*grant {
 }
 
 func (t *truth) countedOn(h hold) map[string]*grant {
+	if gs := t.countedOnOwner(h, h.Client); len(gs) > 0 {
+		return gs
+	}
+	// A lock whose token names the process (Spring's clientId) lets a
+	// thread count on a key another thread of its process wrote: the
+	// latest such grant's owner is the one it shares.
+	var best map[string]*grant
+	var at int64 = -1
+	for _, owner := range t.owners() {
+		if owner == h.Client || model.ProcessOf(owner) != h.Process {
+			continue
+		}
+		for _, g := range t.countedOnOwner(h, owner) {
+			if g.T > at {
+				best, at = t.countedOnOwner(h, owner), g.T
+			}
+		}
+	}
+	return best
+}
+
+// owners lists the clients that own a grant, in the order of their first.
+func (t *truth) owners() []string {
+	var out []string
+	for _, g := range t.grants {
+		if !slices.Contains(out, g.Owner) {
+			out = append(out, g.Owner)
+		}
+	}
+	return out
+}
+
+// countedOnOwner is the grants of owner's on h's key that h counted on:
+// those made during its acquire, else those live when it began.
+func (t *truth) countedOnOwner(h hold, owner string) map[string]*grant {
 	made, adopted := map[string]*grant{}, map[string]*grant{}
 	for _, s := range t.sites[h.Key] {
-		gs := t.bySite[[3]string{h.Client, h.Key, s}]
+		gs := t.bySite[[3]string{owner, h.Key, s}]
 		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
 		if n == 0 {
 			continue
