@@ -3,9 +3,6 @@ package sim
 // message is what a network event carries besides its delivery.
 type message struct {
 	from, to, what string
-	inflight       bool // a request to a node or service: it keeps the run alive
-	sent           bool // the event is a message
-	reply          bool // what is the request this message answers
 }
 
 // newEvent returns a cleared event, reusing one that already ran: a run
@@ -22,7 +19,7 @@ func (w *World) newEvent() *event {
 // fire runs e and keeps it for reuse. Nothing refers to an event once it
 // ran: held events (paused processes, stalled threads) never reach here.
 func (w *World) fire(e *event) {
-	if e.msg.sent {
+	if e.sent {
 		w.net.arrive(e)
 	} else {
 		e.run(w)

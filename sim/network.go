@@ -115,14 +115,14 @@ func (n *Network) latency(from, to string) time.Duration {
 // paused receiver holds the message. what describes it for drop events.
 func (n *Network) send(from, to string, target *Process, what string, deliver func()) {
 	e := n.w.newEvent()
-	e.proc, e.fn = target, deliver
+	e.proc, e.ref = target, deliver
 	n.post(from, to, e, what)
 }
 
 // sendRequest carries attempt a of a round trip to its party.
 func (n *Network) sendRequest(a *rpcAttempt) {
 	e := n.w.newEvent()
-	e.do, e.att = doArrive, a
+	e.do, e.ref = doArrive, a
 	n.post(a.c.from, a.party, e, a.c.what)
 }
 
@@ -132,8 +132,8 @@ func (n *Network) sendRequest(a *rpcAttempt) {
 func (n *Network) sendReply(a *rpcAttempt) {
 	t := a.c.t
 	e := n.w.newEvent()
-	e.proc, e.thr, e.do, e.att = t.p, t, doDeliver, a
-	e.msg.reply = true
+	e.proc, e.thr, e.do, e.ref = t.p, t, doDeliver, a
+	e.reply = true
 	n.post(a.party, t.p.Name, e, a.c.what)
 }
 
@@ -153,13 +153,14 @@ func (n *Network) post(from, to string, e *event, what string) {
 		if !lost {
 			fault = n.blocker(from, to)
 		}
-		n.w.rec.event(trace.Drop(from, dropDetail(to, what, e.msg.reply)).WithFault(fault))
+		n.w.rec.event(trace.Drop(from, dropDetail(to, what, e.reply)).WithFault(fault))
 		return
 	}
 	// A request in flight to a node or service keeps the run alive: a
 	// delayed write still lands after its sender has finished.
-	e.msg = message{from: from, to: to, what: what, inflight: e.proc == nil, sent: true, reply: e.msg.reply}
-	if e.msg.inflight {
+	e.msg = message{from: from, to: to, what: what}
+	e.inflight, e.sent = e.proc == nil, true
+	if e.inflight {
 		n.w.live++
 	}
 	e.at = n.w.now + d
@@ -170,11 +171,11 @@ func (n *Network) post(from, to string, e *event, what string) {
 // while it was in flight drops it.
 func (n *Network) arrive(e *event) {
 	m := &e.msg
-	if m.inflight {
+	if e.inflight {
 		n.w.live--
 	}
 	if n.Blocked(m.from, m.to) {
-		n.w.rec.event(trace.Drop(m.from, dropDetail(m.to, m.what, m.reply)).WithFault(n.blocker(m.from, m.to)))
+		n.w.rec.event(trace.Drop(m.from, dropDetail(m.to, m.what, e.reply)).WithFault(n.blocker(m.from, m.to)))
 		return
 	}
 	e.run(n.w)

@@ -80,7 +80,7 @@ func (n *Node) publish(channel, msg string) int {
 	what := "message on " + channel
 	for _, s := range subs {
 		e := n.w.newEvent()
-		e.proc, e.do, e.sub, e.text = s.p, doPublished, s, msg
+		e.proc, e.do, e.ref, e.text = s.p, doPublished, s, msg
 		n.w.net.post(n.Name, s.p.Name, e, what)
 	}
 	return len(subs)

@@ -10,15 +10,20 @@ type event struct {
 	seq  uint64
 	proc *Process
 	thr  *Thread // a wake-up of this thread: held while it is stalled
+	// ref is what the event acts on: a func() (doFunc), an *rpcAttempt
+	// (doArrive, doDeliver, doExpire), a *Subscription (doPublished) or a
+	// *semWaiter (doSemTimeout). One field for all keeps the event small:
+	// a run's queue holds a timer for every semaphore wait.
+	ref  any
+	tok  uint64  // doWake: thr's wait token, and the value it wakes with
+	val  any     //
+	text string  // doPublished: the message
+	msg  message // set for a message in flight: it acts on arrival, unless dropped
 	do   eventAction
-	fn   func()      // doFunc
-	tok  uint64      // doWake: thr's wait token, and the value it wakes with
-	val  any         //
-	att  *rpcAttempt // doArrive, doDeliver, doExpire
-	sub  *Subscription
-	text string     // doPublished: sub's message
-	sw   *semWaiter // doSemTimeout
-	msg  message    // set for a message in flight: it acts on arrival, unless dropped
+	// Set for a message: in flight to a node or service (it keeps the run
+	// alive), sent (the event is a message), a reply (msg.what is the
+	// request it answers).
+	inflight, sent, reply bool
 }
 
 // eventAction is what an event does when it runs. The common steps of a
@@ -34,6 +39,9 @@ const (
 	doExpire                        // att's timeout
 	doPublished                     // a published message reaches sub
 	doSemTimeout                    // sw gives up waiting
+	// A timer disarmed once what it timed had ended: it still takes its
+	// step, so a run's steps and its budget are as if it had fired.
+	doNothing
 )
 
 // run performs the event's action.
@@ -42,17 +50,18 @@ func (e *event) run(w *World) {
 	case doWake:
 		w.wake(e.thr, e.tok, e.val)
 	case doArrive:
-		e.att.arrive()
+		e.ref.(*rpcAttempt).arrive()
 	case doDeliver:
-		e.att.deliver()
+		e.ref.(*rpcAttempt).deliver()
 	case doExpire:
-		e.att.expire()
+		e.ref.(*rpcAttempt).expire()
 	case doPublished:
-		e.sub.receive(e.text)
+		e.ref.(*Subscription).receive(e.text)
 	case doSemTimeout:
-		e.sw.timeout()
+		e.ref.(*semWaiter).timeout()
+	case doNothing:
 	default:
-		e.fn()
+		e.ref.(func())()
 	}
 }
 

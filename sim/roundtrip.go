@@ -35,6 +35,7 @@ type rpc struct {
 	err       error
 	woken     bool // reply or err is what the caller returns
 	first     rpcAttempt
+	timer     *event // the latest attempt's timeout, while it may be pending
 }
 
 // rpcAttempt is attempt n of an rpc, sent to party; r or err is its answer.
@@ -97,6 +98,7 @@ func (c *rpc) waiting() bool {
 // then the caller, if it still waits.
 func (c *rpc) finish(r Reply, err error) {
 	c.over = true
+	c.disarm()
 	if c.then != nil {
 		c.then(r, err)
 	}
@@ -132,8 +134,24 @@ func (c *rpc) attempt(n int) {
 		return
 	}
 	e := w.newEvent()
-	e.at, e.proc, e.thr, e.do, e.att = w.now+c.timeout, c.t.p, c.t, doExpire, a
+	e.at, e.proc, e.thr, e.do, e.ref = w.now+c.timeout, c.t.p, c.t, doExpire, a
+	c.timer = e
 	w.scheduleEvent(e)
+}
+
+// disarm makes the latest attempt's pending timeout a step that does
+// nothing, once the call is over: the timer (seconds) no longer keeps the
+// call (answered in a millisecond) in memory until it fires. An event
+// that already fired was cleared for reuse and is not c's any more.
+func (c *rpc) disarm() {
+	e := c.timer
+	if e == nil {
+		return
+	}
+	if a, ok := e.ref.(*rpcAttempt); ok && e.do == doExpire && a.c == c {
+		e.do, e.ref = doNothing, nil
+	}
+	c.timer = nil
 }
 
 // retry schedules the attempt after n, if the policy has one left.

@@ -17,6 +17,7 @@ type semWaiter struct {
 	tok     uint64
 	granted bool
 	gone    bool
+	timer   *event // its timeout, while it may be pending
 }
 
 // Sem returns the process's semaphore called name, creating it with
@@ -54,7 +55,8 @@ func (s *Sem) Acquire(t *Thread, timeout time.Duration) bool {
 	s.waiters = append(s.waiters, w)
 	if timeout > 0 {
 		e := t.w.newEvent()
-		e.at, e.proc, e.thr, e.do, e.sw = t.w.now+t.p.Clock.TrueSpan(timeout), t.p, t, doSemTimeout, w
+		e.at, e.proc, e.thr, e.do, e.ref = t.w.now+t.p.Clock.TrueSpan(timeout), t.p, t, doSemTimeout, w
+		w.timer = e
 		t.w.scheduleEvent(e)
 	}
 	return t.park().(bool)
@@ -71,12 +73,23 @@ func (s *Sem) Release(n int) {
 		}
 		s.permits--
 		w.granted = true
+		w.disarm()
 		s.p.w.wakeAt(s.p.w.now, w.t, w.tok, true)
 	}
 }
 
 // Waiting is the number of threads blocked on the semaphore.
 func (s *Sem) Waiting() int { return len(s.waiters) }
+
+// disarm makes w's pending timeout a step that does nothing once w got
+// its permit: a latch wait's timeout (up to a lock's lease) no longer
+// keeps the waiter in memory until it fires.
+func (w *semWaiter) disarm() {
+	if e := w.timer; e != nil && e.do == doSemTimeout && e.ref == w {
+		e.do, e.ref = doNothing, nil
+	}
+	w.timer = nil
+}
 
 // timeout ends w's wait without a permit, unless it got one.
 func (w *semWaiter) timeout() {

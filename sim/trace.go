@@ -1,43 +1,75 @@
 package sim
 
-import "github.com/locksim/locksim/sim/trace"
+import (
+	"runtime/debug"
+
+	"github.com/locksim/locksim/sim/trace"
+)
 
 // recorder accumulates the trace of one world.
 type recorder struct {
 	w     *World
 	trace trace.Trace
 	last  int64           // time of the last recorded event or operation
-	done  [][]trace.Event // full blocks of events, in order
-	cur   []trace.Event   // the block being filled
+	first []trace.Event   // the first eventBlock events, as they are
+	done  [][]packedEvent // later events in full blocks, in order
+	cur   []packedEvent   // the block being filled
+	strs  stringTable     // every string the packed events hold
 }
 
 // eventBlock is how many events a block holds: blocks are never copied
-// as they fill, unlike one growing slice of large structs.
+// as they fill, unlike one growing slice of large structs. A short run's
+// events stay in their first block; a long run's later events are packed
+// (packedEvent), which halves what they take until the run ends.
 const eventBlock = 256
 
 func (r *recorder) event(e trace.Event) {
 	e.T = int64(r.w.now)
 	r.last = e.T
+	if r.first == nil {
+		r.first = make([]trace.Event, 0, eventBlock)
+	}
+	if len(r.first) < eventBlock {
+		r.first = append(r.first, e)
+		return
+	}
 	if len(r.cur) == cap(r.cur) {
 		if r.cur != nil {
 			r.done = append(r.done, r.cur)
 		}
-		r.cur = make([]trace.Event, 0, eventBlock)
+		r.cur = make([]packedEvent, 0, eventBlock)
 	}
-	r.cur = append(r.cur, e)
+	r.cur = append(r.cur, r.strs.pack(e))
 }
 
-// events returns every event recorded so far in one slice: the block
-// itself when there is one.
+// events returns every event recorded so far in one slice: the first
+// block itself when there is no other.
 func (r *recorder) events() []trace.Event {
-	if len(r.done) == 0 {
-		return r.cur[:len(r.cur):len(r.cur)]
+	if r.cur == nil {
+		return r.first[:len(r.first):len(r.first)]
 	}
-	out := make([]trace.Event, 0, len(r.done)*eventBlock+len(r.cur))
+	out := make([]trace.Event, 0, (len(r.done)+1)*eventBlock+len(r.cur))
+	out = append(out, r.first...)
 	for _, b := range r.done {
-		out = append(out, b...)
+		out = r.strs.unpack(out, b)
 	}
-	return append(out, r.cur...)
+	return r.strs.unpack(out, r.cur)
+}
+
+// largeRun is the number of events from which a finished run is
+// collected before its events are unpacked (160 MB of trace.Event).
+const largeRun = 1 << 20
+
+// collectLarge collects a large finished run once its queue is dropped
+// and gives the freed memory back to the system: the trace is unpacked
+// into a heap holding little else than the packed events (a 645 MB trace
+// cannot reuse the freed pages of small objects, which would otherwise
+// stay resident beside it), and the collection its allocation starts
+// sets the next goal from them, not from the run's stale timers.
+func (r *recorder) collectLarge() {
+	if len(r.done)*eventBlock >= largeRun {
+		debug.FreeOSMemory()
+	}
 }
 
 func (r *recorder) invoke(client, process, kind, key, value string) int {

@@ -96,14 +96,14 @@ func (w *World) At(at time.Duration, fn func()) { w.schedule(at, nil, fn) }
 
 func (w *World) schedule(at time.Duration, p *Process, fn func()) {
 	e := w.newEvent()
-	e.at, e.proc, e.fn = at, p, fn
+	e.at, e.proc, e.ref = at, p, fn
 	w.scheduleEvent(e)
 }
 
 // scheduleWake schedules fn, a wake-up of thread t.
 func (w *World) scheduleWake(at time.Duration, t *Thread, fn func()) {
 	e := w.newEvent()
-	e.at, e.proc, e.thr, e.fn = at, t.p, t, fn
+	e.at, e.proc, e.thr, e.ref = at, t.p, t, fn
 	w.scheduleEvent(e)
 }
 
@@ -200,8 +200,10 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 		return nil, w.err
 	}
 	t := w.rec.trace // a copy: a trace pointing into the world would keep the whole world alive
+	w.q, w.free = nil, nil
+	w.rec.collectLarge()
 	t.Events = w.rec.events()
-	w.rec.done, w.rec.cur = nil, nil
+	w.rec.first, w.rec.done, w.rec.cur = nil, nil, nil
 	t.Stats.SimNs = w.rec.last
 	t.Stats.Events = len(t.Events)
 	t.Stats.Budget = budget
