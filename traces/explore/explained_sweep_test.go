@@ -20,7 +20,7 @@ var (
 var localLocks = map[string]bool{"local-mutex": true}
 
 // explainedSeeds is the seeds per protocol, topology and fault mix: the
-// catalog's 490 mixes at 45 seeds give 22,050 runs outside -race.
+// catalog's 490 mixes at 30 seeds give 14,700 runs outside -race.
 func explainedSeeds() int {
 	switch {
 	case *explainedRuns > 0:
@@ -28,7 +28,7 @@ func explainedSeeds() int {
 	case !fullSweep():
 		return 1 // -race and -short: the sweep's code paths, not its coverage
 	}
-	return 45
+	return 30
 }
 
 // fullSweep reports the sweep at its CI counts: no -explained-runs, no
