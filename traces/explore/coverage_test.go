@@ -19,6 +19,9 @@ func reached(s *Summary, state string) int {
 // configuration whose faults reach it (the seed texts' failures), and one
 // without faults, where no state is reached.
 func TestCoverageCountsTheDangerousStates(t *testing.T) {
+	if raceEnabled {
+		t.Skip("260 runs, a minute under -race: .ci/run runs it without -race")
+	}
 	cases := []struct {
 		state string
 		base  protocols.Scenario
