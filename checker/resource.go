@@ -549,7 +549,10 @@ func lostElements(t *truth, mv []Violation) []Violation {
 		why := "no mutual-exclusion violation involving " + op.Client + " explains it"
 		var evs []int
 		w, p := t.deposedWrite(op)
-		ew := t.erasingWrite(op, r.Return)
+		ew, ev := t.erasingWrite(op, r.Return), -1
+		if ew >= 0 {
+			ev = t.violationOf(mv, ew)
+		}
 		rw, rp := t.deposedRead(r)
 		switch l := t.lossIn(op.Key, op.Return, r.Return); {
 		case l >= 0:
@@ -571,8 +574,8 @@ func lostElements(t *truth, mv []Violation) []Violation {
 		case ok:
 			clients = append(clients, other)
 			why = fmt.Sprintf("%s held the lock at the same time (%s) and wrote back a set read before the add", other, cause)
-		case ew >= 0 && t.violationOf(mv, ew) >= 0:
-			e, v := t.tr.Events[ew], mv[t.violationOf(mv, ew)]
+		case ev >= 0:
+			e, v := t.tr.Events[ew], mv[ev]
 			cause, reason, evs = v.Cause, v.Reason, []int{ew}
 			clients = append(clients, e.Client)
 			why = fmt.Sprintf("%s, which held the lock together with another client (%s), wrote back at %s a set read before the add",

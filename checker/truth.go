@@ -373,9 +373,10 @@ func (t *truth) countedOn(h hold) map[string]*grant {
 		if owner == h.Client || model.ProcessOf(owner) != h.Process {
 			continue
 		}
-		for _, g := range t.countedOnOwner(h, owner) {
+		gs := t.countedOnOwner(h, owner)
+		for _, g := range gs {
 			if g.T > at {
-				best, at = t.countedOnOwner(h, owner), g.T
+				best, at = gs, g.T
 			}
 		}
 	}

@@ -56,10 +56,6 @@ func (r *recorder) events() []trace.Event {
 	return r.strs.unpack(out, r.cur)
 }
 
-// largeRun is the number of events from which a finished run is
-// collected before its events are unpacked (160 MB of trace.Event).
-const largeRun = 1 << 20
-
 // collectLarge collects a large finished run once its queue is dropped
 // and gives the freed memory back to the system: the trace is unpacked
 // into a heap holding little else than the packed events (a 645 MB trace
@@ -67,7 +63,7 @@ const largeRun = 1 << 20
 // stay resident beside it), and the collection its allocation starts
 // sets the next goal from them, not from the run's stale timers.
 func (r *recorder) collectLarge() {
-	if len(r.done)*eventBlock >= largeRun {
+	if len(r.done)*eventBlock >= trace.LargeRun {
 		debug.FreeOSMemory()
 	}
 }

@@ -60,10 +60,6 @@ func Evaluate(sc protocols.Scenario) (o *Outcome, err error) {
 	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
 }
 
-// largeTrace is the number of events from which a finished run's memory
-// is collected before its check (160 MB of events).
-const largeTrace = 1 << 20
-
 // collectLargeRun collects the finished run's world once tr is all that
 // is left of it, and gives the freed memory back to the system. The last collection during the run saw the recorder's
 // event blocks and the trace they were copied into, both live, and set
@@ -71,7 +67,7 @@ const largeTrace = 1 << 20
 // four times the trace before anything was freed. Collected here, the
 // goal is twice the trace.
 func collectLargeRun(tr *trace.Trace) {
-	if len(tr.Events) >= largeTrace {
+	if len(tr.Events) >= trace.LargeRun {
 		debug.FreeOSMemory()
 	}
 }

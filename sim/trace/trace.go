@@ -118,3 +118,8 @@ type Trace struct {
 
 // Ms converts a virtual time in ns to milliseconds.
 func Ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
+
+// LargeRun is the number of events from which a finished run's memory is
+// collected and given back to the system before the next stage (the sim
+// before unpacking its events, traces before the check): 160 MB of Event.
+const LargeRun = 1 << 20
