@@ -2,6 +2,7 @@ package luafast
 
 import (
 	"testing"
+	"time"
 )
 
 // benchNode returns a node with a lock "lock" held by "u1:1".
@@ -70,5 +71,38 @@ func BenchmarkPlainCommand(b *testing.B) {
 	b.StopTimer()
 	if got := n.buf.String(); got != ":1\r\n" {
 		b.Fatalf("reply %q", got)
+	}
+}
+
+// BenchmarkRedissonCycle is one simulated run's script work on a node: a
+// fresh Engine (the sim builds one per node per run), five clients try the
+// lock with EVAL (one wins, four are told the TTL), the owner renews and
+// releases it (publishing the unlock), and the Engine is closed.
+func BenchmarkRedissonCycle(b *testing.B) {
+	n := newNode(b, true)
+	n.m.SetTime(time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)) // PTTL replies stay 30000
+	owners := []string{"c1:1", "c2:1", "c3:1", "c4:1", "c5:1"}
+	var script [][]string
+	for _, o := range owners {
+		script = append(script, []string{"EVAL", redissonAcquire, "1", "lock", "30000", o})
+	}
+	script = append(script,
+		[]string{"EVAL", redissonRenew, "1", "lock", "30000", owners[0]},
+		[]string{"EVAL", redissonRelease, "2", "lock", "chan", "0", "30000", owners[0]})
+	want := "$-1\r\n:30000\r\n:30000\r\n:30000\r\n:30000\r\n:1\r\n:1\r\n"
+	srv := n.m.Server()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n.eng = New(n.m)
+		n.buf.Reset()
+		for _, args := range script {
+			srv.Dispatch(n.peer, args)
+		}
+		n.peer.Flush()
+		n.eng.Close()
+		if i == 0 && n.buf.String() != want {
+			b.Fatalf("replies %q, want %q", n.buf.String(), want)
+		}
 	}
 }
