@@ -2,8 +2,6 @@ package luafast
 
 import (
 	"bufio"
-	"bytes"
-	"strconv"
 	"strings"
 
 	"github.com/alicebob/miniredis/v2/server"
@@ -14,50 +12,17 @@ import (
 // fresh peer per call sharing one connection context per script run; we
 // reset the peer's public fields per call and replace the peer after a run
 // that issued a command changing connection state (SELECT, HELLO, ...).
+// The peer writes through the vm's reply buffer.
 type innerConn struct {
 	peer  *server.Peer
-	buf   bytes.Buffer
-	w     *bufio.Writer
 	dirty bool // peer must be replaced after the current run
-
-	arena []string          // backing store for argument slices, never reused
-	upper map[string]string // command name -> upper case (saves Dispatch's ToUpper)
 }
 
-// newArgs returns an empty slice with room for n arguments. Slices are cut
-// from an arena that is never overwritten, since the pre-hook may keep the
-// arguments it is given.
-func (ic *innerConn) newArgs(n int) []string {
-	if cap(ic.arena)-len(ic.arena) < n {
-		ic.arena = make([]string, 0, max(64, n))
+func (ic *innerConn) reset(v *vm) {
+	if v.replyW == nil {
+		v.replyW = bufio.NewWriterSize(&v.reply, 4096)
 	}
-	l := len(ic.arena)
-	ic.arena = ic.arena[:l+n]
-	return ic.arena[l : l : l+n]
-}
-
-// upperName returns name in upper case, from a small cache. Dispatch
-// upper-cases the name itself (allocating); the original spelling only shows
-// in the unknown-command error, which redis.call/pcall replace anyway.
-func (ic *innerConn) upperName(name string) string {
-	if u, ok := ic.upper[name]; ok {
-		return u
-	}
-	u := strings.ToUpper(name)
-	if ic.upper == nil {
-		ic.upper = map[string]string{}
-	}
-	if len(ic.upper) < 256 {
-		ic.upper[name] = u
-	}
-	return u
-}
-
-func (ic *innerConn) reset() {
-	if ic.w == nil {
-		ic.w = bufio.NewWriterSize(&ic.buf, 4096)
-	}
-	ic.peer = server.NewPeer(ic.w)
+	ic.peer = server.NewPeer(v.replyW)
 	ic.dirty = false
 }
 
@@ -104,7 +69,7 @@ func (v *vm) redisFuncs() map[string]lua.LGFunction {
 				l.Error(lua.LString("wrong number of arguments"), 1)
 				return 0
 			}
-			l.Push(lua.LString(newScript(lua.LVAsString(l.Get(1))).sha))
+			l.Push(lua.LString(sha1Hex(lua.LVAsString(l.Get(1)))))
 			return 1
 		},
 		"replicate_commands": func(l *lua.LState) int {
@@ -148,22 +113,12 @@ func (e *Engine) luaCall(l *lua.LState, failFast bool) int {
 		l.Error(lua.LString(msgNoArgs(e.curSHA)), 1)
 		return 0
 	}
-	args := e.inner.newArgs(top)
-	for i := 1; i <= top; i++ {
-		switch a := l.Get(i).(type) {
-		case lua.LNumber:
-			if f := float64(a); f == float64(int64(a)) {
-				args = append(args, strconv.FormatInt(int64(a), 10))
-			} else {
-				args = append(args, a.String())
-			}
-		case lua.LString:
-			args = append(args, string(a))
-		default:
-			l.Error(lua.LString(msgBadArgType(e.curSHA)), 1)
-			return 0
-		}
+	args, ok := e.vm.takeArgs(l, top)
+	if !ok {
+		l.Error(lua.LString(msgBadArgType(e.curSHA)), 1)
+		return 0
 	}
+	defer e.vm.giveArgs(args)
 
 	if e.readOnly && e.srv.IsRegisteredCommand(args[0]) && !e.srv.IsReadOnlyCommand(args[0]) {
 		if failFast {
@@ -200,32 +155,37 @@ func (e *Engine) luaCall(l *lua.LState, failFast bool) int {
 
 // dispatch runs one nested command through the server (so the pre-hook sees
 // it) and converts its reply; failed is set for error replies.
-func (e *Engine) dispatch(l *lua.LState, args []string) (v lua.LValue, errMsg string, failed bool) {
-	ic := &e.inner
-	ic.buf.Reset()
-	switch classify(args[0]) {
+func (e *Engine) dispatch(l *lua.LState, args []string) (lua.LValue, string, bool) {
+	ic, vm := &e.inner, e.vm
+	vm.reply.Reset()
+	vm.replyW.Reset(&vm.reply) // drops what a panicking command left
+	upper, class := vm.names.lookup(args[0])
+	switch class {
 	case cmdPlain:
 	case cmdConn:
 		ic.dirty = true
 	default:
-		r, _ := e.scriptOnly(args)
+		r, _ := e.scriptOnly(args, class)
 		return nil, r, true
 	}
 	p := ic.peer
 	p.Resp3, p.SwitchResp3, p.ClientName = false, nil, ""
-	args[0] = ic.upperName(args[0])
+	// Dispatch upper-cases the name itself (allocating for a lower-case
+	// one); the original spelling only shows in the unknown-command error,
+	// which redis.call/pcall replace anyway.
+	args[0] = upper
 	e.srv.Dispatch(p, args)
-	ic.w.Flush()
-	return parseReply(l, ic.buf.Bytes())
+	vm.replyW.Flush()
+	return parseReply(l, &vm.strs, vm.reply.Bytes())
 }
 
 // scriptOnly handles commands that miniredis refuses inside a script (it
 // checks arity first, then rejects them because the context is nested). Our
 // inner peer is an ordinary connection, so they must not reach the server.
-func (e *Engine) scriptOnly(args []string) (string, bool) {
+func (e *Engine) scriptOnly(args []string, class int) (string, bool) {
 	name, n := args[0], len(args)-1
 	minArgs, maxArgs := 0, -1
-	switch classify(name) {
+	switch class {
 	case cmdNoArgs:
 		maxArgs = 0
 	case cmdOneArg:

@@ -12,21 +12,34 @@ import (
 
 // script is one script body with its compiled form (compiled lazily).
 type script struct {
-	src   string
-	sha   string
-	fn    *lua.LFunction // main chunk, reused across calls; nil until compiled
-	pure  bool           // cannot modify the globals table (see isPure)
-	inert bool           // cannot modify any table (see isInert)
+	src     string
+	sha     string
+	fn      *lua.LFunction // main chunk, reused across calls; nil until compiled
+	pure    bool           // cannot modify the globals table (see isPure)
+	inert   bool           // cannot modify any table (see isInert)
+	exposed bool           // in its engine's bySHA
+	c       *compiled      // nil until looked up in protos
 }
 
+// newScript returns a script for src, its SHA1 taken from the compile
+// cache when another engine compiled src before.
 func newScript(src string) *script {
+	if c, ok := protos.Load(src); ok {
+		c := c.(*compiled)
+		return &script{src: src, sha: c.sha, c: c}
+	}
+	return &script{src: src, sha: sha1Hex(src)}
+}
+
+func sha1Hex(src string) string {
 	h := sha1.Sum([]byte(src))
-	return &script{src: src, sha: hex.EncodeToString(h[:])}
+	return hex.EncodeToString(h[:])
 }
 
 // compiled is a script body's compiled prototype, shared by every engine:
 // prototypes are read-only once compiled.
 type compiled struct {
+	sha   string
 	proto *lua.FunctionProto
 	pure  bool
 	inert bool // provably changes no Lua table (see isInert)
@@ -43,12 +56,16 @@ func (s *script) compile() error {
 	if s.fn != nil {
 		return nil
 	}
-	var c *compiled
-	if v, ok := protos.Load(s.src); ok {
-		c = v.(*compiled)
-	} else {
-		c = compileProto(s.src)
-		protos.Store(s.src, c)
+	c := s.c
+	if c == nil {
+		if v, ok := protos.Load(s.src); ok {
+			c = v.(*compiled)
+		} else {
+			c = compileProto(s.src)
+			c.sha = s.sha
+			protos.Store(s.src, c)
+		}
+		s.c = c
 	}
 	if c.err != nil {
 		return c.err

@@ -39,6 +39,8 @@ type Engine struct {
 
 	byText map[string]*script // compile cache, keyed by script body
 	bySHA  map[string]*script // scripts visible to EVALSHA / SCRIPT EXISTS
+	hot    [8]*script         // the first scripts of byText, scanned before it
+	nHot   int
 
 	inner innerConn // peer + buffer for nested redis.call
 
@@ -112,13 +114,38 @@ func (e *Engine) cmdEval(c *server.Peer, cmd string, readOnly bool, args []strin
 	if e.nestedError(c) {
 		return
 	}
-	s := e.byText[args[0]]
-	if s == nil {
-		s = newScript(args[0])
-		e.byText[args[0]] = s
-	}
+	s := e.script(args[0])
 	if e.run(c, s, s.sha, readOnly, args[1:]) {
+		e.expose(s)
+	}
+}
+
+// script returns the engine's script for body src. A protocol sends a few
+// bodies, each from one constant string: comparing with the hot ones is a
+// pointer comparison, where the map would hash the whole body.
+func (e *Engine) script(src string) *script {
+	for _, s := range e.hot[:e.nHot] {
+		if s.src == src {
+			return s
+		}
+	}
+	s := e.byText[src]
+	if s == nil {
+		s = newScript(src)
+		e.byText[src] = s
+		if e.nHot < len(e.hot) {
+			e.hot[e.nHot] = s
+			e.nHot++
+		}
+	}
+	return s
+}
+
+// expose makes s visible to EVALSHA and SCRIPT EXISTS.
+func (e *Engine) expose(s *script) {
+	if !s.exposed {
 		e.bySHA[s.sha] = s
+		s.exposed = true
 	}
 }
 
@@ -159,12 +186,8 @@ func (e *Engine) cmdScript(c *server.Peer, cmd string, args []string) {
 			c.WriteError(errLuaParseError(err))
 			return
 		}
-		s := e.byText[src]
-		if s == nil {
-			s = newScript(src)
-			e.byText[src] = s
-		}
-		e.bySHA[s.sha] = s
+		s := e.script(src)
+		e.expose(s)
 		c.WriteBulk(s.sha)
 	case "exists":
 		if len(args) == 0 {
@@ -189,6 +212,9 @@ func (e *Engine) cmdScript(c *server.Peer, cmd string, args []string) {
 		if len(args) != 0 {
 			c.WriteError(msgScriptFlush)
 			return
+		}
+		for _, s := range e.bySHA {
+			s.exposed = false
 		}
 		e.bySHA = map[string]*script{}
 		c.WriteOK()

@@ -20,9 +20,10 @@ const simpleInArray = "interface conversion: interface {} is server.Simple, not 
 // parseReply converts the first RESP reply in b into the value redis.call
 // returns, exactly as miniredis's server.ParseReply followed by the
 // conversions of lua.go (mkCall/redisToLua). failed is set for error
-// replies (also when nested in an array) and malformed input.
-func parseReply(l *lua.LState, b []byte) (v lua.LValue, errMsg string, failed bool) {
-	p := respParser{b: b}
+// replies (also when nested in an array) and malformed input. Bulk strings
+// are boxed through strs.
+func parseReply(l *lua.LState, strs *strCache, b []byte) (v lua.LValue, errMsg string, failed bool) {
+	p := respParser{b: b, strs: strs}
 	v = p.value(l, true)
 	if p.failed {
 		return nil, p.errMsg, true
@@ -38,6 +39,7 @@ func parseReply(l *lua.LState, b []byte) (v lua.LValue, errMsg string, failed bo
 
 type respParser struct {
 	b            []byte
+	strs         *strCache
 	pos          int
 	simpleNested bool // a status reply inside an array
 	failed       bool
@@ -103,9 +105,9 @@ func (p *respParser) value(l *lua.LState, top bool) lua.LValue {
 		if len(p.b)-p.pos < n+2 {
 			return p.fail(errEOF)
 		}
-		s := string(p.b[p.pos : p.pos+n])
+		s := p.strs.boxBytes(p.b[p.pos : p.pos+n])
 		p.pos += n + 2
-		return lua.LString(s)
+		return s
 	case '*':
 		n, ok := atoi(body)
 		if !ok {

@@ -32,7 +32,7 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 
 	if e.vm == nil {
 		e.vm = getVM(e)
-		e.inner.reset()
+		e.inner.reset(e.vm)
 	}
 	v, L := e.vm, e.vm.L
 	if !s.inert {
@@ -67,7 +67,7 @@ func (e *Engine) finish(s *script) {
 		v.restoreGlobals()
 	}
 	if e.inner.dirty {
-		e.inner.reset()
+		e.inner.reset(e.vm)
 	}
 	e.depth--
 	e.cur, e.curSHA, e.readOnly = nil, "", false

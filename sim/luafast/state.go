@@ -1,6 +1,8 @@
 package luafast
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"sort"
 	"sync"
@@ -27,6 +29,11 @@ type vm struct {
 
 	keys, argv argTable
 	rng        rand48
+	args       []string // reused arguments of redis.call (see takeArgs)
+	strs       strCache // boxed KEYS/ARGV values and bulk replies
+	names      nameCache
+	reply      bytes.Buffer  // nested calls' replies
+	replyW     *bufio.Writer // writes to reply
 
 	e       *Engine                                   // the engine using this state
 	libSnap map[*lua.LTable]map[lua.LValue]lua.LValue // library tables after setup
@@ -261,7 +268,7 @@ func (v *vm) fill(a *argTable, vals []string) {
 	for i, s := range vals {
 		// Keep the boxed value if the slot already holds this string.
 		if old, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(old) != s {
-			t.RawSetInt(i+1, lua.LString(s))
+			t.RawSetInt(i+1, v.strs.box(s))
 		}
 	}
 	for i := len(vals) + 1; i <= a.n; i++ {
