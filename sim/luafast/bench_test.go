@@ -106,3 +106,34 @@ func BenchmarkRedissonCycle(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNestedCalls runs scripts making 0, 1 and 4 redis.call HEXISTS:
+// the difference per call, against BenchmarkPlainCommand's HEXISTS, is
+// what the nested path adds to the command itself.
+func BenchmarkNestedCalls(b *testing.B) {
+	for _, bc := range []struct {
+		name, src string
+	}{
+		{"0", "return 1"},
+		{"1", "redis.call('hexists', KEYS[1], ARGV[1]) return 1"},
+		{"4", "redis.call('hexists', KEYS[1], ARGV[1]) redis.call('hexists', KEYS[1], ARGV[1]) " +
+			"redis.call('hexists', KEYS[1], ARGV[1]) redis.call('hexists', KEYS[1], ARGV[1]) return 1"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			n, _ := benchNode(b, true)
+			args := []string{"EVAL", bc.src, "1", "lock", "u1:1"}
+			srv := n.m.Server()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				n.buf.Reset()
+				srv.Dispatch(n.peer, args)
+				n.peer.Flush()
+			}
+			b.StopTimer()
+			if got := n.buf.String(); got != ":1\r\n" {
+				b.Fatalf("reply %q", got)
+			}
+		})
+	}
+}

@@ -40,6 +40,7 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 	}
 	v.fill(&v.keys, args[:numKeys])
 	v.fill(&v.argv, args[numKeys:])
+	v.argsFilled = s.inert // an inert script cannot change them
 	v.rng.seed(0)
 
 	e.depth++

@@ -30,6 +30,7 @@ type vm struct {
 	keys, argv argTable
 	rng        rand48
 	args       []string // reused arguments of redis.call (see takeArgs)
+	argsFilled bool     // KEYS and ARGV hold exactly what fill put there
 	strs       strCache // boxed KEYS/ARGV values and bulk replies
 	names      nameCache
 	reply      bytes.Buffer  // nested calls' replies
@@ -259,7 +260,7 @@ func (v *vm) restoreGlobals() {
 // anything else in it.
 func (v *vm) fill(a *argTable, vals []string) {
 	t := a.t
-	if t.Metatable != lua.LNil || nextAfter(t, a.n) != lua.LNil {
+	if !v.argsFilled && (t.Metatable != lua.LNil || nextAfter(t, a.n) != lua.LNil) {
 		t = v.L.CreateTable(len(vals), 0)
 		a.t, a.n = t, 0
 		v.g.RawSetString(a.name, t)
