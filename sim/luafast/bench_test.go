@@ -39,19 +39,7 @@ func BenchmarkRedissonAcquire(b *testing.B) {
 			if bc.cmd == "EVAL" {
 				body = redissonAcquire
 			}
-			args := []string{bc.cmd, body, "1", "lock", "30000", bc.owner}
-			srv := n.m.Server()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				n.buf.Reset()
-				srv.Dispatch(n.peer, args)
-				n.peer.Flush()
-			}
-			b.StopTimer()
-			if got := n.buf.String(); got != bc.want {
-				b.Fatalf("reply %q, want %q", got, bc.want)
-			}
+			benchDispatch(b, n, []string{bc.cmd, body, "1", "lock", "30000", bc.owner}, bc.want)
 		})
 	}
 }
@@ -59,7 +47,12 @@ func BenchmarkRedissonAcquire(b *testing.B) {
 // BenchmarkPlainCommand is a plain command dispatch, for reference.
 func BenchmarkPlainCommand(b *testing.B) {
 	n, _ := benchNode(b, true)
-	args := []string{"HEXISTS", "lock", "u1:1"}
+	benchDispatch(b, n, []string{"HEXISTS", "lock", "u1:1"}, ":1\r\n")
+}
+
+// benchDispatch measures dispatching args on n, whose last reply must be
+// want.
+func benchDispatch(b *testing.B, n *node, args []string, want string) {
 	srv := n.m.Server()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -69,8 +62,8 @@ func BenchmarkPlainCommand(b *testing.B) {
 		n.peer.Flush()
 	}
 	b.StopTimer()
-	if got := n.buf.String(); got != ":1\r\n" {
-		b.Fatalf("reply %q", got)
+	if got := n.buf.String(); got != want {
+		b.Fatalf("reply %q, want %q", got, want)
 	}
 }
 
@@ -121,19 +114,7 @@ func BenchmarkNestedCalls(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			n, _ := benchNode(b, true)
-			args := []string{"EVAL", bc.src, "1", "lock", "u1:1"}
-			srv := n.m.Server()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				n.buf.Reset()
-				srv.Dispatch(n.peer, args)
-				n.peer.Flush()
-			}
-			b.StopTimer()
-			if got := n.buf.String(); got != ":1\r\n" {
-				b.Fatalf("reply %q", got)
-			}
+			benchDispatch(b, n, []string{"EVAL", bc.src, "1", "lock", "u1:1"}, ":1\r\n")
 		})
 	}
 }
