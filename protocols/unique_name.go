@@ -1,7 +1,6 @@
 package protocols
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/locksim/locksim/model"
@@ -66,7 +65,7 @@ func init() {
 func uniqueNameThread(t *sim.Thread, r *Runner) {
 	for i := 0; i < r.Sc.Ops; i++ {
 		r.Think(t)
-		name := fmt.Sprintf("person-%d", i)
+		name := "person-" + strconv.Itoa(i)
 		for attempt := 0; attempt < r.Sc.Attempts; attempt++ {
 			n, err := t.Request(DBService, "SELECT", name)
 			if err != nil || n != "0" {

@@ -43,7 +43,8 @@ type World struct {
 	live        int               // threads that are not daemons and have not finished
 	master      string            // the node Master resolves to by default
 	scriptNames map[string]string // script body -> its name in the trace
-	args        argTable          // argument lists traced recently
+	lastScript  lastScript
+	args        argTable // argument lists traced recently
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
 	injected    int      // faults injected so far: the last one's id
