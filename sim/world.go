@@ -44,6 +44,8 @@ type World struct {
 	master      string            // the node Master resolves to by default
 	scriptNames map[string]string // script body -> its name in the trace
 	lastScript  lastScript
+	idle        []*coro // coroutines free for the next thread
+	corosMade   int
 	args        argTable // argument lists traced recently
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
@@ -235,11 +237,10 @@ func (w *World) stopThreads() {
 	}
 	for _, t := range w.threads {
 		if !t.done {
-			t.killed = true
-			t.stop()
-			t.finish()
+			t.kill()
 		}
 	}
+	w.stopCoros()
 	for _, fn := range w.onEnd {
 		fn()
 	}

@@ -1,0 +1,80 @@
+package sim
+
+import "iter"
+
+// coro is a coroutine that runs simulated threads one after another: a
+// finished or killed thread's coroutine takes the next thread spawned,
+// so a run starts a goroutine only for threads that overlap.
+type coro struct {
+	next func() (struct{}, bool)
+	stop func()
+	t    *Thread // the thread it runs or will run; nil while idle
+}
+
+// coroFor hands t an idle coroutine, or a new one.
+func (w *World) coroFor(t *Thread) *coro {
+	var c *coro
+	if n := len(w.idle); n > 0 {
+		c, w.idle = w.idle[n-1], w.idle[:n-1]
+	} else {
+		c = w.newCoro()
+	}
+	c.t = t
+	return c
+}
+
+func (w *World) newCoro() *coro {
+	c := &coro{}
+	w.corosMade++
+	c.next, c.stop = iter.Pull(func(yield func(struct{}) bool) {
+		for {
+			t := c.t
+			t.yield, t.started = yield, true
+			t.body()
+			t.exited = true
+			w.release(c)
+			if !yield(struct{}{}) { // idle until the next thread, or the run's end
+				return
+			}
+		}
+	})
+	return c
+}
+
+// release makes c idle.
+func (w *World) release(c *coro) {
+	c.t = nil
+	w.idle = append(w.idle, c)
+}
+
+// body runs the thread's function; a kill unwinds it.
+func (t *Thread) body() {
+	defer func() {
+		if r := recover(); r != nil && r != errKilled { //nolint:errorlint
+			panic(r)
+		}
+	}()
+	t.fn(t)
+}
+
+// kill unwinds t where it waits (its deferred code runs, and any wait
+// there unwinds too) and counts it done. A thread that never ran just
+// gives its coroutine back.
+func (t *Thread) kill() {
+	t.killed = true
+	if t.started {
+		t.co.next()
+	} else {
+		t.w.release(t.co)
+	}
+	t.finish()
+}
+
+// stopCoros ends the goroutines of the world's idle coroutines, which
+// are all of them once every thread is done.
+func (w *World) stopCoros() {
+	for _, c := range w.idle {
+		c.stop()
+	}
+	w.idle = nil
+}
