@@ -2,6 +2,7 @@ package sim
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -9,7 +10,7 @@ import (
 // Threads that do not overlap share a coroutine; killed threads, started
 // or not, give theirs back; none is left running after the run.
 func TestThreadsReuseCoroutines(t *testing.T) {
-	base := runtime.NumGoroutine()
+	base := coroutines()
 	w := New(Config{Seed: 1, Network: DefaultNetwork()})
 	w.AddNode("redis")
 	ticks := 0
@@ -42,7 +43,45 @@ func TestThreadsReuseCoroutines(t *testing.T) {
 	if threads := len(w.threads); w.corosMade > 4 || threads != 23 {
 		t.Fatalf("%d coroutines for %d threads", w.corosMade, threads)
 	}
-	if n := runtime.NumGoroutine(); n > base {
-		t.Fatalf("%d goroutines before the run, %d after", base, n)
+	if n := coroutines(); n > base {
+		t.Fatalf("%d coroutines before the run, %d after", base, n)
 	}
+}
+
+// With sharing on, a run takes the coroutines an earlier run gave back.
+func TestSharedCoroutinesServeLaterRuns(t *testing.T) {
+	run := func() *World {
+		w := New(Config{Seed: 1, Network: DefaultNetwork()})
+		w.AddNode("redis")
+		for _, name := range []string{"c1", "c2", "c3"} {
+			w.AddProcess(name).Go("main", func(th *Thread) {
+				th.Call("redis", "INCR", "n")
+				th.Go("tick", func(d *Thread) { d.Sleep(time.Millisecond) })
+				th.Sleep(time.Second)
+			})
+		}
+		if _, err := w.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	base := coroutines()
+	shareCoroutines(true)
+	defer shareCoroutines(false)
+	if w := run(); w.corosMade == 0 {
+		t.Fatal("the first run found coroutines before any run made one")
+	}
+	if w := run(); w.corosMade != 0 {
+		t.Fatalf("the second run made %d coroutines", w.corosMade)
+	}
+	shareCoroutines(false)
+	if n := coroutines(); n > base {
+		t.Fatalf("%d coroutines before, %d after sharing ended", base, n)
+	}
+}
+
+// coroutines counts the goroutines iter.Pull started that are still alive.
+func coroutines() int {
+	buf := make([]byte, 1<<20)
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "created by iter.Pull")
 }

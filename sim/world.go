@@ -240,7 +240,7 @@ func (w *World) stopThreads() {
 			t.kill()
 		}
 	}
-	w.stopCoros()
+	w.endCoros()
 	for _, fn := range w.onEnd {
 		fn()
 	}
