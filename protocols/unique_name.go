@@ -37,7 +37,7 @@ func init() {
 				if len(args) < 3 {
 					return true
 				}
-				token, err := strconv.ParseInt(args[2], 10, 64)
+				token, err := strconv.ParseInt(model.WriteToken(args), 10, 64)
 				if err != nil || token < highest[args[1]] {
 					return false
 				}
@@ -93,11 +93,7 @@ func uniqueNameThread(t *sim.Thread, r *Runner) {
 				if token != "" {
 					write = t.Invoke(model.OpWrite, name, token)
 				}
-				args := []string{"INSERT", name}
-				if token != "" {
-					args = append(args, token)
-				}
-				res, err := t.Request(DBService, args...)
+				res, err := t.Request(DBService, model.FencedInsert(name, token)...)
 				switch {
 				case err != nil:
 					res = model.ResError + ": " + err.Error()
