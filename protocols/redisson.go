@@ -169,7 +169,7 @@ func (l *rlock) client(t *sim.Thread) *rclient {
 	}
 	return l.c
 }
-func (l *rlock) channel() string               { return prefixName("redisson_lock__channel", l.name) }
+func (l *rlock) channel() string { return prefixName("redisson_lock__channel", l.name) }
 
 // lockName is getLockName(threadId): <client id>:<thread>.
 func (l *rlock) lockName(t *sim.Thread) string {
