@@ -105,6 +105,9 @@ func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 		}
 		c.WriteInt(n.publish(args[0], args[1]))
 		return true
+	case "HRANDFIELD", "SPOP", "SRANDMEMBER", "ZRANDMEMBER": // miniredis's only draws (RANDOMKEY is refused)
+		n.seedRandom()
+		return false
 	case "SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH",
 		"BZPOPMIN", "BZPOPMAX", "XREAD", "XREADGROUP", "RANDOMKEY", "SHUTDOWN", "DEBUG":
 		c.WriteError("ERR locksim: " + cmd + " is not supported by the simulated node")
