@@ -17,6 +17,8 @@
 // Assumptions: no AUTH configured, the calling peer is neither in MULTI nor
 // in pub/sub mode, and scripts use DB 0 at start (miniredis would start them
 // in the caller's selected DB). An Engine is not safe for concurrent use.
+// The server's pre-hook may keep the argument strings of a nested command,
+// never the slice: it is reused for the next redis.call.
 package luafast
 
 import (
