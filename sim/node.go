@@ -47,6 +47,7 @@ type Node struct {
 	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
 	writeCache map[string]bool
 	before     []stored // storedAt's buffer
+	snap       snapshot // a script's keys, read before its first write
 	seeded     bool     // miniredis's random source seeded for this run
 	down       bool
 	downBy     int // the scheduled fault that crashed the node (0: none)
@@ -140,7 +141,11 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	touched := n.touchedKeys(p, cmd, args)
 	write := writes(n, cmd)
 	var before []stored
-	if write { // a read cannot create, delete or overwrite a key
+	deferred := write && isScript(cmd) && !n.inMulti[p]
+	switch {
+	case deferred: // read at the script's first write, if any (preHook)
+		n.snap = snapshot{keys: touched, pending: true}
+	case write: // a read cannot create, delete or overwrite a key
 		before = n.storedAt(touched)
 	}
 	replicating := n.role == roleMaster && len(n.links) > 0 && write
@@ -167,7 +172,11 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	}
 	n.w.rec.trace.Stats.RedisCommands++
 	key, change := keyOf(args), ""
-	if write {
+	if deferred {
+		before = n.snap.taken
+		n.snap = snapshot{}
+	}
+	if write && (!deferred || before != nil) {
 		if k, c := n.keyChange(touched, before); c != "" {
 			key, change = k, c
 		}

@@ -91,6 +91,7 @@ func (n *Node) publish(channel, msg string) int {
 // subscribers and delivers in random order; and the blocking or
 // connection-state commands the sim does not support.
 func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
+	n.beforeWrite(cmd)
 	switch cmd {
 	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT":
 		return n.scriptCommand(c, cmd, args)
