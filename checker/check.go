@@ -91,8 +91,8 @@ func Check(tr *trace.Trace, opt Options) *Result {
 // the lease mutex over the grants each holder believed in) and explains
 // every overlap and foreign renewal.
 func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
-	believed := map[*grant]hold{}
-	created := map[int]bool{}
+	believed := make(map[*grant]hold, len(t.grants))
+	created := make(map[int]bool, len(t.grants))
 	for _, g := range t.grants {
 		if g.Op >= 0 {
 			created[g.Op] = true

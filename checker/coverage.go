@@ -33,11 +33,7 @@ type Coverage struct {
 // coverage reads the states of Coverage from the truth and the holds.
 func coverage(t *truth, hs []hold) Coverage {
 	var c Coverage
-	byKeySite := map[siteKey][]*grant{}
-	for _, g := range t.grants {
-		k := siteKey{g.Site, g.Key}
-		byKeySite[k] = append(byKeySite[k], g)
-	}
+	byKeySite := groupBy(len(t.grants), func(i int) (siteKey, bool) { return siteKey{t.grants[i].Site, t.grants[i].Key}, true })
 	for _, h := range hs {
 		gs := t.holdGrants(h)
 		q := t.quorum(h.Key)
@@ -61,7 +57,7 @@ func coverage(t *truth, hs []hold) Coverage {
 		}
 		c.RenewalAfterExpiry = c.RenewalAfterExpiry || firstEnd < h.End && t.renewedAfter(h, firstEnd)
 		if h.End != maxTime && h.Crash < 0 {
-			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || otherOwnerAt(h, gs, byKeySite)
+			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || otherOwnerAt(h, gs, t.grants, byKeySite)
 		}
 	}
 	return c
@@ -109,9 +105,10 @@ func isExpireFamily(e trace.Event) bool {
 
 // otherOwnerAt reports whether, when h's release was invoked, another
 // client's key was live on a site where h had counted on its own.
-func otherOwnerAt(h hold, gs map[string]*grant, byKeySite map[siteKey][]*grant) bool {
+func otherOwnerAt(h hold, gs map[string]*grant, grants []*grant, byKeySite map[siteKey][]int) bool {
 	for site := range gs {
-		for _, g := range byKeySite[siteKey{site, h.Key}] {
+		for _, i := range byKeySite[siteKey{site, h.Key}] {
+			g := grants[i]
 			if g.Owner != h.Client && g.T <= h.End && g.EndT > h.End {
 				return true
 			}

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"math"
 	"sort"
 
 	"github.com/locksim/locksim/model"
@@ -26,7 +27,7 @@ type hold struct {
 // holds lists every hold in the trace, by start time.
 func holds(t *truth) []hold {
 	type state struct{ idx, count int }
-	open := map[[2]string]*state{}
+	open := map[[2]string]state{}
 	out := make([]hold, 0, len(t.tr.Ops)/4)
 	for _, op := range t.tr.Ops {
 		k := [2]string{op.Client, op.Key}
@@ -35,19 +36,21 @@ func holds(t *truth) []hold {
 			if op.Result != model.ResOK || op.Open() {
 				continue
 			}
-			if s := open[k]; s != nil {
-				s.count++
+			if s, ok := open[k]; ok {
+				open[k] = state{s.idx, s.count + 1}
 				out[s.idx].Nested = true
 				continue
 			}
-			open[k] = &state{idx: len(out), count: 1}
+			open[k] = state{idx: len(out), count: 1}
 			out = append(out, hold{Key: op.Key, Client: op.Client, Process: op.Process, Acquire: op,
 				Release: -1, Start: op.Return, End: maxTime, Crash: -1})
 		case model.OpRelease:
-			if s := open[k]; s != nil {
+			if s, ok := open[k]; ok {
 				if s.count--; s.count == 0 {
 					out[s.idx].End, out[s.idx].Release = op.Call, op.ID
 					delete(open, k)
+				} else {
+					open[k] = s
 				}
 			}
 		}
@@ -71,17 +74,13 @@ type overlap struct {
 // overlaps finds, for each hold, the earliest other hold that started
 // while it was held. Holds are sorted by start.
 func overlaps(hs []hold) []overlap {
-	byKey := map[string][]int{}
-	var keys []string
-	for i, h := range hs {
-		if byKey[h.Key] == nil {
-			keys = append(keys, h.Key)
-		}
-		byKey[h.Key] = append(byKey[h.Key], i)
-	}
+	byKey := groupBy(len(hs), func(i int) (string, bool) { return hs[i].Key, true })
 	var out []overlap
-	for _, k := range keys {
-		idx := byKey[k]
+	for first, h := range hs {
+		idx := byKey[h.Key]
+		if idx[0] != first {
+			continue // the key's first hold walks them all
+		}
 		for n, i := range idx {
 			a := hs[i]
 			for _, j := range idx[n+1:] {
@@ -110,18 +109,20 @@ type holdIndex struct {
 }
 
 func indexHolds(hs []hold) holdIndex {
-	ix := holdIndex{hs: hs, byClient: map[string][]int{}, byKey: map[string][]int{}, reach: map[string][]int64{},
-		byOwner: map[[2]string][]int{}}
-	for i, h := range hs {
-		ix.byClient[h.Client] = append(ix.byClient[h.Client], i)
-		ck := [2]string{h.Client, h.Key}
-		ix.byOwner[ck] = append(ix.byOwner[ck], i)
-		r := h.End
-		if rs := ix.reach[h.Key]; len(rs) > 0 {
-			r = max(r, rs[len(rs)-1])
+	ix := holdIndex{hs: hs,
+		byClient: groupBy(len(hs), func(i int) (string, bool) { return hs[i].Client, true }),
+		byKey:    groupBy(len(hs), func(i int) (string, bool) { return hs[i].Key, true }),
+		byOwner:  groupBy(len(hs), func(i int) ([2]string, bool) { return [2]string{hs[i].Client, hs[i].Key}, true }),
+	}
+	ix.reach = make(map[string][]int64, len(ix.byKey))
+	for k, idx := range ix.byKey {
+		rs := make([]int64, len(idx))
+		r := int64(math.MinInt64)
+		for n, i := range idx {
+			r = max(r, hs[i].End)
+			rs[n] = r
 		}
-		ix.byKey[h.Key] = append(ix.byKey[h.Key], i)
-		ix.reach[h.Key] = append(ix.reach[h.Key], r)
+		ix.reach[k] = rs
 	}
 	return ix
 }

@@ -81,10 +81,12 @@ func newSearch(m porcupine.Model, ops []porcupine.Operation) *search {
 		}
 		return pts[i].call && !pts[j].call
 	})
-	head := &node{}
+	nodes := make([]node, 1+len(pts))
+	head := &nodes[0]
 	prev, calls := head, make([]*node, len(ops))
-	for _, p := range pts {
-		n := &node{call: p.call, op: p.op, prev: prev}
+	for i, p := range pts {
+		n := &nodes[1+i]
+		n.call, n.op, n.prev = p.call, p.op, prev
 		if p.call {
 			n.value, calls[p.op] = ops[p.op].Input, n
 		} else {

@@ -81,12 +81,13 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
 		lockKeys: map[string]bool{}, bySite: map[[3]string][]*grant{}, sites: map[string][]string{},
-		opsBy: map[string][]int{}, byClient: map[string][]int{}, byParty: map[string][]int{},
 		crashAt: map[string]int{}, lastJump: map[string]int{}, live: map[siteKey][]*grant{},
 		held: map[int]map[string]*grant{}, lostKeys: map[string][]int{}, units: scriptUnits{scripts: tr.Scripts},
 	}
-	for i, op := range tr.Ops {
-		t.opsBy[op.Client] = append(t.opsBy[op.Client], i)
+	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
+	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
+	t.byParty = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Party, true })
+	for _, op := range tr.Ops {
 		switch op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
 			t.lockKeys[op.Key] = true
@@ -100,10 +101,6 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	}
 	siteSet := map[string]map[string]bool{}
 	for i, e := range tr.Events {
-		if e.Client != "" {
-			t.byClient[e.Client] = append(t.byClient[e.Client], i)
-		}
-		t.byParty[e.Party] = append(t.byParty[e.Party], i)
 		switch e.Kind {
 		case trace.EvCrash:
 			if _, ok := t.crashAt[e.Party]; !ok {
@@ -413,7 +410,7 @@ func (t *truth) owners() []string {
 // countedOnOwner is the grants of owner's on h's key that h counted on:
 // those made during its acquire, else those live when it began.
 func (t *truth) countedOnOwner(h hold, owner string) map[string]*grant {
-	made, adopted := map[string]*grant{}, map[string]*grant{}
+	var made, adopted map[string]*grant
 	for _, s := range t.sites[h.Key] {
 		gs := t.bySite[[3]string{owner, h.Key, s}]
 		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
@@ -423,15 +420,24 @@ func (t *truth) countedOnOwner(h hold, owner string) map[string]*grant {
 		g := gs[n-1]
 		switch {
 		case g.T >= h.Acquire.Call:
-			made[s] = g
+			made = setGrant(made, s, g)
 		case g.EndT >= h.Acquire.Call, t.servedByDeposed(h, g):
-			adopted[s] = g
+			adopted = setGrant(adopted, s, g)
 		}
 	}
 	if len(made) > 0 {
 		return made
 	}
 	return adopted
+}
+
+// setGrant sets m[site], making m (sized for the usual one site) if nil.
+func setGrant(m map[string]*grant, site string, g *grant) map[string]*grant {
+	if m == nil {
+		m = make(map[string]*grant, 1)
+	}
+	m[site] = g
+	return m
 }
 
 // liveAt counts the sites where client's latest grant on key was live at.
