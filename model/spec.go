@@ -91,7 +91,7 @@ func (s Spec) Model() porcupine.Model {
 	if describe == nil {
 		describe = func(st any) string { return fmt.Sprint(st) }
 	}
-	return (&porcupine.NondeterministicModel{
+	return powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{s.Init()} },
 		Step: func(state, input, output any) []any {
@@ -117,5 +117,5 @@ func (s Spec) Model() porcupine.Model {
 			return fmt.Sprintf("%s(%s) -> %s", in.Op, in.Arg, res)
 		},
 		DescribeState: describe,
-	}).ToModel()
+	})
 }
