@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/locksim/locksim/model"
@@ -61,7 +63,7 @@ func holds(t *truth) []hold {
 			h.End, h.Crash, h.Release = t.tr.Events[c].T, c, -1
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	slices.SortStableFunc(out, func(a, b hold) int { return cmp.Compare(a.Start, b.Start) })
 	return out
 }
 
@@ -95,7 +97,7 @@ func overlaps(hs []hold) []overlap {
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Second.Start < out[j].Second.Start })
+	slices.SortStableFunc(out, func(a, b overlap) int { return cmp.Compare(a.Second.Start, b.Second.Start) })
 	return out
 }
 

@@ -1,8 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 
@@ -66,11 +67,8 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 	for _, f := range t.foreign {
 		ev(f.Event, model.LeaseRenew, f.G, t.tr.Events[f.Event].Client)
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		if items[i].t != items[j].t {
-			return items[i].t < items[j].t
-		}
-		return items[i].seq < items[j].seq
+	slices.SortStableFunc(items, func(a, b item) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.seq, b.seq))
 	})
 	out := make([]porcupine.Operation, len(items))
 	for i, it := range items {

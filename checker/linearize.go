@@ -1,8 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"math/bits"
-	"sort"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -75,11 +76,8 @@ func newSearch(m porcupine.Model, ops []porcupine.Operation) *search {
 		pts = append(pts, point{op.Call, true, i}, point{op.Return, false, i})
 	}
 	// Calls before returns at one instant: intervals are closed.
-	sort.SliceStable(pts, func(i, j int) bool {
-		if pts[i].t != pts[j].t {
-			return pts[i].t < pts[j].t
-		}
-		return pts[i].call && !pts[j].call
+	slices.SortStableFunc(pts, func(a, b point) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), callFirst(a.call, b.call))
 	})
 	nodes := make([]node, 1+len(pts))
 	head := &nodes[0]
@@ -179,4 +177,15 @@ func unlift(n *node) {
 	if n.next != nil {
 		n.next.prev = n
 	}
+}
+
+// callFirst orders a call before a return at one instant.
+func callFirst(a, b bool) int {
+	switch {
+	case a && !b:
+		return -1
+	case b && !a:
+		return 1
+	}
+	return 0
 }

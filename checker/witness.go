@@ -1,7 +1,8 @@
 package checker
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 
@@ -46,7 +47,7 @@ func acceptsInOrder(m porcupine.Model, part []porcupine.Operation, at func(porcu
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(i, j int) bool { return at(part[order[i]]) < at(part[order[j]]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(at(part[a]), at(part[b])) })
 	state := m.Init()
 	for _, i := range order {
 		var ok bool

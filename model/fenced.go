@@ -14,7 +14,7 @@ type WriteInput struct {
 	Token int64
 }
 
-func (in WriteInput) partitionKey() string { return in.Key }
+func (in WriteInput) partitionKey() partKey { return partKey{in.Key} }
 
 // WriteOutput says whether the storage accepted the write.
 type WriteOutput struct {

@@ -27,7 +27,7 @@ type LeaseInput struct {
 	Owner string
 }
 
-func (in LeaseInput) partitionKey() string { return in.Site + "\x00" + in.Key }
+func (in LeaseInput) partitionKey() partKey { return partKey{in.Site, in.Key} }
 
 // Lease is the state of one key at one site: who the deployment granted
 // it to, and whether the key has vanished while that grant still runs.

@@ -19,7 +19,7 @@ type LockInput struct {
 	Owner   string
 }
 
-func (in LockInput) partitionKey() string { return in.Key }
+func (in LockInput) partitionKey() partKey { return partKey{in.Key} }
 
 // LockOutput is what the client saw. Unknown marks an operation whose
 // outcome the client never learned (lost reply, crash): it may or may not

@@ -7,21 +7,25 @@ import (
 )
 
 // keyed is implemented by every input type: the key its model partitions on.
-type keyed interface{ partitionKey() string }
+type keyed interface{ partitionKey() partKey }
+
+// partKey is a key, or a site and a key (LeaseInput), compared as they
+// are: no string is built to partition.
+type partKey [2]string
 
 func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
-	return partition(history, func(in any) string {
+	return partition(history, func(in any) partKey {
 		if k, ok := in.(keyed); ok {
 			return k.partitionKey()
 		}
-		return ""
+		return partKey{}
 	})
 }
 
 // partition splits a history by key, in first-seen order. The parts
 // share one backing array, cut to size.
-func partition(history []porcupine.Operation, key func(any) string) [][]porcupine.Operation {
-	idx := map[string]int{}
+func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupine.Operation {
+	idx := map[partKey]int{}
 	of := make([]int, len(history)) // the part of each operation
 	var sizes []int
 	for j, op := range history {

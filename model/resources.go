@@ -10,7 +10,7 @@ import (
 // absent, as one critical section.
 type InsertInput struct{ Name string }
 
-func (in InsertInput) partitionKey() string { return in.Name }
+func (in InsertInput) partitionKey() partKey { return partKey{in.Name} }
 
 // InsertOutput says whether the row was inserted or found existing.
 type InsertOutput struct {
@@ -66,7 +66,7 @@ type BuyInput struct {
 	Initial int // the stock before any purchase
 }
 
-func (in BuyInput) partitionKey() string { return in.Key }
+func (in BuyInput) partitionKey() partKey { return partKey{in.Key} }
 
 // BuyOutput is the stock the buyer read and whether it sold.
 type BuyOutput struct {

@@ -35,7 +35,7 @@ type Call struct {
 	Key, Op, Arg string
 }
 
-func (c Call) partitionKey() string { return c.Key }
+func (c Call) partitionKey() partKey { return partKey{c.Key} }
 
 // Outcome is what the operation returned: porcupine's output.
 type Outcome struct {
