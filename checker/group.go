@@ -7,7 +7,7 @@ package checker
 func groupBy[K comparable](n int, key func(int) (K, bool)) map[K][]int {
 	slot := map[K]int32{}
 	of := make([]int32, n)
-	var counts []int
+	next := make([]int, 0, 32) // per slot: its count, then where it fills
 	for i := range n {
 		k, ok := key(i)
 		if !ok {
@@ -16,27 +16,32 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) map[K][]int {
 		}
 		s, seen := slot[k]
 		if !seen {
-			s = int32(len(counts))
+			s = int32(len(next))
 			slot[k] = s
-			counts = append(counts, 0)
+			next = append(next, 0)
 		}
 		of[i] = s
-		counts[s]++
+		next[s]++
 	}
-	backing := make([]int, 0, n)
-	parts := make([][]int, len(counts))
-	for s, c := range counts {
-		parts[s] = backing[len(backing) : len(backing) : len(backing)+c]
-		backing = backing[:len(backing)+c]
+	start := 0
+	for s, c := range next {
+		next[s], start = start, start+c
 	}
+	backing := make([]int, start)
 	for i, s := range of {
 		if s >= 0 {
-			parts[s] = append(parts[s], i)
+			backing[next[s]] = i
+			next[s]++
 		}
 	}
 	out := make(map[K][]int, len(slot))
 	for k, s := range slot {
-		out[k] = parts[s]
+		end := next[s]
+		begin := 0
+		if s > 0 {
+			begin = next[s-1]
+		}
+		out[k] = backing[begin:end:end]
 	}
 	return out
 }

@@ -99,7 +99,6 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 			t.replicated = true
 		}
 	}
-	siteSet := map[string]map[string]bool{}
 	for i, e := range tr.Events {
 		switch e.Kind {
 		case trace.EvCrash:
@@ -118,18 +117,15 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		if e.Kind == trace.EvPromote && e.Key == "" {
 			t.promotes = append(t.promotes, i)
 		}
-		if g := t.apply(i, e); g != nil {
-			if siteSet[g.Key] == nil {
-				siteSet[g.Key] = map[string]bool{}
-			}
-			siteSet[g.Key][g.Site] = true
+		t.apply(i, e)
+	}
+	for _, g := range t.grants {
+		if !slices.Contains(t.sites[g.Key], g.Site) {
+			t.sites[g.Key] = append(t.sites[g.Key], g.Site)
 		}
 	}
-	for k, set := range siteSet {
-		for s := range set {
-			t.sites[k] = append(t.sites[k], s)
-		}
-		sort.Strings(t.sites[k])
+	for _, ss := range t.sites {
+		sort.Strings(ss)
 	}
 	return t
 }
@@ -307,7 +303,13 @@ func (t *truth) end(sk siteKey, g *grant, i int, kind string) {
 	gs := t.live[sk]
 	for j, x := range gs {
 		if x == g {
-			t.live[sk] = append(gs[:j:j], gs[j+1:]...)
+			// A copy: callers range over the slice as it was. A key's last
+			// grant leaves the array to the next, once no caller reads it.
+			if len(gs) == 1 {
+				t.live[sk] = gs[:0]
+			} else {
+				t.live[sk] = append(gs[:j:j], gs[j+1:]...)
+			}
 			break
 		}
 	}

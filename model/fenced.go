@@ -36,13 +36,13 @@ func FencedRegister() porcupine.Model {
 			fresh := in.Token >= hi
 			switch {
 			case out.Unknown && fresh:
-				return []any{hi, in.Token}
+				return []any{state, in.Token}
 			case out.Unknown:
-				return []any{hi}
+				return []any{state}
 			case out.Accepted && fresh:
 				return []any{in.Token}
 			case !out.Accepted && !fresh:
-				return []any{hi}
+				return []any{state}
 			}
 			return nil
 		},

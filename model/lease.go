@@ -51,7 +51,7 @@ func LeaseMutex() porcupine.Model {
 			switch in.Kind {
 			case LeaseGrant:
 				if s.Owner != "" {
-					return false, s
+					return false, state
 				}
 				return true, Lease{Owner: in.Owner}
 			case LeaseEnd:
@@ -68,10 +68,10 @@ func LeaseMutex() porcupine.Model {
 				}
 			case LeaseRenew:
 				if s.Owner != "" && !sameHolder(s.Owner, in.Owner) {
-					return false, s
+					return false, state
 				}
 			}
-			return true, s
+			return true, state
 		},
 		Equal: func(a, b any) bool { return a.(Lease) == b.(Lease) },
 		DescribeOperation: func(input, _ any) string {

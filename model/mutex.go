@@ -50,18 +50,18 @@ func Mutex() porcupine.Model {
 					if owner == "" {
 						return []any{"", in.Owner}
 					}
-					return []any{owner}
+					return []any{state}
 				case out.OK && owner == "":
 					return []any{in.Owner}
 				case !out.OK:
-					return []any{owner}
+					return []any{state}
 				}
 				return nil
 			case in.Renew:
 				if foreignRenewal(owner, in, out) {
 					return nil
 				}
-				return []any{owner}
+				return []any{state}
 			}
 			if owner == in.Owner {
 				return []any{""}

@@ -11,8 +11,8 @@ import (
 // order. Its Step gives the same sets in the same order with fewer
 // allocations: from one state whose successors are distinct (the common
 // case), the successors the model returned are the next set as they are,
-// where ToModel copies them twice. Init, Equal and the descriptions are
-// ToModel's.
+// where ToModel copies them twice; so are distinct initial states. Equal
+// and the descriptions are ToModel's.
 func powerset(nm *porcupine.NondeterministicModel) porcupine.Model {
 	m := nm.ToModel()
 	step := func(state, input, output any) (bool, any) {
@@ -34,6 +34,13 @@ func powerset(nm *porcupine.NondeterministicModel) porcupine.Model {
 		}
 		next := merged(all, nm.Equal)
 		return len(next) > 0, next
+	}
+	m.Init = func() any {
+		init := nm.Init()
+		if distinct(init, nm.Equal) {
+			return init
+		}
+		return merged(init, nm.Equal)
 	}
 	m.Step = step
 	m.StepContext = func(ctx context.Context, state, input, output any) (bool, any) {

@@ -29,13 +29,22 @@ func TestPowersetIsToModel(t *testing.T) {
 		}
 		return []any{(s + in) % 5, (s + 3) % 5, (s + 4) % 5}
 	}
-	nm := &porcupine.NondeterministicModel{
-		Init:          func() []any { return []any{0} },
-		Step:          func(state, input, _ any) []any { return succ(state, input) },
-		Equal:         func(a, b any) bool { return a.(int) == b.(int) },
-		DescribeState: func(s any) string { return fmt.Sprint(s) },
+	for _, init := range [][]any{{0}, {3, 1, 3}} {
+		nm := &porcupine.NondeterministicModel{
+			Init:          func() []any { return append([]any(nil), init...) },
+			Step:          func(state, input, _ any) []any { return succ(state, input) },
+			Equal:         func(a, b any) bool { return a.(int) == b.(int) },
+			DescribeState: func(s any) string { return fmt.Sprint(s) },
+		}
+		walkBoth(t, nm.ToModel(), powerset(nm))
 	}
-	want, got := nm.ToModel(), powerset(nm)
+}
+
+func walkBoth(t *testing.T, want, got porcupine.Model) {
+	t.Helper()
+	if d, w := got.DescribeState(got.Init()), want.DescribeState(want.Init()); d != w {
+		t.Fatalf("initial state %s, ToModel %s", d, w)
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	multi := 0
 	for walk := 0; walk < 2000; walk++ {

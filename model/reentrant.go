@@ -30,9 +30,9 @@ func ReentrantMutex() porcupine.Model {
 				next, legal := reacquire(s, in.Owner)
 				switch {
 				case out.Unknown && legal:
-					return []any{s, next}
+					return []any{state, next}
 				case out.Unknown || !out.OK:
-					return []any{s}
+					return []any{state}
 				case legal:
 					return []any{next}
 				}
@@ -41,7 +41,7 @@ func ReentrantMutex() porcupine.Model {
 				if foreignRenewal(s.Owner, in, out) {
 					return nil
 				}
-				return []any{s}
+				return []any{state}
 			case in.Crash:
 				if s.Owner == in.Owner {
 					return []any{Reentrant{}}
