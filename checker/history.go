@@ -70,7 +70,7 @@ type lockStats struct {
 // holds the key for nobody) or not (it changed nothing); a release takes
 // effect at the latest when ground truth shows the client's key gone.
 func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
-	out := make([]porcupine.Operation, 0, 2*len(hs))
+	out := make([]porcupine.Operation, 0, len(t.tr.Ops)+len(hs)) // every op, and a crash a hold
 	var st lockStats
 	ids := newClientIDs()
 	held := map[[2]string]int{}

@@ -30,7 +30,7 @@ type hold struct {
 func holds(t *truth) []hold {
 	type state struct{ idx, count int }
 	open := map[[2]string]state{}
-	out := make([]hold, 0, len(t.tr.Ops)/4)
+	out := make([]hold, 0, acquiredOK(t.tr.Ops))
 	for _, op := range t.tr.Ops {
 		k := [2]string{op.Client, op.Key}
 		switch op.Kind {
@@ -65,6 +65,17 @@ func holds(t *truth) []hold {
 	}
 	slices.SortStableFunc(out, func(a, b hold) int { return cmp.Compare(a.Start, b.Start) })
 	return out
+}
+
+// acquiredOK counts the acquires that returned OK: at most one hold each.
+func acquiredOK(ops []trace.Op) int {
+	n := 0
+	for i := range ops {
+		if ops[i].Kind == model.OpAcquire && ops[i].Result == model.ResOK {
+			n++
+		}
+	}
+	return n
 }
 
 // overlap is a pair of holds on one key by different clients: Second

@@ -53,26 +53,27 @@ type foreignRenewal struct {
 // truth indexes the trace's ground truth: what every node did with every
 // lock key, and the events of each client, process and key.
 type truth struct {
-	tr         *trace.Trace
-	lease      time.Duration
-	replicated bool
-	allSites   bool // a hold needs every site (MultiLock), not a majority
-	lockKeys   map[string]bool
-	grants     []*grant
-	bySite     map[[3]string][]*grant // (owner, key, site), in creation order
-	sites      map[string][]string    // lock key -> sites it was granted on, sorted
-	foreign    []foreignRenewal
-	opsBy      map[string][]int // client -> op indexes, in invocation order
-	byClient   map[string][]int // events naming a client
-	byParty    map[string][]int // events by party (processes, nodes)
-	crashAt    map[string]int   // process -> its crash event
-	lastJump   map[string]int
-	live       map[siteKey][]*grant
-	held       map[int]map[string]*grant // holdGrants by the hold's acquire
-	lostKeys   map[string][]int          // any key -> events that lost it (Change=lost)
-	promotes   []int                     // promotions (EvPromote without a key)
-	partitions []int                     // partitions and delays of links
-	units      scriptUnits
+	tr          *trace.Trace
+	lease       time.Duration
+	replicated  bool
+	allSites    bool // a hold needs every site (MultiLock), not a majority
+	lockKeys    map[string]bool
+	lockKeyList []string // lockKeys' keys, for the few a run has
+	grants      []*grant
+	bySite      map[[3]string][]*grant // (owner, key, site), in creation order
+	sites       map[string][]string    // lock key -> sites it was granted on, sorted
+	foreign     []foreignRenewal
+	opsBy       map[string][]int // client -> op indexes, in invocation order
+	byClient    map[string][]int // events naming a client
+	byParty     map[string][]int // events by party (processes, nodes)
+	crashAt     map[string]int   // process -> its crash event
+	lastJump    map[string]int
+	live        map[siteKey][]*grant
+	held        map[int]map[string]*grant // holdGrants by the hold's acquire
+	lostKeys    map[string][]int          // any key -> events that lost it (Change=lost)
+	promotes    []int                     // promotions (EvPromote without a key)
+	partitions  []int                     // partitions and delays of links
+	units       scriptUnits
 }
 
 type siteKey struct{ site, key string }
@@ -90,16 +91,20 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	for _, op := range tr.Ops {
 		switch op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
-			t.lockKeys[op.Key] = true
+			if !t.lockKeys[op.Key] {
+				t.lockKeys[op.Key] = true
+				t.lockKeyList = append(t.lockKeyList, op.Key)
+			}
 		}
 	}
-	for _, e := range tr.Events {
-		switch e.Kind {
+	for i := range tr.Events {
+		switch tr.Events[i].Kind {
 		case trace.EvReplicate, trace.EvPromote, trace.EvDemote, trace.EvMasterDown:
 			t.replicated = true
 		}
 	}
-	for i, e := range tr.Events {
+	for i := range tr.Events {
+		e := &tr.Events[i]
 		switch e.Kind {
 		case trace.EvCrash:
 			if _, ok := t.crashAt[e.Party]; !ok {
@@ -130,6 +135,14 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	return t
 }
 
+// isLockKey is lockKeys[key], without hashing for a run's few keys.
+func (t *truth) isLockKey(key string) bool {
+	if len(t.lockKeyList) > 8 {
+		return t.lockKeys[key]
+	}
+	return slices.Contains(t.lockKeyList, key)
+}
+
 func (t *truth) site(node string) string {
 	if t.replicated {
 		return replicatedSite
@@ -138,7 +151,7 @@ func (t *truth) site(node string) string {
 }
 
 // apply updates the grants with event i; it returns a grant it created.
-func (t *truth) apply(i int, e trace.Event) *grant {
+func (t *truth) apply(i int, e *trace.Event) *grant {
 	if e.Kind == trace.EvPromote && e.Key == "" {
 		// The keys of the replaced master now live on the promoted node;
 		// keys on another node (an old master still up: split brain) stay.
@@ -152,7 +165,7 @@ func (t *truth) apply(i int, e trace.Event) *grant {
 		}
 		return nil
 	}
-	if !t.lockKeys[e.Key] {
+	if !t.isLockKey(e.Key) {
 		return nil
 	}
 	sk := siteKey{t.site(e.Party), e.Key}
@@ -205,7 +218,7 @@ func (t *truth) jumpShortened(j trace.Event, g *grant, at int64) bool {
 // applyCommand updates the grants with a client's command: a key it
 // created or overwrote (a takeover when another process owned it) is
 // granted to it; one it deleted ends; a TTL it set renews the grant.
-func (t *truth) applyCommand(i int, e trace.Event, sk siteKey) *grant {
+func (t *truth) applyCommand(i int, e *trace.Event, sk siteKey) *grant {
 	switch e.Change {
 	case trace.KeyCreated:
 		return t.grant(i, e, sk)
@@ -239,14 +252,14 @@ func (t *truth) applyCommand(i int, e trace.Event, sk siteKey) *grant {
 			continue
 		}
 		own := model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
-		if ttl, ok := commandTTL(e, &t.units); ok && (own || !isScript(e)) {
+		if ttl, ok := commandTTL(*e, &t.units); ok && (own || !isScript(*e)) {
 			g.Deadline = e.T + int64(ttl)
 			g.TTLBy = i
 			if own {
 				g.Renewals = append(g.Renewals, i)
 			}
 		}
-		if !own && isExpireCommand(e) {
+		if !own && isExpireCommand(*e) {
 			t.foreign = append(t.foreign, foreignRenewal{Event: i, G: g})
 		}
 	}
@@ -254,10 +267,10 @@ func (t *truth) applyCommand(i int, e trace.Event, sk siteKey) *grant {
 }
 
 // grant records that event i made its client owner of a key.
-func (t *truth) grant(i int, e trace.Event, sk siteKey) *grant {
+func (t *truth) grant(i int, e *trace.Event, sk siteKey) *grant {
 	g := &grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
-	if ttl, ok := commandTTL(e, &t.units); ok {
+	if ttl, ok := commandTTL(*e, &t.units); ok {
 		g.Deadline = e.T + int64(ttl)
 	} else if t.lease > 0 {
 		g.Deadline = e.T + int64(t.lease)
@@ -278,7 +291,7 @@ func (t *truth) add(sk siteKey, g *grant) *grant {
 // old master, or a rival's newer key there, had not replicated) to the
 // owner of the grant that wrote its value: a key held for nobody who
 // believes in it until its owner counts on it again, or it ends.
-func (t *truth) revive(i int, e trace.Event, sk siteKey) *grant {
+func (t *truth) revive(i int, e *trace.Event, sk siteKey) *grant {
 	var last, wrote *grant
 	for _, g := range t.grants {
 		if g.Key == e.Key && g.Site == sk.site && g.End >= 0 {

@@ -25,6 +25,9 @@ func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
 // partition splits a history by key, in first-seen order. The parts
 // share one backing array, cut to size.
 func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupine.Operation {
+	if len(history) > 0 && oneKey(history, key) {
+		return [][]porcupine.Operation{history}
+	}
 	idx := map[partKey]int{}
 	of := make([]int, len(history)) // the part of each operation
 	var sizes []int
@@ -50,6 +53,17 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 		out[of[j]] = append(out[of[j]], op)
 	}
 	return out
+}
+
+// oneKey reports a history whose operations all have one key: it is its
+// own only part, as it is.
+func oneKey(history []porcupine.Operation, key func(any) partKey) bool {
+	for i := 1; i < len(history); i++ {
+		if key(history[i].Input) != key(history[0].Input) {
+			return false
+		}
+	}
+	return true
 }
 
 // ProcessOf is the process part of a client name ("c1/t1" -> "c1").
