@@ -508,7 +508,7 @@ func (t *truth) lastOf(party, kind string, from, to int64) int {
 // nodeParties lists the parties that ran Redis commands, sorted.
 func (t *truth) nodeParties() []string {
 	var out []string
-	for p, idx := range t.byParty {
+	for p, idx := range t.parties() {
 		for _, i := range idx {
 			if k := t.tr.Events[i].Kind; k == trace.EvCommand || k == trace.EvNodeCrash || k == trace.EvMasterDown {
 				out = append(out, p)

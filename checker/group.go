@@ -8,17 +8,23 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) map[K][]int {
 	slot := map[K]int32{}
 	of := make([]int32, n)
 	next := make([]int, 0, 32) // per slot: its count, then where it fills
+	var last K
+	lastSlot := int32(-1)
 	for i := range n {
 		k, ok := key(i)
 		if !ok {
 			of[i] = -1
 			continue
 		}
-		s, seen := slot[k]
-		if !seen {
-			s = int32(len(next))
-			slot[k] = s
-			next = append(next, 0)
+		s := lastSlot
+		if s < 0 || k != last {
+			var seen bool
+			if s, seen = slot[k]; !seen {
+				s = int32(len(next))
+				slot[k] = s
+				next = append(next, 0)
+			}
+			last, lastSlot = k, s
 		}
 		of[i] = s
 		next[s]++

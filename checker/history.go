@@ -2,6 +2,7 @@ package checker
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,7 @@ type lockStats struct {
 // holds the key for nobody) or not (it changed nothing); a release takes
 // effect at the latest when ground truth shows the client's key gone.
 func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
-	out := make([]porcupine.Operation, 0, len(t.tr.Ops)+len(hs)) // every op, and a crash a hold
+	out := make([]porcupine.Operation, 0, lockOpsAtMost(t.tr.Ops)+len(hs)) // and a crash a hold
 	var st lockStats
 	ids := newClientIDs()
 	held := map[[2]string]int{}
@@ -122,6 +123,37 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 		}
 	}
 	return out, st
+}
+
+// historyFor makes room for the operations of kinds among ops; nil when
+// there are none.
+func historyFor(ops []trace.Op, kinds ...string) []porcupine.Operation {
+	n := 0
+	for i := range ops {
+		if slices.Contains(kinds, ops[i].Kind) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return make([]porcupine.Operation, 0, n)
+}
+
+// lockOpsAtMost bounds the lock operations lockHistory keeps.
+func lockOpsAtMost(ops []trace.Op) int {
+	n := 0
+	for i := range ops {
+		switch op := &ops[i]; op.Kind {
+		case model.OpRelease:
+			n++
+		case model.OpAcquire, model.OpRenew:
+			if op.Result == model.ResOK {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // releaseSettled bounds a release of unknown outcome: it took effect
@@ -217,7 +249,7 @@ func (t *truth) lateWrite(op trace.Op, own func(trace.Event) bool) int {
 // insertHistory is the unique set's history. An insert whose outcome the
 // client never learned is settled from the database's ground truth.
 func insertHistory(t *truth) []porcupine.Operation {
-	var out []porcupine.Operation
+	out := historyFor(t.tr.Ops, model.OpInsert)
 	ids := newClientIDs()
 	for _, op := range t.tr.Ops {
 		if op.Kind != model.OpInsert {
@@ -256,7 +288,7 @@ func parseBuy(result string) (sold bool, read int, ok bool) {
 }
 
 func buyHistory(tr *trace.Trace, initial int) []porcupine.Operation {
-	var out []porcupine.Operation
+	out := historyFor(tr.Ops, model.OpBuy)
 	ids := newClientIDs()
 	for _, op := range tr.Ops {
 		if op.Kind != model.OpBuy {
@@ -276,7 +308,7 @@ func buyHistory(tr *trace.Trace, initial int) []porcupine.Operation {
 // from the storage's reply when it reached the storage, and left out
 // when it did not.
 func writeHistory(t *truth) []porcupine.Operation {
-	var out []porcupine.Operation
+	out := historyFor(t.tr.Ops, model.OpWrite)
 	ids := newClientIDs()
 	for _, op := range t.tr.Ops {
 		if op.Kind != model.OpWrite {
@@ -324,7 +356,7 @@ func writeToken(args []string) string {
 // setHistory is the lock-set's history: acknowledged and unknown adds,
 // and reads that returned.
 func setHistory(tr *trace.Trace) []porcupine.Operation {
-	var out []porcupine.Operation
+	out := historyFor(tr.Ops, model.OpAdd, model.OpRead)
 	ids := newClientIDs()
 	for _, op := range tr.Ops {
 		switch {

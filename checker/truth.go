@@ -65,7 +65,7 @@ type truth struct {
 	foreign     []foreignRenewal
 	opsBy       map[string][]int // client -> op indexes, in invocation order
 	byClient    map[string][]int // events naming a client
-	byParty     map[string][]int // events by party (processes, nodes)
+	byParty     map[string][]int // events by party (processes, nodes): parties() makes it
 	crashAt     map[string]int   // process -> its crash event
 	lastJump    map[string]int
 	live        map[siteKey][]*grant
@@ -87,7 +87,6 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
-	t.byParty = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Party, true })
 	for _, op := range tr.Ops {
 		switch op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
@@ -346,9 +345,18 @@ func (t *truth) clientEvents(client string, from, to int64) []int {
 	return window(t.tr, t.byClient[client], from, to)
 }
 
+// parties indexes the events by party on first use: explanations read
+// it, most runs need none.
+func (t *truth) parties() map[string][]int {
+	if t.byParty == nil {
+		t.byParty = groupBy(len(t.tr.Events), func(i int) (string, bool) { return t.tr.Events[i].Party, true })
+	}
+	return t.byParty
+}
+
 // partyEvents returns the events by party in [from, to].
 func (t *truth) partyEvents(party string, from, to int64) []int {
-	return window(t.tr, t.byParty[party], from, to)
+	return window(t.tr, t.parties()[party], from, to)
 }
 
 func window(tr *trace.Trace, idx []int, from, to int64) []int {
