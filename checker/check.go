@@ -101,7 +101,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 // the lease mutex over the grants each holder believed in) and explains
 // every overlap and foreign renewal.
 func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
-	believed := make(map[*grant]hold, len(t.grants))
+	believed := make(map[*grant]*hold, len(t.grants)) // a pointer: a hold is too big to live in a map
 	created := make(map[int]bool, len(t.grants))
 	for _, g := range t.grants {
 		if g.Op >= 0 {
@@ -109,10 +109,10 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 		}
 	}
 	reentrant := opt.Reentrant
-	for _, h := range hs {
+	for i, h := range hs {
 		reentrant = reentrant || h.Nested
 		for _, g := range t.holdGrants(h) {
-			believed[g] = h
+			believed[g] = &hs[i]
 		}
 	}
 	lockOps, st := lockHistory(t, hs, created)

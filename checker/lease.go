@@ -16,7 +16,7 @@ import (
 // of instantaneous events. A grant lost early (failover, clock jump,
 // restart) stays owed until its lease would have run out or its holder
 // stopped believing in it, whichever is first.
-func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
+func leaseHistory(t *truth, believed map[*grant]*hold) []porcupine.Operation {
 	type item struct {
 		t   int64
 		seq int
@@ -54,7 +54,7 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 			ev(g.End, model.LeaseEnd, g, g.Owner)
 			continue
 		}
-		owed := t.owed(g, h, believed)
+		owed := t.owed(g, *h, believed)
 		if owed <= g.EndT {
 			ev(g.End, model.LeaseEnd, g, g.Owner)
 			continue
@@ -80,7 +80,7 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 // leaseViolations explains grants the deployment made while an earlier,
 // believed grant it had lost early was still owed, when no
 // mutual-exclusion violation already covers the pair.
-func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Violation {
+func leaseViolations(t *truth, believed map[*grant]*hold, mv []Violation) []Violation {
 	covered := map[[3]string]bool{}
 	for _, v := range mv {
 		if len(v.Clients) == 2 {
@@ -93,7 +93,7 @@ func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Viola
 		if !ok || (x.EndKind != endLost && x.EndKind != endJump) {
 			continue
 		}
-		owed := t.owed(x, h, believed)
+		owed := t.owed(x, *h, believed)
 		for _, y := range t.grants {
 			if y.Key != x.Key || y.Site != x.Site || y.T < x.EndT || y.T >= owed || y == x {
 				continue
@@ -102,7 +102,7 @@ func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Viola
 				continue
 			}
 			covered[[3]string{x.Key, x.Owner, y.Owner}] = true
-			end := t.ending(x, h, 0)
+			end := t.ending(x, *h, 0)
 			out = append(out, Violation{
 				Property: PropMutex, Cause: end.cause, Key: x.Key, Clients: []string{x.Owner, y.Owner},
 				AtMs: trace.Ms(y.T), Nodes: end.nodes,
@@ -121,7 +121,7 @@ func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Viola
 // believing in it, whichever is first. On a lock of several masters one
 // master's grant is no hold, so a rival's grant there ends the debt on
 // that site when the rival's hold formed only after it.
-func (t *truth) owed(x *grant, h hold, believed map[*grant]hold) int64 {
+func (t *truth) owed(x *grant, h hold, believed map[*grant]*hold) int64 {
 	owed := h.End
 	if x.Deadline > 0 && x.Deadline < owed {
 		owed = x.Deadline

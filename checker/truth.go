@@ -60,7 +60,7 @@ type truth struct {
 	lockKeys    map[string]bool
 	lockKeyList []string // lockKeys' keys, for the few a run has
 	grants      []*grant
-	bySite      map[[3]string][]*grant // (owner, key, site), in creation order
+	bySite      map[[3]string][]*grant // (owner, key, site), in creation order; made after the grants
 	sites       map[string][]string    // lock key -> sites it was granted on, sorted
 	foreign     []foreignRenewal
 	opsBy       map[string][]int // client -> op indexes, in invocation order
@@ -81,7 +81,7 @@ type siteKey struct{ site, key string }
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
-		lockKeys: map[string]bool{}, bySite: map[[3]string][]*grant{}, sites: map[string][]string{},
+		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16), sites: map[string][]string{},
 		crashAt: map[string]int{}, lastJump: map[string]int{}, live: map[siteKey][]*grant{},
 		held: map[int]map[string]*grant{}, lostKeys: map[string][]int{}, units: scriptUnits{scripts: tr.Scripts},
 	}
@@ -123,6 +123,7 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		}
 		t.apply(i, e)
 	}
+	t.bySite = grantsBy(t.grants)
 	for _, g := range t.grants {
 		if !slices.Contains(t.sites[g.Key], g.Site) {
 			t.sites[g.Key] = append(t.sites[g.Key], g.Site)
@@ -281,9 +282,23 @@ func (t *truth) grant(i int, e *trace.Event, sk siteKey) *grant {
 func (t *truth) add(sk siteKey, g *grant) *grant {
 	t.live[sk] = append(t.live[sk], g)
 	t.grants = append(t.grants, g)
-	bk := [3]string{g.Owner, g.Key, g.Site}
-	t.bySite[bk] = append(t.bySite[bk], g)
 	return g
+}
+
+// grantsBy groups gs by owner, key and site, each in creation order, in
+// one backing array.
+func grantsBy(gs []*grant) map[[3]string][]*grant {
+	idx := groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })
+	backing := make([]*grant, 0, len(gs))
+	out := make(map[[3]string][]*grant, len(idx))
+	for k, is := range idx {
+		start := len(backing)
+		for _, i := range is {
+			backing = append(backing, gs[i])
+		}
+		out[k] = backing[start:len(backing):len(backing)]
+	}
+	return out
 }
 
 // revive gives a key a promoted replica brought back (its deletion on the
