@@ -26,7 +26,7 @@ type WriteOutput struct {
 // not lower than the highest it accepted before, and rejects the others.
 // The state is that highest token. Partitioned by key.
 func FencedRegister() porcupine.Model {
-	return powerset(&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{int64(math.MinInt64)} },
 		Step: func(state, input, output any) []any {
@@ -64,5 +64,5 @@ func FencedRegister() porcupine.Model {
 			}
 			return fmt.Sprintf("highest token %d", state.(int64))
 		},
-	})
+	}))
 }

@@ -42,7 +42,7 @@ type Lease struct {
 // owner's process may renew. Inputs are events, not client calls: the
 // output is ignored. Partitioned by site and key.
 func LeaseMutex() porcupine.Model {
-	return porcupine.Model{
+	return constInit(porcupine.Model{
 		Partition: partitionByKey,
 		Init:      func() any { return Lease{} },
 		Step: func(state, input, _ any) (bool, any) {
@@ -88,5 +88,5 @@ func LeaseMutex() porcupine.Model {
 			}
 			return "granted to " + s.Owner
 		},
-	}
+	})
 }

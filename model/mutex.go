@@ -36,7 +36,7 @@ type LockOutput struct {
 // stops believing it holds the lock. A foreign renewal is illegal (see
 // foreignRenewal). Partitioned by key.
 func Mutex() porcupine.Model {
-	return powerset(&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{""} },
 		Step: func(state, input, output any) []any {
@@ -76,7 +76,7 @@ func Mutex() porcupine.Model {
 			}
 			return "held by " + state.(string)
 		},
-	})
+	}))
 }
 
 func describeLock(input, output any) string {

@@ -52,6 +52,15 @@ func powerset(nm *porcupine.NondeterministicModel) porcupine.Model {
 	return m
 }
 
+// constInit makes m's initial state once: for a model whose Init is a
+// constant (states are never changed in place, so one value serves every
+// search).
+func constInit(m porcupine.Model) porcupine.Model {
+	init := m.Init()
+	m.Init = func() any { return init }
+	return m
+}
+
 // distinct reports whether no two of states are equal.
 func distinct(states []any, equal func(a, b any) bool) bool {
 	for i := 1; i < len(states); i++ {

@@ -18,7 +18,7 @@ type Reentrant struct {
 // free when the count reaches zero. A crash frees it at once. Inputs and
 // outputs as Mutex; partitioned by key.
 func ReentrantMutex() porcupine.Model {
-	return powerset(&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{Reentrant{}} },
 		Step: func(state, input, output any) []any {
@@ -65,7 +65,7 @@ func ReentrantMutex() porcupine.Model {
 			}
 			return fmt.Sprintf("held by %s (count %d)", s.Owner, s.Count)
 		},
-	})
+	}))
 }
 
 func reacquire(s Reentrant, owner string) (Reentrant, bool) {

@@ -22,7 +22,7 @@ type InsertOutput struct {
 // succeeds only if the name is absent. Partitioned by name, so the state
 // is whether the name is present.
 func UniqueSet() porcupine.Model {
-	return powerset(&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{false} },
 		Step: func(state, input, output any) []any {
@@ -56,7 +56,7 @@ func UniqueSet() porcupine.Model {
 			}
 			return "absent"
 		},
-	})
+	}))
 }
 
 // BuyInput is one stock purchase on Key: read the stock and, if positive,
@@ -79,7 +79,7 @@ type BuyOutput struct {
 // initial units and only decrements when positive: each purchase must read
 // exactly the current stock. Partitioned by key; the state is the stock.
 func StockCounterFrom(initial int) porcupine.Model {
-	return powerset(&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{initial} },
 		Step:      stockStep,
@@ -95,7 +95,7 @@ func StockCounterFrom(initial int) porcupine.Model {
 			return fmt.Sprintf("buy -> sold out (read %d)", out.Read)
 		},
 		DescribeState: func(state any) string { return fmt.Sprintf("stock %d", state.(int)) },
-	})
+	}))
 }
 
 func stockStep(state, input, output any) []any {
