@@ -82,8 +82,7 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
 		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16), sites: map[string][]string{},
-		crashAt: map[string]int{}, lastJump: map[string]int{}, live: map[siteKey][]*grant{},
-		held: map[int]map[string]*grant{}, lostKeys: map[string][]int{}, units: scriptUnits{scripts: tr.Scripts},
+		live: map[siteKey][]*grant{}, held: map[int]map[string]*grant{}, units: scriptUnits{scripts: tr.Scripts},
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
@@ -107,12 +106,15 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		switch e.Kind {
 		case trace.EvCrash:
 			if _, ok := t.crashAt[e.Party]; !ok {
-				t.crashAt[e.Party] = i
+				t.crashAt = setIndex(t.crashAt, e.Party, i)
 			}
 		case trace.EvClockJump:
-			t.lastJump[e.Party] = i
+			t.lastJump = setIndex(t.lastJump, e.Party, i)
 		}
 		if e.Change == trace.KeyLost {
+			if t.lostKeys == nil {
+				t.lostKeys = map[string][]int{}
+			}
 			t.lostKeys[e.Key] = append(t.lostKeys[e.Key], i)
 		}
 		if e.Kind == trace.EvPartition {
@@ -133,6 +135,15 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		sort.Strings(ss)
 	}
 	return t
+}
+
+// setIndex sets m[k], making m on its first entry (most runs have none).
+func setIndex(m map[string]int, k string, i int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[k] = i
+	return m
 }
 
 // isLockKey is lockKeys[key], without hashing for a run's few keys.
