@@ -72,6 +72,7 @@ type lockStats struct {
 // effect at the latest when ground truth shows the client's key gone.
 func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
 	out := make([]porcupine.Operation, 0, lockOpsAtMost(t.tr.Ops)+len(hs)) // and a crash a hold
+	ins := make(lockInputs, 0, cap(out))
 	var st lockStats
 	ids := newClientIDs()
 	held := map[[2]string]int{}
@@ -85,7 +86,7 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 			case op.Result == model.ResOK && !op.Open():
 				held[k]++
 				st.reentered = st.reentered || op.Call < pending[k]
-				out = ids.add(out, op, in, model.LockOutput{OK: true}, false)
+				out = ids.add(out, op, ins.of(in), model.LockOutput{OK: true}, false)
 			case !unknownOutcome(op):
 			case created[op.ID]:
 				st.orphans = append(st.orphans, op.ID)
@@ -102,14 +103,14 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 				settled.Return = t.releaseSettled(op)
 				pending[k] = settled.Return
 			}
-			out = ids.add(out, settled, model.LockInput{Key: op.Key, Owner: op.Client},
+			out = ids.add(out, settled, ins.of(model.LockInput{Key: op.Key, Owner: op.Client}),
 				model.LockOutput{OK: op.Result == model.ResOK, Unknown: unknownOutcome(op)}, false)
 			if unknownOutcome(op) {
 				ids.retire(op.Client)
 			}
 		case model.OpRenew:
 			if op.Result == model.ResOK && !op.Open() {
-				out = ids.add(out, op, model.LockInput{Renew: true, Key: op.Key, Owner: op.Client},
+				out = ids.add(out, op, ins.of(model.LockInput{Renew: true, Key: op.Key, Owner: op.Client}),
 					model.LockOutput{OK: true}, false)
 			}
 		}
@@ -118,11 +119,20 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 		if h.Crash >= 0 {
 			tc := t.tr.Events[h.Crash].T
 			out = append(out, porcupine.Operation{ClientId: ids.id(h.Client), Call: tc, Return: tc,
-				Input: model.LockInput{Crash: true, Key: h.Key, Owner: h.Client}, Output: model.LockOutput{OK: true}})
+				Input: ins.of(model.LockInput{Crash: true, Key: h.Key, Owner: h.Client}), Output: model.LockOutput{OK: true}})
 			ids.retire(h.Client)
 		}
 	}
 	return out, st
+}
+
+// lockInputs holds a lock history's inputs in one array: its operations
+// point into it (the models read either), one allocation for them all.
+type lockInputs []model.LockInput
+
+func (s *lockInputs) of(in model.LockInput) *model.LockInput {
+	*s = append(*s, in)
+	return &(*s)[len(*s)-1]
 }
 
 // historyFor makes room for the operations of kinds among ops; nil when

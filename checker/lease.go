@@ -71,8 +71,10 @@ func leaseHistory(t *truth, believed map[*grant]*hold) []porcupine.Operation {
 		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.seq, b.seq))
 	})
 	out := make([]porcupine.Operation, len(items))
+	ins := make([]model.LeaseInput, len(items)) // one allocation, not one an operation
 	for i, it := range items {
-		out[i] = porcupine.Operation{Input: it.in, Output: nil, Call: int64(2 * i), Return: int64(2*i + 1)}
+		ins[i] = it.in
+		out[i] = porcupine.Operation{Input: &ins[i], Output: nil, Call: int64(2 * i), Return: int64(2*i + 1)}
 	}
 	return out
 }

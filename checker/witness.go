@@ -31,7 +31,7 @@ func witnessOK(m porcupine.Model, part []porcupine.Operation) bool {
 }
 
 func releaseAtCall(op porcupine.Operation) int64 {
-	if in, ok := op.Input.(model.LockInput); ok && !in.Acquire && !in.Renew && !in.Crash {
+	if in, ok := model.AsLockInput(op.Input); ok && !in.Acquire && !in.Renew && !in.Crash {
 		return op.Call
 	}
 	return op.Return

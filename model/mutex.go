@@ -21,6 +21,27 @@ type LockInput struct {
 
 func (in LockInput) partitionKey() partKey { return partKey{in.Key} }
 
+// lockInput reads an operation's LockInput, held as a value or, sparing
+// the checker an allocation per operation, as a pointer.
+func lockInput(input any) LockInput {
+	if p, ok := input.(*LockInput); ok {
+		return *p
+	}
+	return input.(LockInput)
+}
+
+// AsLockInput is an operation's LockInput, value or pointer; ok is false
+// for an input of another model.
+func AsLockInput(input any) (in LockInput, ok bool) {
+	switch v := input.(type) {
+	case LockInput:
+		return v, true
+	case *LockInput:
+		return *v, true
+	}
+	return LockInput{}, false
+}
+
 // LockOutput is what the client saw. Unknown marks an operation whose
 // outcome the client never learned (lost reply, crash): it may or may not
 // have taken effect.
@@ -41,7 +62,7 @@ func Mutex() porcupine.Model {
 		Init:      func() []any { return []any{""} },
 		Step: func(state, input, output any) []any {
 			owner := state.(string)
-			in := input.(LockInput)
+			in := lockInput(input)
 			out := output.(LockOutput)
 			switch {
 			case in.Acquire:
@@ -80,7 +101,7 @@ func Mutex() porcupine.Model {
 }
 
 func describeLock(input, output any) string {
-	in, out := input.(LockInput), output.(LockOutput)
+	in, out := lockInput(input), output.(LockOutput)
 	verb := "release"
 	switch {
 	case in.Acquire:

@@ -23,7 +23,7 @@ func ReentrantMutex() porcupine.Model {
 		Init:      func() []any { return []any{Reentrant{}} },
 		Step: func(state, input, output any) []any {
 			s := state.(Reentrant)
-			in := input.(LockInput)
+			in := lockInput(input)
 			out := output.(LockOutput)
 			switch {
 			case in.Acquire:
