@@ -2,12 +2,14 @@ package checker
 
 // groupBy lists the indexes 0..n-1 by key, each key's in increasing
 // order, all in one backing array (each slice capped at its own length);
-// an index whose key reports false is left out. Hashing each key once and
-// allocating once per map keeps a run's indexes cheap.
+// an index whose key reports false is left out. A run's few keys are
+// found by comparison (a hash table only past smallKeys of them), once
+// per run of equal keys.
 func groupBy[K comparable](n int, key func(int) (K, bool)) map[K][]int {
-	slot := map[K]int32{}
+	keys := make([]K, 0, smallKeys) // by slot
+	var index map[K]int32
 	of := make([]int32, n)
-	next := make([]int, 0, 32) // per slot: its count, then where it fills
+	count := make([]int, 0, smallKeys) // per slot: its count, then where it fills
 	var last K
 	lastSlot := int32(-1)
 	for i := range n {
@@ -16,38 +18,68 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) map[K][]int {
 			of[i] = -1
 			continue
 		}
-		s := lastSlot
-		if s < 0 || k != last {
-			var seen bool
-			if s, seen = slot[k]; !seen {
-				s = int32(len(next))
-				slot[k] = s
-				next = append(next, 0)
+		if lastSlot < 0 || k != last {
+			lastSlot = slotOf(keys, index, k)
+			if int(lastSlot) == len(keys) {
+				keys, count = append(keys, k), append(count, 0)
+				if index != nil || len(keys) > smallKeys {
+					index = indexKeys(index, keys)
+				}
 			}
-			last, lastSlot = k, s
+			last = k
 		}
-		of[i] = s
-		next[s]++
+		of[i] = lastSlot
+		count[lastSlot]++
 	}
 	start := 0
-	for s, c := range next {
-		next[s], start = start, start+c
+	for s, c := range count {
+		count[s], start = start, start+c
 	}
 	backing := make([]int, start)
 	for i, s := range of {
 		if s >= 0 {
-			backing[next[s]] = i
-			next[s]++
+			backing[count[s]] = i
+			count[s]++
 		}
 	}
-	out := make(map[K][]int, len(slot))
-	for k, s := range slot {
-		end := next[s]
-		begin := 0
-		if s > 0 {
-			begin = next[s-1]
-		}
+	out := make(map[K][]int, len(keys))
+	begin := 0
+	for s, k := range keys {
+		end := count[s]
 		out[k] = backing[begin:end:end]
+		begin = end
 	}
 	return out
+}
+
+const smallKeys = 16
+
+// slotOf is k's place in keys, len(keys) for a new key; index, when
+// made, holds the same.
+func slotOf[K comparable](keys []K, index map[K]int32, k K) int32 {
+	if index != nil {
+		if s, ok := index[k]; ok {
+			return s
+		}
+		return int32(len(keys))
+	}
+	for s, x := range keys {
+		if x == k {
+			return int32(s)
+		}
+	}
+	return int32(len(keys))
+}
+
+// indexKeys adds keys' last to index, making it from all of keys if nil.
+func indexKeys[K comparable](index map[K]int32, keys []K) map[K]int32 {
+	if index == nil {
+		index = make(map[K]int32, 2*len(keys))
+		for s, k := range keys {
+			index[k] = int32(s)
+		}
+		return index
+	}
+	index[keys[len(keys)-1]] = int32(len(keys) - 1)
+	return index
 }
