@@ -335,7 +335,7 @@ func writeHistory(t *truth) []porcupine.Operation {
 			}
 			continue
 		}
-		at, reached, took := t.settle(op, func(e trace.Event) bool { return writeToken(e.Args) == op.Value })
+		at, reached, took := t.settle(op, func(e trace.Event) bool { return model.WriteToken(e.Args) == op.Value })
 		if !reached {
 			continue
 		}
@@ -347,20 +347,6 @@ func writeHistory(t *truth) []porcupine.Operation {
 		}
 	}
 	return out
-}
-
-// writeToken is the fencing token a write to a fenced resource carries:
-// a fenced INSERT's third argument, or ARGV[1] of a fenced storage script.
-func writeToken(args []string) string {
-	switch {
-	case len(args) > 2 && strings.EqualFold(args[0], "INSERT"):
-		return args[2]
-	case len(args) > 3 && (strings.EqualFold(args[0], "EVAL") || strings.EqualFold(args[0], "EVALSHA")):
-		if n, err := strconv.Atoi(args[2]); err == nil && n >= 0 && 3+n < len(args) {
-			return args[3+n]
-		}
-	}
-	return ""
 }
 
 // setHistory is the lock-set's history: acknowledged and unknown adds,

@@ -51,7 +51,7 @@ func setData(t *sim.Thread, node, key, value string, lock Lock) (rejected bool, 
 		return false, err
 	}
 	op := t.Invoke(model.OpWrite, key, strconv.FormatInt(token, 10))
-	r, err := t.Call(node, "EVAL", fencedWrite, "2", key, fenceKey(key), strconv.FormatInt(token, 10), value)
+	r, err := t.Call(node, model.FencedEval(fencedWrite, []string{key, fenceKey(key)}, strconv.FormatInt(token, 10), value)...)
 	if err == nil && r.IsErr() {
 		err = errorReply(r)
 	}

@@ -140,6 +140,14 @@ type rlock struct {
 	token         int64
 	clientKey     string // redissonClientKey(node, ver)
 	interruptibly bool   // in lockInterruptibly()
+
+	// Memos, no state of their own: the client of the last process asked
+	// for, and the lock name of the last thread.
+	c       *rclient
+	cFor    *sim.Process
+	lnFor   *sim.Thread
+	lnOf    *rclient
+	lnCache string
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -155,11 +163,21 @@ func prefixName(prefix, name string) string {
 	return prefix + ":{" + name + "}"
 }
 
-func (l *rlock) client(t *sim.Thread) *rclient { return redissonClient(t, l.env, l.node, l.clientKey) }
-func (l *rlock) channel() string               { return prefixName("redisson_lock__channel", l.name) }
+func (l *rlock) client(t *sim.Thread) *rclient {
+	if p := t.Process(); l.cFor != p {
+		l.c, l.cFor = redissonClient(t, l.env, l.node, l.clientKey), p
+	}
+	return l.c
+}
+func (l *rlock) channel() string { return prefixName("redisson_lock__channel", l.name) }
 
 // lockName is getLockName(threadId): <client id>:<thread>.
-func (l *rlock) lockName(t *sim.Thread) string { return l.client(t).id + ":" + t.Name }
+func (l *rlock) lockName(t *sim.Thread) string {
+	if c := l.client(t); l.lnFor != t || l.lnOf != c {
+		l.lnCache, l.lnFor, l.lnOf = c.id+":"+t.Name, t, c
+	}
+	return l.lnCache
+}
 
 func (l *rlock) Acquire(t *sim.Thread) (bool, error) {
 	if l.wait < 0 {

@@ -1,7 +1,6 @@
 package protocols
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/locksim/locksim/model"
@@ -38,7 +37,7 @@ func init() {
 				if len(args) < 3 {
 					return true
 				}
-				token, err := strconv.ParseInt(args[2], 10, 64)
+				token, err := strconv.ParseInt(model.WriteToken(args), 10, 64)
 				if err != nil || token < highest[args[1]] {
 					return false
 				}
@@ -66,7 +65,7 @@ func init() {
 func uniqueNameThread(t *sim.Thread, r *Runner) {
 	for i := 0; i < r.Sc.Ops; i++ {
 		r.Think(t)
-		name := fmt.Sprintf("person-%d", i)
+		name := "person-" + strconv.Itoa(i)
 		for attempt := 0; attempt < r.Sc.Attempts; attempt++ {
 			n, err := t.Request(DBService, "SELECT", name)
 			if err != nil || n != "0" {
@@ -94,11 +93,7 @@ func uniqueNameThread(t *sim.Thread, r *Runner) {
 				if token != "" {
 					write = t.Invoke(model.OpWrite, name, token)
 				}
-				args := []string{"INSERT", name}
-				if token != "" {
-					args = append(args, token)
-				}
-				res, err := t.Request(DBService, args...)
+				res, err := t.Request(DBService, model.FencedInsert(name, token)...)
 				switch {
 				case err != nil:
 					res = model.ResError + ": " + err.Error()

@@ -3,7 +3,9 @@ package sim
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"hash/maphash"
 	"strings"
+	"unsafe"
 )
 
 // argTable holds recently traced argument lists, so that a command sent
@@ -57,6 +59,9 @@ func (w *World) traceArgs(args []string) []string {
 // scriptName is the trace's name of a script body, recording the body in
 // the trace's script table the first time.
 func (w *World) scriptName(body string) string {
+	if unsafe.StringData(body) == w.lastScript.body && len(body) == w.lastScript.n {
+		return w.lastScript.name // the same constant as last time: no map lookup
+	}
 	name, ok := w.scriptNames[body]
 	if !ok {
 		sum := sha1.Sum([]byte(body))
@@ -65,23 +70,35 @@ func (w *World) scriptName(body string) string {
 		name = "sha1:" + sha
 		w.scriptNames[body] = name
 	}
+	w.lastScript = lastScript{unsafe.StringData(body), len(body), name}
 	return name
 }
 
-// hashArgs is FNV-1a over the traced arguments, each ended by a 0 byte
-// (so that "a","b" and "ab" differ).
+// lastScript is the body scriptName named last, by address: a protocol
+// passes the same string constant each time.
+type lastScript struct {
+	body *byte
+	n    int
+	name string
+}
+
+// argSeed seeds hashArgs. The hash only picks a slot of the table, whose
+// contents never depend on it, so a per-process seed is safe.
+var argSeed = maphash.MakeSeed()
+
+// hashArgs hashes the traced arguments, each ended by a 0 byte (so that
+// "a","b" and "ab" differ).
 func hashArgs(args []string, script string) uint64 {
-	h := uint64(14695981039346656037)
+	var h maphash.Hash
+	h.SetSeed(argSeed)
 	for i, a := range args {
 		if i == 1 && script != "" {
 			a = script
 		}
-		for j := 0; j < len(a); j++ {
-			h = (h ^ uint64(a[j])) * 1099511628211
-		}
-		h *= 1099511628211 // the 0 byte
+		h.WriteString(a)
+		h.WriteByte(0)
 	}
-	return h
+	return h.Sum64()
 }
 
 // sameArgs reports whether cached is args as traced.

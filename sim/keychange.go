@@ -16,15 +16,19 @@ type stored struct {
 	kind, value string
 }
 
-// storedAt reads what n stores under each key.
+// storedAt reads what n stores under each key, into a buffer the next
+// command reuses.
 func (n *Node) storedAt(keys []string) []stored {
-	out := make([]stored, len(keys))
-	for i, k := range keys {
-		if n.m.Exists(k) {
+	out := n.before[:0]
+	for _, k := range keys {
+		var st stored
+		if n.db.Exists(k) {
 			kind, value := n.valueOf(k)
-			out[i] = stored{true, kind, value}
+			st = stored{true, kind, value}
 		}
+		out = append(out, st)
 	}
+	n.before = out
 	return out
 }
 
@@ -33,7 +37,7 @@ func (n *Node) storedAt(keys []string) []stored {
 // and how.
 func (n *Node) keyChange(keys []string, before []stored) (string, string) {
 	for i, k := range keys {
-		switch exists := n.m.Exists(k); {
+		switch exists := n.db.Exists(k); {
 		case exists && !before[i].exists:
 			return k, trace.KeyCreated
 		case !exists && before[i].exists:
@@ -41,7 +45,7 @@ func (n *Node) keyChange(keys []string, before []stored) (string, string) {
 		}
 	}
 	for i, k := range keys {
-		if !before[i].exists || !n.m.Exists(k) {
+		if !before[i].exists || !n.db.Exists(k) {
 			continue
 		}
 		if kind, value := n.valueOf(k); kind != before[i].kind || value != before[i].value {
@@ -53,7 +57,7 @@ func (n *Node) keyChange(keys []string, before []stored) (string, string) {
 
 // hashValue renders hash k's fields and values, in field order, as
 // ":f=v" for each, in one allocation when the hash has up to 8 fields.
-func hashValue(m *miniredis.Miniredis, k string) string {
+func hashValue(m *miniredis.RedisDB, k string) string {
 	fs, _ := m.HKeys(k)
 	sort.Strings(fs)
 	var buf [8]string
@@ -76,7 +80,7 @@ func hashValue(m *miniredis.Miniredis, k string) string {
 
 // valueOf renders a key's type and value as two comparable strings.
 func (n *Node) valueOf(k string) (kind, value string) {
-	m := n.m
+	m := n.db
 	switch kind = m.Type(k); kind {
 	case "string":
 		v, _ := m.Get(k)

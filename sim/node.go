@@ -31,6 +31,7 @@ type Node struct {
 	Clock      Clock
 	store      *store // pooled across runs: the miniredis and its writers
 	m          *miniredis.Miniredis
+	db         *miniredis.RedisDB // m's database 0, read directly (one lock a read, not two)
 	srv        *server.Server
 	out        bytes.Buffer
 	bw         *bufio.Writer
@@ -45,6 +46,7 @@ type Node struct {
 	queuedN    map[*server.Peer]int         // commands queued in MULTI so far
 	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
 	writeCache map[string]bool
+	before     []stored // storedAt's buffer
 	down       bool
 	downBy     int // the scheduled fault that crashed the node (0: none)
 
@@ -86,6 +88,7 @@ func (w *World) AddNode(name string) *Node {
 		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
 		queued: map[*server.Peer][]string{}, writeCache: map[string]bool{},
 		queuedN: map[*server.Peer]int{}, pubs: map[*server.Peer][]queuedPub{}}
+	n.db = m.DB(0)
 	n.bw = st.node
 	n.bw.Reset(&n.out)
 	n.lua = luafast.New(m)
@@ -196,6 +199,7 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 		delete(n.pubs, p)
 	}
 	n.srv.Dispatch(p, args)
+	n.db = n.m.DB(0) // SWAPDB, from a client or a script, replaces it
 	p.Flush()
 	r, err := ParseReply(n.out.Bytes())
 	if err != nil {
@@ -289,8 +293,8 @@ func (n *Node) advanceBy(fault int) {
 	// tickAt bounds the earliest expiry: below it, nothing can expire and
 	// the keys need no scan.
 	if d > 0 && n.tick != tickNone && (n.tick == tickUnknown || now >= n.tickAt) {
-		for _, k := range n.m.Keys() {
-			if ttl := n.m.TTL(k); ttl > 0 && ttl <= d {
+		for _, k := range n.db.Keys() {
+			if ttl := n.db.TTL(k); ttl > 0 && ttl <= d {
 				expiring = append(expiring, k)
 			}
 		}
@@ -299,7 +303,7 @@ func (n *Node) advanceBy(fault int) {
 	n.m.SetTime(epoch.Add(now))
 	n.last = now
 	for _, k := range expiring {
-		if !n.m.Exists(k) {
+		if !n.db.Exists(k) {
 			// Recorded even while the node is down: the key's lease ended
 			// then, whatever the restart brings back.
 			n.w.rec.event(trace.Expire(n.Name, k).WithFault(fault))
@@ -315,8 +319,8 @@ func (n *Node) advanceBy(fault int) {
 // a command, noteTTLs looks at the command's keys only.
 func (n *Node) scheduleTick() {
 	var next time.Duration
-	for _, k := range n.m.Keys() {
-		if ttl := n.m.TTL(k); ttl > 0 && (next == 0 || ttl < next) {
+	for _, k := range n.db.Keys() {
+		if ttl := n.db.TTL(k); ttl > 0 && (next == 0 || ttl < next) {
 			next = ttl
 		}
 	}
@@ -332,7 +336,7 @@ func (n *Node) scheduleTick() {
 // finds nothing to expire and rescans.
 func (n *Node) noteTTLs(keys []string) {
 	for _, k := range keys {
-		if ttl := n.m.TTL(k); ttl > 0 {
+		if ttl := n.db.TTL(k); ttl > 0 {
 			if exp := n.last + ttl; n.tick != tickPending || exp < n.tickAt {
 				n.tickGen++
 				n.tickFor(exp)

@@ -162,9 +162,7 @@ func (p *Process) crash(restartAfter time.Duration, fault int) {
 	}
 	for _, t := range p.threads {
 		if !t.done {
-			t.killed = true
-			t.stop()
-			t.finish()
+			t.kill()
 		}
 	}
 	for _, fn := range p.onCrash {

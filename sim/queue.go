@@ -67,12 +67,21 @@ func (e *event) run(w *World) {
 
 // eventQueue is a binary min-heap of events by time, then sequence
 // number: a total order, so events leave it in the same order whatever
-// the heap's shape.
-type eventQueue []*event
+// the heap's shape. Each slot keeps its event's key beside the pointer,
+// so that sifting compares without loading the events.
+type eventQueue []queued
+
+type queued struct {
+	at  time.Duration
+	seq uint64
+	e   *event
+}
 
 func (q eventQueue) Len() int { return len(q) }
 
-func before(a, b *event) bool {
+func before(a, b *event) bool { return earlier(queued{a.at, a.seq, a}, queued{b.at, b.seq, b}) }
+
+func earlier(a, b queued) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
@@ -80,26 +89,27 @@ func before(a, b *event) bool {
 }
 
 func (q *eventQueue) push(e *event) {
-	h := append(*q, e)
+	x := queued{e.at, e.seq, e}
+	h := append(*q, x)
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !before(e, h[p]) {
+		if !earlier(x, h[p]) {
 			break
 		}
 		h[i] = h[p]
 		i = p
 	}
-	h[i] = e
+	h[i] = x
 	*q = h
 }
 
 func (q *eventQueue) pop() *event {
 	h := *q
-	top := h[0]
+	top := h[0].e
 	n := len(h) - 1
 	last := h[n]
-	h[n] = nil
+	h[n] = queued{}
 	h = h[:n]
 	if n > 0 {
 		i := 0
@@ -108,10 +118,10 @@ func (q *eventQueue) pop() *event {
 			if c >= n {
 				break
 			}
-			if c+1 < n && before(h[c+1], h[c]) {
+			if c+1 < n && earlier(h[c+1], h[c]) {
 				c++
 			}
-			if !before(h[c], last) {
+			if !earlier(h[c], last) {
 				break
 			}
 			h[i] = h[c]

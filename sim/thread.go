@@ -2,7 +2,6 @@ package sim
 
 import (
 	"errors"
-	"iter"
 	"math/rand/v2"
 	"time"
 
@@ -20,9 +19,11 @@ type Thread struct {
 	Name    string
 	client  string // process/thread, its identity in histories
 	id      int
-	next    func() (struct{}, bool)
-	stop    func()
+	fn      func(*Thread)
+	co      *coro
 	yield   func(struct{}) bool
+	started bool // its coroutine has begun running fn
+	exited  bool // fn returned or was unwound
 	done    bool
 	killed  bool
 	bg      bool // started by another thread: a daemon, like the sentinel's
@@ -43,22 +44,13 @@ func (w *World) spawn(p *Process, name string, fn func(*Thread)) *Thread {
 }
 
 func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bool) *Thread {
-	t := &Thread{w: w, p: p, Name: name, client: p.Name + "/" + name, id: len(w.threads), bg: daemon}
+	t := &Thread{w: w, p: p, Name: name, client: p.Name + "/" + name, id: len(w.threads), bg: daemon, fn: fn}
 	if !daemon {
 		w.live++
 	}
 	w.threads = append(w.threads, t)
 	p.threads = append(p.threads, t)
-	seq := func(yield func(struct{}) bool) {
-		t.yield = yield
-		defer func() {
-			if r := recover(); r != nil && r != errKilled { //nolint:errorlint
-				panic(r)
-			}
-		}()
-		fn(t)
-	}
-	t.next, t.stop = iter.Pull(seq)
+	t.co = w.coroFor(t)
 	w.rec.event(trace.Thread(p.Name, t.Client()))
 	w.wakeAt(w.now, t, t.waitTok, nil)
 	return t
@@ -73,9 +65,9 @@ func (w *World) wake(t *Thread, tok uint64, v any) {
 	t.wakeVal = v
 	prev := w.running
 	w.running = t
-	_, ok := t.next()
+	_, ok := t.co.next()
 	w.running = prev
-	if !ok {
+	if !ok || t.exited {
 		t.finish()
 	}
 }

@@ -43,7 +43,10 @@ type World struct {
 	live        int               // threads that are not daemons and have not finished
 	master      string            // the node Master resolves to by default
 	scriptNames map[string]string // script body -> its name in the trace
-	args        argTable          // argument lists traced recently
+	lastScript  lastScript
+	idle        []*coro // coroutines free for the next thread
+	corosMade   int
+	args        argTable // argument lists traced recently
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
 	injected    int      // faults injected so far: the last one's id
@@ -234,11 +237,10 @@ func (w *World) stopThreads() {
 	}
 	for _, t := range w.threads {
 		if !t.done {
-			t.killed = true
-			t.stop()
-			t.finish()
+			t.kill()
 		}
 	}
+	w.endCoros()
 	for _, fn := range w.onEnd {
 		fn()
 	}
