@@ -111,8 +111,8 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 	reentrant := opt.Reentrant
 	for i, h := range hs {
 		reentrant = reentrant || h.Nested
-		for _, g := range t.holdGrants(h) {
-			believed[g] = &hs[i]
+		for _, sg := range t.holdGrants(h) {
+			believed[sg.g] = &hs[i]
 		}
 	}
 	lockOps, st := lockHistory(t, hs, created)

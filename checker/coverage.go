@@ -39,14 +39,14 @@ func coverage(t *truth, hs []hold) Coverage {
 		q := t.quorum(h.Key)
 		atStart, atEnd := 0, 0
 		var firstEnd int64 = maxTime
-		for _, g := range gs {
-			if g.EndT > h.Start {
+		for _, sg := range gs {
+			if sg.g.EndT > h.Start {
 				atStart++
 			}
-			if g.EndT >= h.End {
+			if sg.g.EndT >= h.End {
 				atEnd++
 			}
-			firstEnd = min(firstEnd, g.EndT)
+			firstEnd = min(firstEnd, sg.g.EndT)
 		}
 		c.LostWhileHeld = c.LostWhileHeld || len(gs) > 0 && atEnd < q
 		c.BareQuorum = c.BareQuorum || len(t.sites[h.Key]) > 1 && atStart >= q && atEnd <= q
@@ -105,9 +105,9 @@ func isExpireFamily(e trace.Event) bool {
 
 // otherOwnerAt reports whether, when h's release was invoked, another
 // client's key was live on a site where h had counted on its own.
-func otherOwnerAt(h hold, gs map[string]*grant, grants []*grant, byKeySite map[siteKey][]int) bool {
-	for site := range gs {
-		for _, i := range byKeySite[siteKey{site, h.Key}] {
+func otherOwnerAt(h hold, gs siteGrants, grants []*grant, byKeySite map[siteKey][]int) bool {
+	for _, sg := range gs {
+		for _, i := range byKeySite[siteKey{sg.site, h.Key}] {
 			g := grants[i]
 			if g.Owner != h.Client && g.T <= h.End && g.EndT > h.End {
 				return true

@@ -71,7 +71,7 @@ type lockStats struct {
 // holds the key for nobody) or not (it changed nothing); a release takes
 // effect at the latest when ground truth shows the client's key gone.
 func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
-	out := make([]porcupine.Operation, 0, lockOpsAtMost(t.tr.Ops)+len(hs)) // and a crash a hold
+	out := make([]porcupine.Operation, 0, lockOpsAtMost(t.tr.Ops, hs))
 	ins := make(lockInputs, 0, cap(out))
 	var st lockStats
 	ids := newClientIDs()
@@ -150,9 +150,15 @@ func historyFor(ops []trace.Op, kinds ...string) []porcupine.Operation {
 	return make([]porcupine.Operation, 0, n)
 }
 
-// lockOpsAtMost bounds the lock operations lockHistory keeps.
-func lockOpsAtMost(ops []trace.Op) int {
+// lockOpsAtMost bounds the lock operations lockHistory keeps: of ops,
+// and a crash for each hold a crash ended.
+func lockOpsAtMost(ops []trace.Op, hs []hold) int {
 	n := 0
+	for i := range hs {
+		if hs[i].Crash >= 0 {
+			n++
+		}
+	}
 	for i := range ops {
 		switch op := &ops[i]; op.Kind {
 		case model.OpRelease:

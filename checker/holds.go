@@ -18,12 +18,19 @@ type hold struct {
 	Key     string
 	Client  string
 	Process string
-	Acquire trace.Op // the outermost acquire
-	Release int      // the op id of the release that ended it, -1
+	Acquire acquireOp // the outermost acquire
+	Release int       // the op id of the release that ended it, -1
 	Start   int64
 	End     int64 // maxTime if never released
 	Crash   int   // the crash event that ended it, -1
 	Nested  bool  // the client acquired again while holding
+}
+
+// acquireOp is what a hold keeps of its acquire (a trace.Op is 120
+// bytes, copied with every hold).
+type acquireOp struct {
+	ID   int
+	Call int64
 }
 
 // holds lists every hold in the trace, by start time.
@@ -44,7 +51,7 @@ func holds(t *truth) []hold {
 				continue
 			}
 			open[k] = state{idx: len(out), count: 1}
-			out = append(out, hold{Key: op.Key, Client: op.Client, Process: op.Process, Acquire: op,
+			out = append(out, hold{Key: op.Key, Client: op.Client, Process: op.Process, Acquire: acquireOp{op.ID, op.Call},
 				Release: -1, Start: op.Return, End: maxTime, Crash: -1})
 		case model.OpRelease:
 			if s, ok := open[k]; ok {

@@ -69,10 +69,10 @@ type truth struct {
 	crashAt     map[string]int   // process -> its crash event
 	lastJump    map[string]int
 	live        map[siteKey][]*grant
-	held        map[int]map[string]*grant // holdGrants by the hold's acquire
-	lostKeys    map[string][]int          // any key -> events that lost it (Change=lost)
-	promotes    []int                     // promotions (EvPromote without a key)
-	partitions  []int                     // partitions and delays of links
+	held        map[int]siteGrants // holdGrants by the hold's acquire
+	lostKeys    map[string][]int   // any key -> events that lost it (Change=lost)
+	promotes    []int              // promotions (EvPromote without a key)
+	partitions  []int              // partitions and delays of links
 	units       scriptUnits
 }
 
@@ -82,7 +82,7 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
 		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16), sites: map[string][]string{},
-		live: map[siteKey][]*grant{}, held: map[int]map[string]*grant{}, units: scriptUnits{scripts: tr.Scripts},
+		live: map[siteKey][]*grant{}, held: map[int]siteGrants{}, units: scriptUnits{scripts: tr.Scripts},
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
@@ -397,7 +397,7 @@ func window(tr *trace.Trace, idx []int, from, to int64) []int {
 // holdGrants lists, by site, the grants a hold counted on: those its
 // acquire created; failing that, the holder's grants still live when the
 // acquire began (a reentry, or an earlier acquire whose reply was lost).
-func (t *truth) holdGrants(h hold) map[string]*grant {
+func (t *truth) holdGrants(h hold) siteGrants {
 	if gs, ok := t.held[h.Acquire.ID]; ok {
 		return gs
 	}
@@ -406,23 +406,23 @@ func (t *truth) holdGrants(h hold) map[string]*grant {
 	return gs
 }
 
-func (t *truth) countedOn(h hold) map[string]*grant {
+func (t *truth) countedOn(h hold) siteGrants {
 	if gs := t.countedOnOwner(h, h.Client); len(gs) > 0 {
 		return gs
 	}
 	// A lock whose token names the process (Spring's clientId) lets a
 	// thread count on a key another thread of its process wrote: the
 	// latest such grant's owner is the one it shares.
-	var best map[string]*grant
+	var best siteGrants
 	var at int64 = -1
 	for _, owner := range t.owners() {
 		if owner == h.Client || model.ProcessOf(owner) != h.Process {
 			continue
 		}
 		gs := t.countedOnOwner(h, owner)
-		for _, g := range gs {
-			if g.T > at {
-				best, at = gs, g.T
+		for _, sg := range gs {
+			if sg.g.T > at {
+				best, at = gs, sg.g.T
 			}
 		}
 	}
@@ -458,8 +458,8 @@ func (t *truth) owners() []string {
 
 // countedOnOwner is the grants of owner's on h's key that h counted on:
 // those made during its acquire, else those live when it began.
-func (t *truth) countedOnOwner(h hold, owner string) map[string]*grant {
-	var made, adopted map[string]*grant
+func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
+	var made, adopted siteGrants
 	for _, s := range t.sites[h.Key] {
 		gs := t.bySite[[3]string{owner, h.Key, s}]
 		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
@@ -469,9 +469,9 @@ func (t *truth) countedOnOwner(h hold, owner string) map[string]*grant {
 		g := gs[n-1]
 		switch {
 		case g.T >= h.Acquire.Call:
-			made = setGrant(made, s, g)
+			made = append(made, siteGrant{s, g})
 		case g.EndT >= h.Acquire.Call, t.servedByDeposed(h, g):
-			adopted = setGrant(adopted, s, g)
+			adopted = append(adopted, siteGrant{s, g})
 		}
 	}
 	if len(made) > 0 {
@@ -480,13 +480,23 @@ func (t *truth) countedOnOwner(h hold, owner string) map[string]*grant {
 	return adopted
 }
 
-// setGrant sets m[site], making m (sized for the usual one site) if nil.
-func setGrant(m map[string]*grant, site string, g *grant) map[string]*grant {
-	if m == nil {
-		m = make(map[string]*grant, 1)
+// siteGrants is a hold's grants, one a site, in the order of the key's
+// sites (sorted): a run's lock has one site, or a few.
+type siteGrants []siteGrant
+
+type siteGrant struct {
+	site string
+	g    *grant
+}
+
+// get is the grant at site, nil if none.
+func (gs siteGrants) get(site string) *grant {
+	for _, sg := range gs {
+		if sg.site == site {
+			return sg.g
+		}
 	}
-	m[site] = g
-	return m
+	return nil
 }
 
 // liveAt counts the sites where client's latest grant on key was live at.
