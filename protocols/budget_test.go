@@ -27,6 +27,32 @@ func TestStepCostsCoverTheCatalog(t *testing.T) {
 	}
 }
 
+// TestStepCostsCoverLongHolds: on lock-set, every catalog protocol
+// finishes a fault-free run whose holders work a whole lease while five
+// others wait, within its step cost; a protocol that retries on a timer
+// pays for every waiter's tries (redlock, seed 118 of lock-set with two
+// threads: 1.3 million steps, over the old budget of a million).
+func TestStepCostsCoverLongHolds(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a deterministic count: nothing for the race detector, and minutes under it")
+	}
+	for _, p := range Protocols() {
+		sc, err := Scenario{Seed: 1, Protocol: p.Name, Workload: "lock-set", Clients: 6, Ops: 4,
+			WorkMs: p.Lease.Milliseconds()}.Normalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.MaxEvents = int64(sc.stepsNeeded())
+		_, tr, err := Run(sc)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		if tr.Stats.Budget != "" && !tr.Stats.AtHorizon() {
+			t.Errorf("%s, %d clients working %d ms: %s (step cost %+v)", p.Name, sc.Clients, sc.WorkMs, tr.Stats.Budget, p.Steps)
+		}
+	}
+}
+
 // TestDefaultBudgetScales: small scenarios keep the old budget; the
 // 1,000-client Redisson run, which needs about 9.7 million steps
 // (BENCHMARKS.md), gets twice that; the limits are capped.

@@ -68,7 +68,7 @@ func init() {
 		Summary: "Spring RedisLockRegistry: local ReentrantLock, then spin on a clientId Lua obtain every 100 ms; 60 s expiry",
 		Lease:   60 * time.Second,
 		Client:  sim.ClientConfig{Timeout: 60 * time.Second},
-		Steps:   StepCost{Base: 320}, // a spin every 100 ms: 159 at 200 clients
+		Steps:   springSteps,
 		New: func(env Env, key string) Lock {
 			return &springLock{env: env, path: key}
 		},

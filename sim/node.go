@@ -47,6 +47,8 @@ type Node struct {
 	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
 	writeCache map[string]bool
 	before     []stored // storedAt's buffer
+	snap       snapshot // a script's keys, read before its first write
+	seeded     bool     // miniredis's random source seeded for this run
 	down       bool
 	downBy     int // the scheduled fault that crashed the node (0: none)
 
@@ -82,7 +84,6 @@ const (
 func (w *World) AddNode(name string) *Node {
 	st := newStore()
 	m := st.m
-	m.Seed(int(w.cfg.Seed & 0x7fffffff))
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, store: st, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
 		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
@@ -96,6 +97,18 @@ func (w *World) AddNode(name string) *Node {
 	n.srv.SetPreHook(n.preHook)
 	w.nodes[name] = n
 	return n
+}
+
+// seedRandom seeds miniredis's random source from the run's seed before
+// the run's first command that draws from it (from a client, inside MULTI
+// or from a script: each passes the pre-hook). Seeding costs more than
+// many commands, and most runs draw nothing; a store reused from an
+// earlier run draws only after this.
+func (n *Node) seedRandom() {
+	if !n.seeded {
+		n.m.Seed(int(n.w.cfg.Seed & 0x7fffffff))
+		n.seeded = true
+	}
 }
 
 // Node returns the node called name, or nil.
@@ -128,7 +141,11 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	touched := n.touchedKeys(p, cmd, args)
 	write := writes(n, cmd)
 	var before []stored
-	if write { // a read cannot create, delete or overwrite a key
+	deferred := write && isScript(cmd) && !n.inMulti[p]
+	switch {
+	case deferred: // read at the script's first write, if any (preHook)
+		n.snap = snapshot{keys: touched, pending: true}
+	case write: // a read cannot create, delete or overwrite a key
 		before = n.storedAt(touched)
 	}
 	replicating := n.role == roleMaster && len(n.links) > 0 && write
@@ -155,7 +172,11 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 	}
 	n.w.rec.trace.Stats.RedisCommands++
 	key, change := keyOf(args), ""
-	if write {
+	if deferred {
+		before = n.snap.taken
+		n.snap = snapshot{}
+	}
+	if write && (!deferred || before != nil) {
 		if k, c := n.keyChange(touched, before); c != "" {
 			key, change = k, c
 		}

@@ -91,6 +91,7 @@ func (n *Node) publish(channel, msg string) int {
 // subscribers and delivers in random order; and the blocking or
 // connection-state commands the sim does not support.
 func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
+	n.beforeWrite(cmd)
 	switch cmd {
 	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT":
 		return n.scriptCommand(c, cmd, args)
@@ -105,6 +106,9 @@ func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 		}
 		c.WriteInt(n.publish(args[0], args[1]))
 		return true
+	case "HRANDFIELD", "SPOP", "SRANDMEMBER", "ZRANDMEMBER": // miniredis's only draws (RANDOMKEY is refused)
+		n.seedRandom()
+		return false
 	case "SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH",
 		"BZPOPMIN", "BZPOPMAX", "XREAD", "XREADGROUP", "RANDOMKEY", "SHUTDOWN", "DEBUG":
 		c.WriteError("ERR locksim: " + cmd + " is not supported by the simulated node")
