@@ -36,6 +36,16 @@ type Options struct {
 	Recorded *Report
 }
 
+// The models without state of their own, shared by every check (LockSet
+// numbers its elements as it goes: one per check).
+var (
+	mutexModel     = model.Mutex()
+	reentrantModel = model.ReentrantMutex()
+	leaseModel     = model.LeaseMutex()
+	uniqueSetModel = model.UniqueSet()
+	fencedModel    = model.FencedRegister()
+)
+
 // Result is a Report plus what the visualization needs.
 type Result struct {
 	Report
@@ -91,25 +101,25 @@ func Check(tr *trace.Trace, opt Options) *Result {
 // the lease mutex over the grants each holder believed in) and explains
 // every overlap and foreign renewal.
 func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
-	believed := map[*grant]hold{}
-	created := map[int]bool{}
+	believed := make(map[*grant]*hold, len(t.grants)) // a pointer: a hold is too big to live in a map
+	created := make(map[int]bool, len(t.grants))
 	for _, g := range t.grants {
 		if g.Op >= 0 {
 			created[g.Op] = true
 		}
 	}
 	reentrant := opt.Reentrant
-	for _, h := range hs {
+	for i, h := range hs {
 		reentrant = reentrant || h.Nested
-		for _, g := range t.holdGrants(h) {
-			believed[g] = h
+		for _, sg := range t.holdGrants(h) {
+			believed[sg.g] = &hs[i]
 		}
 	}
 	lockOps, st := lockHistory(t, hs, created)
-	res.lockModel, res.lockOps = model.Mutex(), lockOps
+	res.lockModel, res.lockOps = mutexModel, lockOps
 	name := "mutex"
 	if reentrant || st.reentered {
-		res.lockModel, name = model.ReentrantMutex(), "reentrant-mutex"
+		res.lockModel, name = reentrantModel, "reentrant-mutex"
 	}
 	if len(lockOps) > 0 {
 		res.record(PropMutex, name, len(lockOps), checkHistory(res.lockModel, lockOps, opt.Budget))
@@ -119,7 +129,7 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 	}
 	res.Violations = append(res.Violations, foreignRenewals(t, ix)...)
 	if ops := leaseHistory(t, believed); len(ops) > 0 {
-		r := checkHistory(model.LeaseMutex(), ops, opt.Budget)
+		r := checkHistory(leaseModel, ops, opt.Budget)
 		res.record(PropMutex, "lease-mutex", len(ops), r)
 		if r == porcupine.Illegal {
 			res.Violations = append(res.Violations, leaseViolations(t, believed, res.Violations)...)
@@ -138,22 +148,22 @@ func (res *Result) checkResources(t *truth, opt Options, mv []Violation) {
 	type resourceCheck struct {
 		name    string
 		ops     []porcupine.Operation
-		m       porcupine.Model
+		m       func() porcupine.Model // made only for a history to check
 		explain func() []Violation
 		refuted func() bool // a proof of illegality without a search, or nil
 	}
 	for _, c := range []resourceCheck{
-		{"unique-set", insertHistory(t), model.UniqueSet(), func() []Violation {
+		{"unique-set", insertHistory(t), func() porcupine.Model { return uniqueSetModel }, func() []Violation {
 			return append(duplicateInserts(t, mv), lateInserts(t)...)
 		}, nil},
-		{"stock-counter", buyHistory(tr, opt.InitialStock), model.StockCounterFrom(opt.InitialStock), func() []Violation {
+		{"stock-counter", buyHistory(tr, opt.InitialStock), func() porcupine.Model { return model.StockCounterFrom(opt.InitialStock) }, func() []Violation {
 			if vs := lostUpdates(t, mv); len(vs) > 0 {
 				return vs
 			}
 			return dataLosses(t, model.OpBuy)
 		}, nil},
-		{"fenced-register", writeHistory(t), model.FencedRegister(), func() []Violation { return staleAccepts(t, mv) }, nil},
-		{"lock-set", setHistory(tr), model.LockSet(), func() []Violation {
+		{"fenced-register", writeHistory(t), func() porcupine.Model { return fencedModel }, func() []Violation { return staleAccepts(t, mv) }, nil},
+		{"lock-set", setHistory(tr), model.LockSet, func() []Violation {
 			if vs := lostElements(t, mv); len(vs) > 0 {
 				return vs
 			}
@@ -165,7 +175,7 @@ func (res *Result) checkResources(t *truth, opt Options, mv []Violation) {
 		}
 		r := porcupine.Illegal
 		if c.refuted == nil || !c.refuted() {
-			r = checkHistory(c.m, c.ops, opt.Budget)
+			r = checkHistory(c.m(), c.ops, opt.Budget)
 		}
 		res.record(PropResource, c.name, len(c.ops), r)
 		if r != porcupine.Illegal {

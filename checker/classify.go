@@ -85,7 +85,7 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 	var ends []ending
 	brk := t.quorumBreak(a, ga)
 	for _, s := range sortedSites(ga) {
-		x, y := ga[s], gb[s]
+		x, y := ga.get(s), gb.get(s)
 		if y == nil {
 			continue
 		}
@@ -145,13 +145,13 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 // keys than a quorum: the ending that broke its lock. On a lock of one
 // site, or of every master (MultiLock), it is the start of time, so no
 // ending is minor.
-func (t *truth) quorumBreak(h hold, gs map[string]*grant) int64 {
+func (t *truth) quorumBreak(h hold, gs siteGrants) int64 {
 	if t.allSites || len(t.sites[h.Key]) < 2 {
 		return math.MinInt64
 	}
 	var ends []int64
-	for _, g := range gs {
-		ends = append(ends, g.EndT)
+	for _, sg := range gs {
+		ends = append(ends, sg.g.EndT)
 	}
 	q := t.quorum(h.Key)
 	if len(ends) < q {
@@ -508,7 +508,7 @@ func (t *truth) lastOf(party, kind string, from, to int64) int {
 // nodeParties lists the parties that ran Redis commands, sorted.
 func (t *truth) nodeParties() []string {
 	var out []string
-	for p, idx := range t.byParty {
+	for p, idx := range t.parties() {
 		for _, i := range idx {
 			if k := t.tr.Events[i].Kind; k == trace.EvCommand || k == trace.EvNodeCrash || k == trace.EvMasterDown {
 				out = append(out, p)
@@ -520,19 +520,19 @@ func (t *truth) nodeParties() []string {
 	return out
 }
 
-func sortedSites(gs map[string]*grant) []string {
+func sortedSites(gs siteGrants) []string {
 	out := make([]string, 0, len(gs))
-	for s := range gs {
-		out = append(out, s)
+	for _, sg := range gs {
+		out = append(out, sg.site)
 	}
 	sort.Strings(out)
 	return out
 }
 
-func nodesOf(t *truth, gs map[string]*grant) []string {
+func nodesOf(t *truth, gs siteGrants) []string {
 	var out []string
 	for _, s := range sortedSites(gs) {
-		out = append(out, t.tr.Events[gs[s].Create].Party)
+		out = append(out, t.tr.Events[gs.get(s).Create].Party)
 	}
 	return out
 }

@@ -33,24 +33,20 @@ type Coverage struct {
 // coverage reads the states of Coverage from the truth and the holds.
 func coverage(t *truth, hs []hold) Coverage {
 	var c Coverage
-	byKeySite := map[siteKey][]*grant{}
-	for _, g := range t.grants {
-		k := siteKey{g.Site, g.Key}
-		byKeySite[k] = append(byKeySite[k], g)
-	}
+	byKeySite := groupBy(len(t.grants), func(i int) (siteKey, bool) { return siteKey{t.grants[i].Site, t.grants[i].Key}, true })
 	for _, h := range hs {
 		gs := t.holdGrants(h)
 		q := t.quorum(h.Key)
 		atStart, atEnd := 0, 0
 		var firstEnd int64 = maxTime
-		for _, g := range gs {
-			if g.EndT > h.Start {
+		for _, sg := range gs {
+			if sg.g.EndT > h.Start {
 				atStart++
 			}
-			if g.EndT >= h.End {
+			if sg.g.EndT >= h.End {
 				atEnd++
 			}
-			firstEnd = min(firstEnd, g.EndT)
+			firstEnd = min(firstEnd, sg.g.EndT)
 		}
 		c.LostWhileHeld = c.LostWhileHeld || len(gs) > 0 && atEnd < q
 		c.BareQuorum = c.BareQuorum || len(t.sites[h.Key]) > 1 && atStart >= q && atEnd <= q
@@ -61,7 +57,7 @@ func coverage(t *truth, hs []hold) Coverage {
 		}
 		c.RenewalAfterExpiry = c.RenewalAfterExpiry || firstEnd < h.End && t.renewedAfter(h, firstEnd)
 		if h.End != maxTime && h.Crash < 0 {
-			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || otherOwnerAt(h, gs, byKeySite)
+			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || otherOwnerAt(h, gs, t.grants, byKeySite)
 		}
 	}
 	return c
@@ -109,9 +105,10 @@ func isExpireFamily(e trace.Event) bool {
 
 // otherOwnerAt reports whether, when h's release was invoked, another
 // client's key was live on a site where h had counted on its own.
-func otherOwnerAt(h hold, gs map[string]*grant, byKeySite map[siteKey][]*grant) bool {
-	for site := range gs {
-		for _, g := range byKeySite[siteKey{site, h.Key}] {
+func otherOwnerAt(h hold, gs siteGrants, grants []*grant, byKeySite map[siteKey][]int) bool {
+	for _, sg := range gs {
+		for _, i := range byKeySite[siteKey{sg.site, h.Key}] {
+			g := grants[i]
 			if g.Owner != h.Client && g.T <= h.End && g.EndT > h.End {
 				return true
 			}

@@ -14,8 +14,8 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 	var d Damage
 	tr := t.tr
 	rows := map[string]int{}
-	for _, e := range tr.Events {
-		if e.Kind == trace.EvService && len(e.Args) >= 2 && e.Args[0] == "INSERT" && writeAccepted(e.Reply) {
+	for i := range tr.Events {
+		if e := &tr.Events[i]; e.Kind == trace.EvService && len(e.Args) >= 2 && e.Args[0] == "INSERT" && writeAccepted(e.Reply) {
 			rows[e.Args[1]]++
 		}
 	}

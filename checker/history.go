@@ -2,6 +2,7 @@ package checker
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,8 @@ type lockStats struct {
 // holds the key for nobody) or not (it changed nothing); a release takes
 // effect at the latest when ground truth shows the client's key gone.
 func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
-	out := make([]porcupine.Operation, 0, 2*len(hs))
+	out := make([]porcupine.Operation, 0, lockOpsAtMost(t.tr.Ops, hs))
+	ins := make(lockInputs, 0, cap(out))
 	var st lockStats
 	ids := newClientIDs()
 	held := map[[2]string]int{}
@@ -84,7 +86,7 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 			case op.Result == model.ResOK && !op.Open():
 				held[k]++
 				st.reentered = st.reentered || op.Call < pending[k]
-				out = ids.add(out, op, in, model.LockOutput{OK: true}, false)
+				out = ids.add(out, op, ins.of(in), model.LockOutput{OK: true}, false)
 			case !unknownOutcome(op):
 			case created[op.ID]:
 				st.orphans = append(st.orphans, op.ID)
@@ -101,14 +103,14 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 				settled.Return = t.releaseSettled(op)
 				pending[k] = settled.Return
 			}
-			out = ids.add(out, settled, model.LockInput{Key: op.Key, Owner: op.Client},
+			out = ids.add(out, settled, ins.of(model.LockInput{Key: op.Key, Owner: op.Client}),
 				model.LockOutput{OK: op.Result == model.ResOK, Unknown: unknownOutcome(op)}, false)
 			if unknownOutcome(op) {
 				ids.retire(op.Client)
 			}
 		case model.OpRenew:
 			if op.Result == model.ResOK && !op.Open() {
-				out = ids.add(out, op, model.LockInput{Renew: true, Key: op.Key, Owner: op.Client},
+				out = ids.add(out, op, ins.of(model.LockInput{Renew: true, Key: op.Key, Owner: op.Client}),
 					model.LockOutput{OK: true}, false)
 			}
 		}
@@ -117,11 +119,57 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 		if h.Crash >= 0 {
 			tc := t.tr.Events[h.Crash].T
 			out = append(out, porcupine.Operation{ClientId: ids.id(h.Client), Call: tc, Return: tc,
-				Input: model.LockInput{Crash: true, Key: h.Key, Owner: h.Client}, Output: model.LockOutput{OK: true}})
+				Input: ins.of(model.LockInput{Crash: true, Key: h.Key, Owner: h.Client}), Output: model.LockOutput{OK: true}})
 			ids.retire(h.Client)
 		}
 	}
 	return out, st
+}
+
+// lockInputs holds a lock history's inputs in one array: its operations
+// point into it (the models read either), one allocation for them all.
+type lockInputs []model.LockInput
+
+func (s *lockInputs) of(in model.LockInput) *model.LockInput {
+	*s = append(*s, in)
+	return &(*s)[len(*s)-1]
+}
+
+// historyFor makes room for the operations of kinds among ops; nil when
+// there are none.
+func historyFor(ops []trace.Op, kinds ...string) []porcupine.Operation {
+	n := 0
+	for i := range ops {
+		if slices.Contains(kinds, ops[i].Kind) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return make([]porcupine.Operation, 0, n)
+}
+
+// lockOpsAtMost bounds the lock operations lockHistory keeps: of ops,
+// and a crash for each hold a crash ended.
+func lockOpsAtMost(ops []trace.Op, hs []hold) int {
+	n := 0
+	for i := range hs {
+		if hs[i].Crash >= 0 {
+			n++
+		}
+	}
+	for i := range ops {
+		switch op := &ops[i]; op.Kind {
+		case model.OpRelease:
+			n++
+		case model.OpAcquire, model.OpRenew:
+			if op.Result == model.ResOK {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // releaseSettled bounds a release of unknown outcome: it took effect
@@ -217,7 +265,7 @@ func (t *truth) lateWrite(op trace.Op, own func(trace.Event) bool) int {
 // insertHistory is the unique set's history. An insert whose outcome the
 // client never learned is settled from the database's ground truth.
 func insertHistory(t *truth) []porcupine.Operation {
-	var out []porcupine.Operation
+	out := historyFor(t.tr.Ops, model.OpInsert)
 	ids := newClientIDs()
 	for _, op := range t.tr.Ops {
 		if op.Kind != model.OpInsert {
@@ -256,7 +304,7 @@ func parseBuy(result string) (sold bool, read int, ok bool) {
 }
 
 func buyHistory(tr *trace.Trace, initial int) []porcupine.Operation {
-	var out []porcupine.Operation
+	out := historyFor(tr.Ops, model.OpBuy)
 	ids := newClientIDs()
 	for _, op := range tr.Ops {
 		if op.Kind != model.OpBuy {
@@ -276,7 +324,7 @@ func buyHistory(tr *trace.Trace, initial int) []porcupine.Operation {
 // from the storage's reply when it reached the storage, and left out
 // when it did not.
 func writeHistory(t *truth) []porcupine.Operation {
-	var out []porcupine.Operation
+	out := historyFor(t.tr.Ops, model.OpWrite)
 	ids := newClientIDs()
 	for _, op := range t.tr.Ops {
 		if op.Kind != model.OpWrite {
@@ -310,7 +358,7 @@ func writeHistory(t *truth) []porcupine.Operation {
 // setHistory is the lock-set's history: acknowledged and unknown adds,
 // and reads that returned.
 func setHistory(tr *trace.Trace) []porcupine.Operation {
-	var out []porcupine.Operation
+	out := historyFor(tr.Ops, model.OpAdd, model.OpRead)
 	ids := newClientIDs()
 	for _, op := range tr.Ops {
 		switch {

@@ -1,6 +1,9 @@
 package checker
 
 import (
+	"cmp"
+	"math"
+	"slices"
 	"sort"
 
 	"github.com/locksim/locksim/model"
@@ -15,19 +18,26 @@ type hold struct {
 	Key     string
 	Client  string
 	Process string
-	Acquire trace.Op // the outermost acquire
-	Release int      // the op id of the release that ended it, -1
+	Acquire acquireOp // the outermost acquire
+	Release int       // the op id of the release that ended it, -1
 	Start   int64
 	End     int64 // maxTime if never released
 	Crash   int   // the crash event that ended it, -1
 	Nested  bool  // the client acquired again while holding
 }
 
+// acquireOp is what a hold keeps of its acquire (a trace.Op is 120
+// bytes, copied with every hold).
+type acquireOp struct {
+	ID   int
+	Call int64
+}
+
 // holds lists every hold in the trace, by start time.
 func holds(t *truth) []hold {
 	type state struct{ idx, count int }
-	open := map[[2]string]*state{}
-	out := make([]hold, 0, len(t.tr.Ops)/4)
+	open := map[[2]string]state{}
+	out := make([]hold, 0, acquiredOK(t.tr.Ops))
 	for _, op := range t.tr.Ops {
 		k := [2]string{op.Client, op.Key}
 		switch op.Kind {
@@ -35,19 +45,21 @@ func holds(t *truth) []hold {
 			if op.Result != model.ResOK || op.Open() {
 				continue
 			}
-			if s := open[k]; s != nil {
-				s.count++
+			if s, ok := open[k]; ok {
+				open[k] = state{s.idx, s.count + 1}
 				out[s.idx].Nested = true
 				continue
 			}
-			open[k] = &state{idx: len(out), count: 1}
-			out = append(out, hold{Key: op.Key, Client: op.Client, Process: op.Process, Acquire: op,
+			open[k] = state{idx: len(out), count: 1}
+			out = append(out, hold{Key: op.Key, Client: op.Client, Process: op.Process, Acquire: acquireOp{op.ID, op.Call},
 				Release: -1, Start: op.Return, End: maxTime, Crash: -1})
 		case model.OpRelease:
-			if s := open[k]; s != nil {
+			if s, ok := open[k]; ok {
 				if s.count--; s.count == 0 {
 					out[s.idx].End, out[s.idx].Release = op.Call, op.ID
 					delete(open, k)
+				} else {
+					open[k] = s
 				}
 			}
 		}
@@ -58,8 +70,19 @@ func holds(t *truth) []hold {
 			h.End, h.Crash, h.Release = t.tr.Events[c].T, c, -1
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	slices.SortStableFunc(out, func(a, b hold) int { return cmp.Compare(a.Start, b.Start) })
 	return out
+}
+
+// acquiredOK counts the acquires that returned OK: at most one hold each.
+func acquiredOK(ops []trace.Op) int {
+	n := 0
+	for i := range ops {
+		if ops[i].Kind == model.OpAcquire && ops[i].Result == model.ResOK {
+			n++
+		}
+	}
+	return n
 }
 
 // overlap is a pair of holds on one key by different clients: Second
@@ -71,17 +94,13 @@ type overlap struct {
 // overlaps finds, for each hold, the earliest other hold that started
 // while it was held. Holds are sorted by start.
 func overlaps(hs []hold) []overlap {
-	byKey := map[string][]int{}
-	var keys []string
-	for i, h := range hs {
-		if byKey[h.Key] == nil {
-			keys = append(keys, h.Key)
-		}
-		byKey[h.Key] = append(byKey[h.Key], i)
-	}
+	byKey := groupBy(len(hs), func(i int) (string, bool) { return hs[i].Key, true })
 	var out []overlap
-	for _, k := range keys {
-		idx := byKey[k]
+	for first, h := range hs {
+		idx := byKey[h.Key]
+		if idx[0] != first {
+			continue // the key's first hold walks them all
+		}
 		for n, i := range idx {
 			a := hs[i]
 			for _, j := range idx[n+1:] {
@@ -96,7 +115,7 @@ func overlaps(hs []hold) []overlap {
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Second.Start < out[j].Second.Start })
+	slices.SortStableFunc(out, func(a, b overlap) int { return cmp.Compare(a.Second.Start, b.Second.Start) })
 	return out
 }
 
@@ -110,18 +129,20 @@ type holdIndex struct {
 }
 
 func indexHolds(hs []hold) holdIndex {
-	ix := holdIndex{hs: hs, byClient: map[string][]int{}, byKey: map[string][]int{}, reach: map[string][]int64{},
-		byOwner: map[[2]string][]int{}}
-	for i, h := range hs {
-		ix.byClient[h.Client] = append(ix.byClient[h.Client], i)
-		ck := [2]string{h.Client, h.Key}
-		ix.byOwner[ck] = append(ix.byOwner[ck], i)
-		r := h.End
-		if rs := ix.reach[h.Key]; len(rs) > 0 {
-			r = max(r, rs[len(rs)-1])
+	ix := holdIndex{hs: hs,
+		byClient: groupBy(len(hs), func(i int) (string, bool) { return hs[i].Client, true }),
+		byKey:    groupBy(len(hs), func(i int) (string, bool) { return hs[i].Key, true }),
+		byOwner:  groupBy(len(hs), func(i int) ([2]string, bool) { return [2]string{hs[i].Client, hs[i].Key}, true }),
+	}
+	ix.reach = make(map[string][]int64, len(ix.byKey))
+	for k, idx := range ix.byKey {
+		rs := make([]int64, len(idx))
+		r := int64(math.MinInt64)
+		for n, i := range idx {
+			r = max(r, hs[i].End)
+			rs[n] = r
 		}
-		ix.byKey[h.Key] = append(ix.byKey[h.Key], i)
-		ix.reach[h.Key] = append(ix.reach[h.Key], r)
+		ix.reach[k] = rs
 	}
 	return ix
 }

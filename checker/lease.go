@@ -1,8 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 
@@ -15,7 +16,7 @@ import (
 // of instantaneous events. A grant lost early (failover, clock jump,
 // restart) stays owed until its lease would have run out or its holder
 // stopped believing in it, whichever is first.
-func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
+func leaseHistory(t *truth, believed map[*grant]*hold) []porcupine.Operation {
 	type item struct {
 		t   int64
 		seq int
@@ -53,7 +54,7 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 			ev(g.End, model.LeaseEnd, g, g.Owner)
 			continue
 		}
-		owed := t.owed(g, h, believed)
+		owed := t.owed(g, *h, believed)
 		if owed <= g.EndT {
 			ev(g.End, model.LeaseEnd, g, g.Owner)
 			continue
@@ -66,15 +67,14 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 	for _, f := range t.foreign {
 		ev(f.Event, model.LeaseRenew, f.G, t.tr.Events[f.Event].Client)
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		if items[i].t != items[j].t {
-			return items[i].t < items[j].t
-		}
-		return items[i].seq < items[j].seq
+	slices.SortStableFunc(items, func(a, b item) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.seq, b.seq))
 	})
 	out := make([]porcupine.Operation, len(items))
+	ins := make([]model.LeaseInput, len(items)) // one allocation, not one an operation
 	for i, it := range items {
-		out[i] = porcupine.Operation{Input: it.in, Output: nil, Call: int64(2 * i), Return: int64(2*i + 1)}
+		ins[i] = it.in
+		out[i] = porcupine.Operation{Input: &ins[i], Output: nil, Call: int64(2 * i), Return: int64(2*i + 1)}
 	}
 	return out
 }
@@ -82,7 +82,7 @@ func leaseHistory(t *truth, believed map[*grant]hold) []porcupine.Operation {
 // leaseViolations explains grants the deployment made while an earlier,
 // believed grant it had lost early was still owed, when no
 // mutual-exclusion violation already covers the pair.
-func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Violation {
+func leaseViolations(t *truth, believed map[*grant]*hold, mv []Violation) []Violation {
 	covered := map[[3]string]bool{}
 	for _, v := range mv {
 		if len(v.Clients) == 2 {
@@ -95,7 +95,7 @@ func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Viola
 		if !ok || (x.EndKind != endLost && x.EndKind != endJump) {
 			continue
 		}
-		owed := t.owed(x, h, believed)
+		owed := t.owed(x, *h, believed)
 		for _, y := range t.grants {
 			if y.Key != x.Key || y.Site != x.Site || y.T < x.EndT || y.T >= owed || y == x {
 				continue
@@ -104,7 +104,7 @@ func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Viola
 				continue
 			}
 			covered[[3]string{x.Key, x.Owner, y.Owner}] = true
-			end := t.ending(x, h, 0)
+			end := t.ending(x, *h, 0)
 			out = append(out, Violation{
 				Property: PropMutex, Cause: end.cause, Key: x.Key, Clients: []string{x.Owner, y.Owner},
 				AtMs: trace.Ms(y.T), Nodes: end.nodes,
@@ -123,7 +123,7 @@ func leaseViolations(t *truth, believed map[*grant]hold, mv []Violation) []Viola
 // believing in it, whichever is first. On a lock of several masters one
 // master's grant is no hold, so a rival's grant there ends the debt on
 // that site when the rival's hold formed only after it.
-func (t *truth) owed(x *grant, h hold, believed map[*grant]hold) int64 {
+func (t *truth) owed(x *grant, h hold, believed map[*grant]*hold) int64 {
 	owed := h.End
 	if x.Deadline > 0 && x.Deadline < owed {
 		owed = x.Deadline

@@ -1,8 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"math/bits"
-	"sort"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -75,16 +76,15 @@ func newSearch(m porcupine.Model, ops []porcupine.Operation) *search {
 		pts = append(pts, point{op.Call, true, i}, point{op.Return, false, i})
 	}
 	// Calls before returns at one instant: intervals are closed.
-	sort.SliceStable(pts, func(i, j int) bool {
-		if pts[i].t != pts[j].t {
-			return pts[i].t < pts[j].t
-		}
-		return pts[i].call && !pts[j].call
+	slices.SortStableFunc(pts, func(a, b point) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), callFirst(a.call, b.call))
 	})
-	head := &node{}
+	nodes := make([]node, 1+len(pts))
+	head := &nodes[0]
 	prev, calls := head, make([]*node, len(ops))
-	for _, p := range pts {
-		n := &node{call: p.call, op: p.op, prev: prev}
+	for i, p := range pts {
+		n := &nodes[1+i]
+		n.call, n.op, n.prev = p.call, p.op, prev
 		if p.call {
 			n.value, calls[p.op] = ops[p.op].Input, n
 		} else {
@@ -177,4 +177,15 @@ func unlift(n *node) {
 	if n.next != nil {
 		n.next.prev = n
 	}
+}
+
+// callFirst orders a call before a return at one instant.
+func callFirst(a, b bool) int {
+	switch {
+	case a && !b:
+		return -1
+	case b && !a:
+		return 1
+	}
+	return 0
 }

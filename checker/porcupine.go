@@ -1,7 +1,8 @@
 package checker
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -53,9 +54,10 @@ func provenWithoutSearch(m porcupine.Model, part []porcupine.Operation) bool {
 // inCallOrder is part sorted by call time (ties in history order), a copy
 // only when part is not sorted already.
 func inCallOrder(part []porcupine.Operation) []porcupine.Operation {
-	if !sort.SliceIsSorted(part, func(i, j int) bool { return part[i].Call < part[j].Call }) {
-		part = append([]porcupine.Operation(nil), part...)
-		sort.SliceStable(part, func(i, j int) bool { return part[i].Call < part[j].Call })
+	byCall := func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) }
+	if !slices.IsSortedFunc(part, byCall) {
+		part = slices.Clone(part)
+		slices.SortStableFunc(part, byCall)
 	}
 	return part
 }

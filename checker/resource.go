@@ -176,7 +176,8 @@ func lateInserts(t *truth) []Violation {
 // retried after a timeout, when both runs wrote (a duplicate row).
 func retriedWrites(t *truth) []Violation {
 	var out []Violation
-	for i, e := range t.tr.Events {
+	for i := range t.tr.Events {
+		e := &t.tr.Events[i]
 		if e.Kind != trace.EvService || len(e.Args) == 0 || isRead(e.Args[0]) || !writeAccepted(e.Reply) {
 			continue
 		}
@@ -306,8 +307,8 @@ func lossCause(e trace.Event) (string, string) {
 func dataLosses(t *truth, kinds ...string) []Violation {
 	span := map[string][2]int64{}
 	var keys []string
-	for _, e := range t.tr.Events {
-		if e.Kind == trace.EvWorkload && e.Key != "" {
+	for i := range t.tr.Events {
+		if e := &t.tr.Events[i]; e.Kind == trace.EvWorkload && e.Key != "" {
 			if _, seen := span[e.Key]; !seen {
 				keys = append(keys, e.Key)
 				span[e.Key] = [2]int64{e.T - 1, e.T}

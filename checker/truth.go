@@ -53,26 +53,27 @@ type foreignRenewal struct {
 // truth indexes the trace's ground truth: what every node did with every
 // lock key, and the events of each client, process and key.
 type truth struct {
-	tr         *trace.Trace
-	lease      time.Duration
-	replicated bool
-	allSites   bool // a hold needs every site (MultiLock), not a majority
-	lockKeys   map[string]bool
-	grants     []*grant
-	bySite     map[[3]string][]*grant // (owner, key, site), in creation order
-	sites      map[string][]string    // lock key -> sites it was granted on, sorted
-	foreign    []foreignRenewal
-	opsBy      map[string][]int // client -> op indexes, in invocation order
-	byClient   map[string][]int // events naming a client
-	byParty    map[string][]int // events by party (processes, nodes)
-	crashAt    map[string]int   // process -> its crash event
-	lastJump   map[string]int
-	live       map[siteKey][]*grant
-	held       map[int]map[string]*grant // holdGrants by the hold's acquire
-	lostKeys   map[string][]int          // any key -> events that lost it (Change=lost)
-	promotes   []int                     // promotions (EvPromote without a key)
-	partitions []int                     // partitions and delays of links
-	units      scriptUnits
+	tr          *trace.Trace
+	lease       time.Duration
+	replicated  bool
+	allSites    bool // a hold needs every site (MultiLock), not a majority
+	lockKeys    map[string]bool
+	lockKeyList []string // lockKeys' keys, for the few a run has
+	grants      []*grant
+	bySite      map[[3]string][]*grant // (owner, key, site), in creation order; made after the grants
+	sites       map[string][]string    // lock key -> sites it was granted on, sorted
+	foreign     []foreignRenewal
+	opsBy       map[string][]int // client -> op indexes, in invocation order
+	byClient    map[string][]int // events naming a client
+	byParty     map[string][]int // events by party (processes, nodes): parties() makes it
+	crashAt     map[string]int   // process -> its crash event
+	lastJump    map[string]int
+	live        map[siteKey][]*grant
+	held        map[int]siteGrants // holdGrants by the hold's acquire
+	lostKeys    map[string][]int   // any key -> events that lost it (Change=lost)
+	promotes    []int              // promotions (EvPromote without a key)
+	partitions  []int              // partitions and delays of links
+	units       scriptUnits
 }
 
 type siteKey struct{ site, key string }
@@ -80,39 +81,40 @@ type siteKey struct{ site, key string }
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
-		lockKeys: map[string]bool{}, bySite: map[[3]string][]*grant{}, sites: map[string][]string{},
-		opsBy: map[string][]int{}, byClient: map[string][]int{}, byParty: map[string][]int{},
-		crashAt: map[string]int{}, lastJump: map[string]int{}, live: map[siteKey][]*grant{},
-		held: map[int]map[string]*grant{}, lostKeys: map[string][]int{}, units: scriptUnits{scripts: tr.Scripts},
+		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16), sites: map[string][]string{},
+		live: map[siteKey][]*grant{}, held: map[int]siteGrants{}, units: scriptUnits{scripts: tr.Scripts},
 	}
-	for i, op := range tr.Ops {
-		t.opsBy[op.Client] = append(t.opsBy[op.Client], i)
+	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
+	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
+	for _, op := range tr.Ops {
 		switch op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
-			t.lockKeys[op.Key] = true
+			if !t.lockKeys[op.Key] {
+				t.lockKeys[op.Key] = true
+				t.lockKeyList = append(t.lockKeyList, op.Key)
+			}
 		}
 	}
-	for _, e := range tr.Events {
-		switch e.Kind {
+	for i := range tr.Events {
+		switch tr.Events[i].Kind {
 		case trace.EvReplicate, trace.EvPromote, trace.EvDemote, trace.EvMasterDown:
 			t.replicated = true
 		}
 	}
-	siteSet := map[string]map[string]bool{}
-	for i, e := range tr.Events {
-		if e.Client != "" {
-			t.byClient[e.Client] = append(t.byClient[e.Client], i)
-		}
-		t.byParty[e.Party] = append(t.byParty[e.Party], i)
+	for i := range tr.Events {
+		e := &tr.Events[i]
 		switch e.Kind {
 		case trace.EvCrash:
 			if _, ok := t.crashAt[e.Party]; !ok {
-				t.crashAt[e.Party] = i
+				t.crashAt = setIndex(t.crashAt, e.Party, i)
 			}
 		case trace.EvClockJump:
-			t.lastJump[e.Party] = i
+			t.lastJump = setIndex(t.lastJump, e.Party, i)
 		}
 		if e.Change == trace.KeyLost {
+			if t.lostKeys == nil {
+				t.lostKeys = map[string][]int{}
+			}
 			t.lostKeys[e.Key] = append(t.lostKeys[e.Key], i)
 		}
 		if e.Kind == trace.EvPartition {
@@ -121,20 +123,35 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		if e.Kind == trace.EvPromote && e.Key == "" {
 			t.promotes = append(t.promotes, i)
 		}
-		if g := t.apply(i, e); g != nil {
-			if siteSet[g.Key] == nil {
-				siteSet[g.Key] = map[string]bool{}
-			}
-			siteSet[g.Key][g.Site] = true
+		t.apply(i, e)
+	}
+	t.bySite = grantsBy(t.grants)
+	for _, g := range t.grants {
+		if !slices.Contains(t.sites[g.Key], g.Site) {
+			t.sites[g.Key] = append(t.sites[g.Key], g.Site)
 		}
 	}
-	for k, set := range siteSet {
-		for s := range set {
-			t.sites[k] = append(t.sites[k], s)
-		}
-		sort.Strings(t.sites[k])
+	for _, ss := range t.sites {
+		sort.Strings(ss)
 	}
 	return t
+}
+
+// setIndex sets m[k], making m on its first entry (most runs have none).
+func setIndex(m map[string]int, k string, i int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[k] = i
+	return m
+}
+
+// isLockKey is lockKeys[key], without hashing for a run's few keys.
+func (t *truth) isLockKey(key string) bool {
+	if len(t.lockKeyList) > 8 {
+		return t.lockKeys[key]
+	}
+	return slices.Contains(t.lockKeyList, key)
 }
 
 func (t *truth) site(node string) string {
@@ -145,7 +162,7 @@ func (t *truth) site(node string) string {
 }
 
 // apply updates the grants with event i; it returns a grant it created.
-func (t *truth) apply(i int, e trace.Event) *grant {
+func (t *truth) apply(i int, e *trace.Event) *grant {
 	if e.Kind == trace.EvPromote && e.Key == "" {
 		// The keys of the replaced master now live on the promoted node;
 		// keys on another node (an old master still up: split brain) stay.
@@ -159,7 +176,7 @@ func (t *truth) apply(i int, e trace.Event) *grant {
 		}
 		return nil
 	}
-	if !t.lockKeys[e.Key] {
+	if !t.isLockKey(e.Key) {
 		return nil
 	}
 	sk := siteKey{t.site(e.Party), e.Key}
@@ -212,7 +229,7 @@ func (t *truth) jumpShortened(j trace.Event, g *grant, at int64) bool {
 // applyCommand updates the grants with a client's command: a key it
 // created or overwrote (a takeover when another process owned it) is
 // granted to it; one it deleted ends; a TTL it set renews the grant.
-func (t *truth) applyCommand(i int, e trace.Event, sk siteKey) *grant {
+func (t *truth) applyCommand(i int, e *trace.Event, sk siteKey) *grant {
 	switch e.Change {
 	case trace.KeyCreated:
 		return t.grant(i, e, sk)
@@ -246,14 +263,14 @@ func (t *truth) applyCommand(i int, e trace.Event, sk siteKey) *grant {
 			continue
 		}
 		own := model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
-		if ttl, ok := commandTTL(e, &t.units); ok && (own || !isScript(e)) {
+		if ttl, ok := commandTTL(*e, &t.units); ok && (own || !isScript(*e)) {
 			g.Deadline = e.T + int64(ttl)
 			g.TTLBy = i
 			if own {
 				g.Renewals = append(g.Renewals, i)
 			}
 		}
-		if !own && isExpireCommand(e) {
+		if !own && isExpireCommand(*e) {
 			t.foreign = append(t.foreign, foreignRenewal{Event: i, G: g})
 		}
 	}
@@ -261,10 +278,10 @@ func (t *truth) applyCommand(i int, e trace.Event, sk siteKey) *grant {
 }
 
 // grant records that event i made its client owner of a key.
-func (t *truth) grant(i int, e trace.Event, sk siteKey) *grant {
+func (t *truth) grant(i int, e *trace.Event, sk siteKey) *grant {
 	g := &grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
-	if ttl, ok := commandTTL(e, &t.units); ok {
+	if ttl, ok := commandTTL(*e, &t.units); ok {
 		g.Deadline = e.T + int64(ttl)
 	} else if t.lease > 0 {
 		g.Deadline = e.T + int64(t.lease)
@@ -276,16 +293,30 @@ func (t *truth) grant(i int, e trace.Event, sk siteKey) *grant {
 func (t *truth) add(sk siteKey, g *grant) *grant {
 	t.live[sk] = append(t.live[sk], g)
 	t.grants = append(t.grants, g)
-	bk := [3]string{g.Owner, g.Key, g.Site}
-	t.bySite[bk] = append(t.bySite[bk], g)
 	return g
+}
+
+// grantsBy groups gs by owner, key and site, each in creation order, in
+// one backing array.
+func grantsBy(gs []*grant) map[[3]string][]*grant {
+	idx := groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })
+	backing := make([]*grant, 0, len(gs))
+	out := make(map[[3]string][]*grant, len(idx))
+	for k, is := range idx {
+		start := len(backing)
+		for _, i := range is {
+			backing = append(backing, gs[i])
+		}
+		out[k] = backing[start:len(backing):len(backing)]
+	}
+	return out
 }
 
 // revive gives a key a promoted replica brought back (its deletion on the
 // old master, or a rival's newer key there, had not replicated) to the
 // owner of the grant that wrote its value: a key held for nobody who
 // believes in it until its owner counts on it again, or it ends.
-func (t *truth) revive(i int, e trace.Event, sk siteKey) *grant {
+func (t *truth) revive(i int, e *trace.Event, sk siteKey) *grant {
 	var last, wrote *grant
 	for _, g := range t.grants {
 		if g.Key == e.Key && g.Site == sk.site && g.End >= 0 {
@@ -310,7 +341,13 @@ func (t *truth) end(sk siteKey, g *grant, i int, kind string) {
 	gs := t.live[sk]
 	for j, x := range gs {
 		if x == g {
-			t.live[sk] = append(gs[:j:j], gs[j+1:]...)
+			// A copy: callers range over the slice as it was. A key's last
+			// grant leaves the array to the next, once no caller reads it.
+			if len(gs) == 1 {
+				t.live[sk] = gs[:0]
+			} else {
+				t.live[sk] = append(gs[:j:j], gs[j+1:]...)
+			}
 			break
 		}
 	}
@@ -334,9 +371,18 @@ func (t *truth) clientEvents(client string, from, to int64) []int {
 	return window(t.tr, t.byClient[client], from, to)
 }
 
+// parties indexes the events by party on first use: explanations read
+// it, most runs need none.
+func (t *truth) parties() map[string][]int {
+	if t.byParty == nil {
+		t.byParty = groupBy(len(t.tr.Events), func(i int) (string, bool) { return t.tr.Events[i].Party, true })
+	}
+	return t.byParty
+}
+
 // partyEvents returns the events by party in [from, to].
 func (t *truth) partyEvents(party string, from, to int64) []int {
-	return window(t.tr, t.byParty[party], from, to)
+	return window(t.tr, t.parties()[party], from, to)
 }
 
 func window(tr *trace.Trace, idx []int, from, to int64) []int {
@@ -351,7 +397,7 @@ func window(tr *trace.Trace, idx []int, from, to int64) []int {
 // holdGrants lists, by site, the grants a hold counted on: those its
 // acquire created; failing that, the holder's grants still live when the
 // acquire began (a reentry, or an earlier acquire whose reply was lost).
-func (t *truth) holdGrants(h hold) map[string]*grant {
+func (t *truth) holdGrants(h hold) siteGrants {
 	if gs, ok := t.held[h.Acquire.ID]; ok {
 		return gs
 	}
@@ -360,23 +406,23 @@ func (t *truth) holdGrants(h hold) map[string]*grant {
 	return gs
 }
 
-func (t *truth) countedOn(h hold) map[string]*grant {
+func (t *truth) countedOn(h hold) siteGrants {
 	if gs := t.countedOnOwner(h, h.Client); len(gs) > 0 {
 		return gs
 	}
 	// A lock whose token names the process (Spring's clientId) lets a
 	// thread count on a key another thread of its process wrote: the
 	// latest such grant's owner is the one it shares.
-	var best map[string]*grant
+	var best siteGrants
 	var at int64 = -1
 	for _, owner := range t.owners() {
 		if owner == h.Client || model.ProcessOf(owner) != h.Process {
 			continue
 		}
 		gs := t.countedOnOwner(h, owner)
-		for _, g := range gs {
-			if g.T > at {
-				best, at = gs, g.T
+		for _, sg := range gs {
+			if sg.g.T > at {
+				best, at = gs, sg.g.T
 			}
 		}
 	}
@@ -412,8 +458,8 @@ func (t *truth) owners() []string {
 
 // countedOnOwner is the grants of owner's on h's key that h counted on:
 // those made during its acquire, else those live when it began.
-func (t *truth) countedOnOwner(h hold, owner string) map[string]*grant {
-	made, adopted := map[string]*grant{}, map[string]*grant{}
+func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
+	var made, adopted siteGrants
 	for _, s := range t.sites[h.Key] {
 		gs := t.bySite[[3]string{owner, h.Key, s}]
 		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
@@ -423,15 +469,34 @@ func (t *truth) countedOnOwner(h hold, owner string) map[string]*grant {
 		g := gs[n-1]
 		switch {
 		case g.T >= h.Acquire.Call:
-			made[s] = g
+			made = append(made, siteGrant{s, g})
 		case g.EndT >= h.Acquire.Call, t.servedByDeposed(h, g):
-			adopted[s] = g
+			adopted = append(adopted, siteGrant{s, g})
 		}
 	}
 	if len(made) > 0 {
 		return made
 	}
 	return adopted
+}
+
+// siteGrants is a hold's grants, one a site, in the order of the key's
+// sites (sorted): a run's lock has one site, or a few.
+type siteGrants []siteGrant
+
+type siteGrant struct {
+	site string
+	g    *grant
+}
+
+// get is the grant at site, nil if none.
+func (gs siteGrants) get(site string) *grant {
+	for _, sg := range gs {
+		if sg.site == site {
+			return sg.g
+		}
+	}
+	return nil
 }
 
 // liveAt counts the sites where client's latest grant on key was live at.

@@ -3,6 +3,7 @@ package checker
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/locksim/locksim/sim/trace"
@@ -111,17 +112,44 @@ func (s *scriptUnits) unit(name string) time.Duration {
 	if ok {
 		return u
 	}
-	body := strings.ToLower(s.scripts[strings.TrimPrefix(name, "sha1:")])
-	switch {
-	case strings.Contains(body, "pexpire"), strings.Contains(body, "'px'"), strings.Contains(body, `"px"`):
-		u = time.Millisecond
-	case strings.Contains(body, "expire"), strings.Contains(body, "'ex'"), strings.Contains(body, `"ex"`):
-		u = time.Second
-	}
+	u = bodyUnit(s.scripts[strings.TrimPrefix(name, "sha1:")])
 	if s.units == nil {
 		s.units = map[string]time.Duration{}
 	}
 	s.units[name] = u
+	return u
+}
+
+// bodyUnits remembers the unit of the first script bodies a process
+// meets (a catalog's runs share a few), so that a check need not read
+// them again.
+var bodyUnits = struct {
+	sync.RWMutex
+	m map[string]time.Duration
+}{m: map[string]time.Duration{}}
+
+const bodyUnitsMax = 256
+
+// bodyUnit is a script's TTL unit, read from its text.
+func bodyUnit(body string) time.Duration {
+	bodyUnits.RLock()
+	u, ok := bodyUnits.m[body]
+	bodyUnits.RUnlock()
+	if ok {
+		return u
+	}
+	lower := strings.ToLower(body)
+	switch {
+	case strings.Contains(lower, "pexpire"), strings.Contains(lower, "'px'"), strings.Contains(lower, `"px"`):
+		u = time.Millisecond
+	case strings.Contains(lower, "expire"), strings.Contains(lower, "'ex'"), strings.Contains(lower, `"ex"`):
+		u = time.Second
+	}
+	bodyUnits.Lock()
+	if len(bodyUnits.m) < bodyUnitsMax {
+		bodyUnits.m[body] = u
+	}
+	bodyUnits.Unlock()
 	return u
 }
 

@@ -77,7 +77,7 @@ func TestCrashGivesFreshIdentity(t *testing.T) {
 	ids := map[int]bool{}
 	crashed := false
 	for _, op := range lock {
-		in := op.Input.(model.LockInput)
+		in, _ := model.AsLockInput(op.Input)
 		crashed = crashed || (in.Crash && in.Owner == "c1/t1" && op.Call == sec(2))
 		ids[op.ClientId] = true
 	}

@@ -1,7 +1,8 @@
 package checker
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 
@@ -30,7 +31,7 @@ func witnessOK(m porcupine.Model, part []porcupine.Operation) bool {
 }
 
 func releaseAtCall(op porcupine.Operation) int64 {
-	if in, ok := op.Input.(model.LockInput); ok && !in.Acquire && !in.Renew && !in.Crash {
+	if in, ok := model.AsLockInput(op.Input); ok && !in.Acquire && !in.Renew && !in.Crash {
 		return op.Call
 	}
 	return op.Return
@@ -46,7 +47,7 @@ func acceptsInOrder(m porcupine.Model, part []porcupine.Operation, at func(porcu
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(i, j int) bool { return at(part[order[i]]) < at(part[order[j]]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(at(part[a]), at(part[b])) })
 	state := m.Init()
 	for _, i := range order {
 		var ok bool

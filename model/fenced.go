@@ -14,7 +14,7 @@ type WriteInput struct {
 	Token int64
 }
 
-func (in WriteInput) partitionKey() string { return in.Key }
+func (in WriteInput) partitionKey() partKey { return partKey{in.Key} }
 
 // WriteOutput says whether the storage accepted the write.
 type WriteOutput struct {
@@ -26,7 +26,7 @@ type WriteOutput struct {
 // not lower than the highest it accepted before, and rejects the others.
 // The state is that highest token. Partitioned by key.
 func FencedRegister() porcupine.Model {
-	return (&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{int64(math.MinInt64)} },
 		Step: func(state, input, output any) []any {
@@ -36,13 +36,13 @@ func FencedRegister() porcupine.Model {
 			fresh := in.Token >= hi
 			switch {
 			case out.Unknown && fresh:
-				return []any{hi, in.Token}
+				return []any{state, in.Token}
 			case out.Unknown:
-				return []any{hi}
+				return []any{state}
 			case out.Accepted && fresh:
 				return []any{in.Token}
 			case !out.Accepted && !fresh:
-				return []any{hi}
+				return []any{state}
 			}
 			return nil
 		},
@@ -64,5 +64,5 @@ func FencedRegister() porcupine.Model {
 			}
 			return fmt.Sprintf("highest token %d", state.(int64))
 		},
-	}).ToModel()
+	}))
 }

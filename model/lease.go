@@ -27,7 +27,16 @@ type LeaseInput struct {
 	Owner string
 }
 
-func (in LeaseInput) partitionKey() string { return in.Site + "\x00" + in.Key }
+func (in LeaseInput) partitionKey() partKey { return partKey{in.Site, in.Key} }
+
+// leaseInput reads an operation's LeaseInput, held as a value or, sparing
+// the checker an allocation per operation, as a pointer.
+func leaseInput(input any) LeaseInput {
+	if p, ok := input.(*LeaseInput); ok {
+		return *p
+	}
+	return input.(LeaseInput)
+}
 
 // Lease is the state of one key at one site: who the deployment granted
 // it to, and whether the key has vanished while that grant still runs.
@@ -42,16 +51,16 @@ type Lease struct {
 // owner's process may renew. Inputs are events, not client calls: the
 // output is ignored. Partitioned by site and key.
 func LeaseMutex() porcupine.Model {
-	return porcupine.Model{
+	return constInit(porcupine.Model{
 		Partition: partitionByKey,
 		Init:      func() any { return Lease{} },
 		Step: func(state, input, _ any) (bool, any) {
 			s := state.(Lease)
-			in := input.(LeaseInput)
+			in := leaseInput(input)
 			switch in.Kind {
 			case LeaseGrant:
 				if s.Owner != "" {
-					return false, s
+					return false, state
 				}
 				return true, Lease{Owner: in.Owner}
 			case LeaseEnd:
@@ -68,14 +77,14 @@ func LeaseMutex() porcupine.Model {
 				}
 			case LeaseRenew:
 				if s.Owner != "" && !sameHolder(s.Owner, in.Owner) {
-					return false, s
+					return false, state
 				}
 			}
-			return true, s
+			return true, state
 		},
 		Equal: func(a, b any) bool { return a.(Lease) == b.(Lease) },
 		DescribeOperation: func(input, _ any) string {
-			in := input.(LeaseInput)
+			in := leaseInput(input)
 			return leaseVerbs[in.Kind] + "(" + in.Owner + ")"
 		},
 		DescribeState: func(state any) string {
@@ -88,5 +97,5 @@ func LeaseMutex() porcupine.Model {
 			}
 			return "granted to " + s.Owner
 		},
-	}
+	})
 }

@@ -19,7 +19,28 @@ type LockInput struct {
 	Owner   string
 }
 
-func (in LockInput) partitionKey() string { return in.Key }
+func (in LockInput) partitionKey() partKey { return partKey{in.Key} }
+
+// lockInput reads an operation's LockInput, held as a value or, sparing
+// the checker an allocation per operation, as a pointer.
+func lockInput(input any) LockInput {
+	if p, ok := input.(*LockInput); ok {
+		return *p
+	}
+	return input.(LockInput)
+}
+
+// AsLockInput is an operation's LockInput, value or pointer; ok is false
+// for an input of another model.
+func AsLockInput(input any) (in LockInput, ok bool) {
+	switch v := input.(type) {
+	case LockInput:
+		return v, true
+	case *LockInput:
+		return *v, true
+	}
+	return LockInput{}, false
+}
 
 // LockOutput is what the client saw. Unknown marks an operation whose
 // outcome the client never learned (lost reply, crash): it may or may not
@@ -36,12 +57,12 @@ type LockOutput struct {
 // stops believing it holds the lock. A foreign renewal is illegal (see
 // foreignRenewal). Partitioned by key.
 func Mutex() porcupine.Model {
-	return (&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{""} },
 		Step: func(state, input, output any) []any {
 			owner := state.(string)
-			in := input.(LockInput)
+			in := lockInput(input)
 			out := output.(LockOutput)
 			switch {
 			case in.Acquire:
@@ -50,18 +71,18 @@ func Mutex() porcupine.Model {
 					if owner == "" {
 						return []any{"", in.Owner}
 					}
-					return []any{owner}
+					return []any{state}
 				case out.OK && owner == "":
 					return []any{in.Owner}
 				case !out.OK:
-					return []any{owner}
+					return []any{state}
 				}
 				return nil
 			case in.Renew:
 				if foreignRenewal(owner, in, out) {
 					return nil
 				}
-				return []any{owner}
+				return []any{state}
 			}
 			if owner == in.Owner {
 				return []any{""}
@@ -76,11 +97,11 @@ func Mutex() porcupine.Model {
 			}
 			return "held by " + state.(string)
 		},
-	}).ToModel()
+	}))
 }
 
 func describeLock(input, output any) string {
-	in, out := input.(LockInput), output.(LockOutput)
+	in, out := lockInput(input), output.(LockOutput)
 	verb := "release"
 	switch {
 	case in.Acquire:

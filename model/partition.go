@@ -7,21 +7,28 @@ import (
 )
 
 // keyed is implemented by every input type: the key its model partitions on.
-type keyed interface{ partitionKey() string }
+type keyed interface{ partitionKey() partKey }
+
+// partKey is a key, or a site and a key (LeaseInput), compared as they
+// are: no string is built to partition.
+type partKey [2]string
 
 func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
-	return partition(history, func(in any) string {
+	return partition(history, func(in any) partKey {
 		if k, ok := in.(keyed); ok {
 			return k.partitionKey()
 		}
-		return ""
+		return partKey{}
 	})
 }
 
 // partition splits a history by key, in first-seen order. The parts
 // share one backing array, cut to size.
-func partition(history []porcupine.Operation, key func(any) string) [][]porcupine.Operation {
-	idx := map[string]int{}
+func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupine.Operation {
+	if len(history) > 0 && oneKey(history, key) {
+		return [][]porcupine.Operation{history}
+	}
+	idx := map[partKey]int{}
 	of := make([]int, len(history)) // the part of each operation
 	var sizes []int
 	for j, op := range history {
@@ -46,6 +53,17 @@ func partition(history []porcupine.Operation, key func(any) string) [][]porcupin
 		out[of[j]] = append(out[of[j]], op)
 	}
 	return out
+}
+
+// oneKey reports a history whose operations all have one key: it is its
+// own only part, as it is.
+func oneKey(history []porcupine.Operation, key func(any) partKey) bool {
+	for i := 1; i < len(history); i++ {
+		if key(history[i].Input) != key(history[0].Input) {
+			return false
+		}
+	}
+	return true
 }
 
 // ProcessOf is the process part of a client name ("c1/t1" -> "c1").

@@ -18,21 +18,21 @@ type Reentrant struct {
 // free when the count reaches zero. A crash frees it at once. Inputs and
 // outputs as Mutex; partitioned by key.
 func ReentrantMutex() porcupine.Model {
-	return (&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{Reentrant{}} },
 		Step: func(state, input, output any) []any {
 			s := state.(Reentrant)
-			in := input.(LockInput)
+			in := lockInput(input)
 			out := output.(LockOutput)
 			switch {
 			case in.Acquire:
 				next, legal := reacquire(s, in.Owner)
 				switch {
 				case out.Unknown && legal:
-					return []any{s, next}
+					return []any{state, next}
 				case out.Unknown || !out.OK:
-					return []any{s}
+					return []any{state}
 				case legal:
 					return []any{next}
 				}
@@ -41,7 +41,7 @@ func ReentrantMutex() porcupine.Model {
 				if foreignRenewal(s.Owner, in, out) {
 					return nil
 				}
-				return []any{s}
+				return []any{state}
 			case in.Crash:
 				if s.Owner == in.Owner {
 					return []any{Reentrant{}}
@@ -65,7 +65,7 @@ func ReentrantMutex() porcupine.Model {
 			}
 			return fmt.Sprintf("held by %s (count %d)", s.Owner, s.Count)
 		},
-	}).ToModel()
+	}))
 }
 
 func reacquire(s Reentrant, owner string) (Reentrant, bool) {

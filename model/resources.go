@@ -10,7 +10,7 @@ import (
 // absent, as one critical section.
 type InsertInput struct{ Name string }
 
-func (in InsertInput) partitionKey() string { return in.Name }
+func (in InsertInput) partitionKey() partKey { return partKey{in.Name} }
 
 // InsertOutput says whether the row was inserted or found existing.
 type InsertOutput struct {
@@ -22,7 +22,7 @@ type InsertOutput struct {
 // succeeds only if the name is absent. Partitioned by name, so the state
 // is whether the name is present.
 func UniqueSet() porcupine.Model {
-	return (&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{false} },
 		Step: func(state, input, output any) []any {
@@ -56,7 +56,7 @@ func UniqueSet() porcupine.Model {
 			}
 			return "absent"
 		},
-	}).ToModel()
+	}))
 }
 
 // BuyInput is one stock purchase on Key: read the stock and, if positive,
@@ -66,7 +66,7 @@ type BuyInput struct {
 	Initial int // the stock before any purchase
 }
 
-func (in BuyInput) partitionKey() string { return in.Key }
+func (in BuyInput) partitionKey() partKey { return partKey{in.Key} }
 
 // BuyOutput is the stock the buyer read and whether it sold.
 type BuyOutput struct {
@@ -79,7 +79,7 @@ type BuyOutput struct {
 // initial units and only decrements when positive: each purchase must read
 // exactly the current stock. Partitioned by key; the state is the stock.
 func StockCounterFrom(initial int) porcupine.Model {
-	return (&porcupine.NondeterministicModel{
+	return constInit(powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{initial} },
 		Step:      stockStep,
@@ -95,7 +95,7 @@ func StockCounterFrom(initial int) porcupine.Model {
 			return fmt.Sprintf("buy -> sold out (read %d)", out.Read)
 		},
 		DescribeState: func(state any) string { return fmt.Sprintf("stock %d", state.(int)) },
-	}).ToModel()
+	}))
 }
 
 func stockStep(state, input, output any) []any {

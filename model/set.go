@@ -15,7 +15,7 @@ type SetInput struct {
 	Elem string
 }
 
-func (in SetInput) partitionKey() string { return in.Key }
+func (in SetInput) partitionKey() partKey { return partKey{in.Key} }
 
 // SetOutput is an add's acknowledgement or a read's content: the sorted,
 // comma-separated set.

@@ -35,7 +35,7 @@ type Call struct {
 	Key, Op, Arg string
 }
 
-func (c Call) partitionKey() string { return c.Key }
+func (c Call) partitionKey() partKey { return partKey{c.Key} }
 
 // Outcome is what the operation returned: porcupine's output.
 type Outcome struct {
@@ -91,7 +91,7 @@ func (s Spec) Model() porcupine.Model {
 	if describe == nil {
 		describe = func(st any) string { return fmt.Sprint(st) }
 	}
-	return (&porcupine.NondeterministicModel{
+	return powerset(&porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{s.Init()} },
 		Step: func(state, input, output any) []any {
@@ -117,5 +117,5 @@ func (s Spec) Model() porcupine.Model {
 			return fmt.Sprintf("%s(%s) -> %s", in.Op, in.Arg, res)
 		},
 		DescribeState: describe,
-	}).ToModel()
+	})
 }
