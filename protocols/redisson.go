@@ -146,7 +146,6 @@ type rlock struct {
 	c       *rclient
 	cFor    *sim.Process
 	lnFor   *sim.Thread
-	lnOf    *rclient
 	lnCache string
 }
 
@@ -173,8 +172,8 @@ func (l *rlock) channel() string { return prefixName("redisson_lock__channel", l
 
 // lockName is getLockName(threadId): <client id>:<thread>.
 func (l *rlock) lockName(t *sim.Thread) string {
-	if c := l.client(t); l.lnFor != t || l.lnOf != c {
-		l.lnCache, l.lnFor, l.lnOf = c.id+":"+t.Name, t, c
+	if l.lnFor != t { // a thread's process, so its client, never changes
+		l.lnCache, l.lnFor = l.client(t).id+":"+t.Name, t
 	}
 	return l.lnCache
 }

@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"hash/maphash"
 	"strings"
 	"unsafe"
+
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // argTable holds recently traced argument lists, so that a command sent
@@ -64,8 +64,7 @@ func (w *World) scriptName(body string) string {
 	}
 	name, ok := w.scriptNames[body]
 	if !ok {
-		sum := sha1.Sum([]byte(body))
-		sha := hex.EncodeToString(sum[:])
+		sha := luafast.SHA1(body)
 		w.rec.trace.Scripts[sha] = body
 		name = "sha1:" + sha
 		w.scriptNames[body] = name

@@ -18,11 +18,14 @@ type coro struct {
 
 // shared holds idle coroutines between runs, when sharing is on.
 var shared struct {
-	on    atomic.Bool
-	mu    sync.Mutex
-	idle  []*coro
-	limit int
+	on   atomic.Bool
+	mu   sync.Mutex
+	idle []*coro
 }
+
+// sharedCoros bounds the shared pool; a run that ends with more idle
+// coroutines ends the rest.
+const sharedCoros = 1024
 
 // ShareCoroutines lets every later run take its threads' coroutines from
 // a process-wide pool, and give them back when it ends: a new coroutine
@@ -38,7 +41,6 @@ func shareCoroutines(on bool) {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	shared.on.Store(on)
-	shared.limit = 1024
 	if !on {
 		for _, c := range shared.idle {
 			c.stop()
@@ -129,7 +131,7 @@ func (w *World) endCoros() {
 	w.idle = nil
 	if shared.on.Load() {
 		shared.mu.Lock()
-		keep := min(len(idle), shared.limit-len(shared.idle))
+		keep := min(len(idle), sharedCoros-len(shared.idle))
 		shared.idle = append(shared.idle, idle[:keep]...)
 		idle = idle[keep:]
 		shared.mu.Unlock()

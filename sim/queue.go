@@ -79,8 +79,6 @@ type queued struct {
 
 func (q eventQueue) Len() int { return len(q) }
 
-func before(a, b *event) bool { return earlier(queued{a.at, a.seq, a}, queued{b.at, b.seq, b}) }
-
 func earlier(a, b queued) bool {
 	if a.at != b.at {
 		return a.at < b.at

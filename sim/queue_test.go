@@ -44,3 +44,6 @@ func TestEventQueueOrder(t *testing.T) {
 		}
 	}
 }
+
+// before is the queue's order on two events.
+func before(a, b *event) bool { return earlier(queued{a.at, a.seq, a}, queued{b.at, b.seq, b}) }

@@ -3,11 +3,11 @@ package sim
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
-	"encoding/hex"
 	"strings"
 
 	"github.com/alicebob/miniredis/v2/server"
+
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // scriptSync keeps a node's two script caches in step, so that the node
@@ -116,8 +116,7 @@ func (n *Node) afterExec(c *server.Peer, exec bool) {
 
 // exists asks the engine (or miniredis) whether body is cached.
 func (s *scriptSync) exists(n *Node, engine bool, body string) bool {
-	sum := sha1.Sum([]byte(body))
-	args := []string{"SCRIPT", "EXISTS", hex.EncodeToString(sum[:])}
+	args := []string{"SCRIPT", "EXISTS", luafast.SHA1(body)}
 	s.out.Reset()
 	if engine {
 		n.lua.Handle(s.peer, args[0], args[1:])

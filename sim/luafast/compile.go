@@ -31,6 +31,15 @@ func newScript(src string) *script {
 	return &script{src: src, sha: sha1Hex(src)}
 }
 
+// SHA1 is a script body's name for EVALSHA and SCRIPT EXISTS (lower-case
+// hex), from the compile cache when the body was compiled before.
+func SHA1(src string) string {
+	if c, ok := protos.Load(src); ok {
+		return c.(*compiled).sha
+	}
+	return sha1Hex(src)
+}
+
 func sha1Hex(src string) string {
 	h := sha1.Sum([]byte(src))
 	return hex.EncodeToString(h[:])
