@@ -10,12 +10,13 @@ import (
 )
 
 // A long run's events come back from the recorder exactly as recorded,
-// whether they stayed in the first block or were packed.
+// whether they stayed in the first block or were packed, even if time
+// went back between two events.
 func TestRecorderReturnsPackedEventsAsRecorded(t *testing.T) {
 	w := New(Config{})
 	var want []trace.Event
 	for i := range 3*eventBlock + 17 {
-		w.now = time.Duration(i) * time.Millisecond
+		w.now = time.Duration(i*7919%1000) * time.Millisecond
 		e := trace.Command("redis", "c"+strconv.Itoa(i%5)+"/t1", "k"+strconv.Itoa(i%3),
 			[]string{"SET", "k", strconv.Itoa(i)}, strconv.Itoa(i%4), []string{"", trace.KeyCreated, trace.KeyDeleted}[i%3])
 		switch i % 4 {

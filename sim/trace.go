@@ -10,18 +10,18 @@ import (
 type recorder struct {
 	w     *World
 	trace trace.Trace
-	last  int64           // time of the last recorded event or operation
-	first []trace.Event   // the first eventBlock events, as they are
-	done  [][]packedEvent // later events in full blocks, in order
-	cur   []packedEvent   // the block being filled
-	strs  stringTable     // every string the packed events hold
+	last  int64         // time of the last recorded event or operation
+	first []trace.Event // the first eventBlock events, as they are
+	done  [][]byte      // later events packed by rest, in full chunks, in order
+	cur   []byte        // the chunk being filled
+	rest  eventStream   // what the packed events refer to
 }
 
-// eventBlock is how many events a block holds: blocks are never copied
-// as they fill, unlike one growing slice of large structs. A short run's
-// events stay in their first block; a long run's later events are packed
-// (packedEvent), which halves what they take until the run ends.
-const eventBlock = 256
+// eventBlock is how many events stay as they are: a short run's events
+// are returned without a copy; a long run's later events are packed
+// (eventStream), a dozen bytes each until the run ends. A variable so
+// that tests can pack a short run.
+var eventBlock = 256
 
 func (r *recorder) event(e trace.Event) {
 	e.T = int64(r.w.now)
@@ -33,13 +33,13 @@ func (r *recorder) event(e trace.Event) {
 		r.first = append(r.first, e)
 		return
 	}
-	if len(r.cur) == cap(r.cur) {
+	if cap(r.cur)-len(r.cur) < maxPackedEvent {
 		if r.cur != nil {
 			r.done = append(r.done, r.cur)
 		}
-		r.cur = make([]packedEvent, 0, eventBlock)
+		r.cur = nextChunk(cap(r.cur))
 	}
-	r.cur = append(r.cur, r.strs.pack(e))
+	r.cur = r.rest.add(r.cur, e)
 }
 
 // events returns every event recorded so far in one slice: the first
@@ -48,12 +48,13 @@ func (r *recorder) events() []trace.Event {
 	if r.cur == nil {
 		return r.first[:len(r.first):len(r.first)]
 	}
-	out := make([]trace.Event, 0, (len(r.done)+1)*eventBlock+len(r.cur))
+	out := make([]trace.Event, 0, len(r.first)+r.rest.n)
 	out = append(out, r.first...)
-	for _, b := range r.done {
-		out = r.strs.unpack(out, b)
+	d := r.rest.reader()
+	for _, c := range r.done {
+		out = d.chunk(out, c)
 	}
-	return r.strs.unpack(out, r.cur)
+	return d.chunk(out, r.cur)
 }
 
 // collectLarge collects a large finished run once its queue is dropped
@@ -63,7 +64,7 @@ func (r *recorder) events() []trace.Event {
 // stay resident beside it), and the collection its allocation starts
 // sets the next goal from them, not from the run's stale timers.
 func (r *recorder) collectLarge() {
-	if len(r.done)*eventBlock >= trace.LargeRun {
+	if r.rest.n >= trace.LargeRun {
 		debug.FreeOSMemory()
 	}
 }
