@@ -133,15 +133,19 @@ func (r *streamReader) event() trace.Event {
 }
 
 func (r *streamReader) uvarint() uint64 {
+	if b := r.b[r.i]; b < 0x80 { // most numbers take one byte
+		r.i++
+		return uint64(b)
+	}
 	v, n := binary.Uvarint(r.b[r.i:])
 	r.i += n
 	return v
 }
 
+// varint undoes binary.AppendVarint's zigzag.
 func (r *streamReader) varint() int64 {
-	v, n := binary.Varint(r.b[r.i:])
-	r.i += n
-	return v
+	u := r.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 // argLists numbers argument lists in the order they are first met. The

@@ -83,3 +83,24 @@ func checkPackedCoverage(t *testing.T, evs []trace.Event) {
 			maxDelta, minDur, maxDur, maxFault)
 	}
 }
+
+// BenchmarkRecorder is the recorder's cost over a 100-client run's
+// events: packing each as the run records it, and unpacking the trace at
+// its end. packed-B/event is what an event takes until then.
+func BenchmarkRecorder(b *testing.B) {
+	_, tr, err := protocols.Run(protocols.Scenario{Seed: 1, Protocol: "redisson", Clients: 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	packed := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		var out []trace.Event
+		if out, packed = sim.Rerecord(tr.Events); len(out) != len(tr.Events) {
+			b.Fatalf("%d events back of %d", len(out), len(tr.Events))
+		}
+	}
+	n := float64(b.N * len(tr.Events))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	b.ReportMetric(float64(packed)/float64(len(tr.Events)), "packed-B/event")
+}
