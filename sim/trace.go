@@ -14,7 +14,7 @@ type recorder struct {
 	first []trace.Event // the first eventBlock events, as they are
 	done  [][]byte      // later events packed by rest, in full chunks, in order
 	cur   []byte        // the chunk being filled
-	rest  eventStream   // what the packed events refer to
+	rest  *eventStream  // what the packed events refer to: nil in a short run
 }
 
 // eventBlock is how many events stay as they are: a short run's events
@@ -38,6 +38,9 @@ func (r *recorder) event(e trace.Event) {
 			r.done = append(r.done, r.cur)
 		}
 		r.cur = nextChunk(cap(r.cur))
+	}
+	if r.rest == nil {
+		r.rest = &eventStream{}
 	}
 	r.cur = r.rest.add(r.cur, e)
 }
@@ -64,7 +67,7 @@ func (r *recorder) events() []trace.Event {
 // stay resident beside it), and the collection its allocation starts
 // sets the next goal from them, not from the run's stale timers.
 func (r *recorder) collectLarge() {
-	if r.rest.n >= trace.LargeRun {
+	if r.rest != nil && r.rest.n >= trace.LargeRun {
 		debug.FreeOSMemory()
 	}
 }
