@@ -191,7 +191,7 @@ func (a *rpcAttempt) arrive() {
 		n.refuse(c.t, c.what, a)
 		return
 	}
-	n.execAsync(a.conn, c.t.Client(), c.args, a.answer)
+	n.execAsync(a.conn, c.t.Client(), c.args, a)
 }
 
 // answer sends the party's reply back to the waiting thread.
