@@ -150,9 +150,7 @@ func (t *Thread) Request(service string, args ...string) (string, error) {
 	if s == nil {
 		return "", ErrUnknownParty
 	}
-	v, err := t.roundTrip(&rpc{to: service, what: args[0], serve: func(a *rpcAttempt) {
-		a.answer(s.handle(t, args))
-	}})
+	v, err := t.roundTrip(&rpc{to: service, what: args[0], args: args, svc: s})
 	if err != nil {
 		return "", err
 	}
