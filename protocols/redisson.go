@@ -109,7 +109,6 @@ type rclient struct {
 	subs  map[string]*rsubEntry // by channel
 	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by entry name
 	task  *rrenewTask           // newer Redisson's LockTask
-	gen   int                   // numbers fresh semaphores
 
 	probed bool // newer Redisson: the WAIT/WAITAOF probe was sent
 	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
@@ -428,10 +427,8 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 		}
 		return e, nil
 	}
-	c.gen++
 	p := t.Process()
-	base := "redisson:" + c.node + ":" + c.id + ":" + channel + "#" + strconv.Itoa(c.gen)
-	e := &rsubEntry{channel: channel, count: 1, latch: p.Sem(base, 0), waiting: p.Sem(base+":subscribed", 0)}
+	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0), waiting: p.NewSem(0)}
 	c.subs[channel] = e
 	s, err := t.Subscribe(c.node, channel, func(msg string) {
 		if msg == redissonUnlockMessage {
