@@ -79,11 +79,11 @@ func appendJSONString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		b := s[i]
+		if jsonSafe[b] {
+			i++
+			continue
+		}
 		if b < utf8.RuneSelf {
-			if jsonSafe[b] {
-				i++
-				continue
-			}
 			dst = appendEscapedByte(append(dst, s[start:i]...), b)
 			i++
 			start = i
@@ -126,9 +126,10 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// jsonSafe holds the ASCII bytes encoding/json writes as they are inside
-// a string: all but control characters, '"', '\\', '<', '>' and '&'.
-var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
+// jsonSafe holds the bytes encoding/json writes as they are inside a
+// string: ASCII but control characters, '"', '\\', '<', '>' and '&'.
+// Bytes of multi-byte UTF-8 are not in it: they need decoding.
+var jsonSafe = func() (safe [256]bool) {
 	for b := ' '; b < utf8.RuneSelf; b++ {
 		safe[b] = true
 	}
