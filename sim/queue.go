@@ -20,6 +20,9 @@ type event struct {
 	text string  // doPublished: the message
 	msg  message // set for a message in flight: it acts on arrival, unless dropped
 	do   eventAction
+	idx  int32 // its slot in the queue while queued (disarm)
+	// A thread's shared no-op step for its disarmed timers (ghost.go).
+	ghost bool
 	// Set for a message: in flight to a node or service (it keeps the run
 	// alive), sent (the event is a message), a reply (msg.what is the
 	// request it answers).
@@ -89,44 +92,78 @@ func earlier(a, b queued) bool {
 func (q *eventQueue) push(e *event) {
 	x := queued{e.at, e.seq, e}
 	h := append(*q, x)
-	i := len(h) - 1
+	*q = h
+	h.up(len(h)-1, x)
+}
+
+func (q *eventQueue) pop() *event {
+	x := (*q)[0]
+	q.remove(0)
+	if x.e.ghost {
+		x.e.at, x.e.seq = x.at, x.seq
+	}
+	return x.e
+}
+
+// remove takes out the event in slot i.
+func (q *eventQueue) remove(i int) {
+	h := *q
+	n := len(h) - 1
+	last := h[n]
+	h[n] = queued{}
+	h = h[:n]
+	*q = h
+	if i == n {
+		return
+	}
+	if i > 0 && earlier(last, h[(i-1)/2]) {
+		h.up(i, last)
+	} else {
+		h.down(i, last)
+	}
+}
+
+// up places x at slot i or above it.
+func (h eventQueue) up(i int, x queued) {
 	for i > 0 {
 		p := (i - 1) / 2
 		if !earlier(x, h[p]) {
 			break
 		}
-		h[i] = h[p]
+		h.set(i, h[p])
 		i = p
 	}
-	h[i] = x
-	*q = h
+	h.set(i, x)
 }
 
-func (q *eventQueue) pop() *event {
-	h := *q
-	top := h[0].e
-	n := len(h) - 1
-	last := h[n]
-	h[n] = queued{}
-	h = h[:n]
-	if n > 0 {
-		i := 0
-		for {
-			c := 2*i + 1
-			if c >= n {
-				break
-			}
-			if c+1 < n && earlier(h[c+1], h[c]) {
-				c++
-			}
-			if !earlier(h[c], last) {
-				break
-			}
-			h[i] = h[c]
-			i = c
+// down places x at slot i or below it.
+func (h eventQueue) down(i int, x queued) {
+	n := len(h)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
 		}
-		h[i] = last
+		if c+1 < n && earlier(h[c+1], h[c]) {
+			c++
+		}
+		if !earlier(h[c], x) {
+			break
+		}
+		h.set(i, h[c])
+		i = c
 	}
-	*q = h
-	return top
+	h.set(i, x)
+}
+
+func (h eventQueue) set(i int, x queued) {
+	h[i] = x
+	x.e.idx = int32(i)
+}
+
+// holds reports whether e waits in the queue (a popped event keeps a
+// stale slot number).
+func (h eventQueue) holds(e *event) bool {
+	i := int(e.idx)
+	return i < len(h) && h[i].e == e
 }

@@ -149,7 +149,7 @@ func (c *rpc) disarm() {
 		return
 	}
 	if a, ok := e.ref.(*rpcAttempt); ok && e.do == doExpire && a.c == c {
-		e.do, e.ref = doNothing, nil
+		c.t.w.disarm(e)
 	}
 	c.timer = nil
 }

@@ -86,7 +86,7 @@ func (s *Sem) Waiting() int { return len(s.waiters) }
 // keeps the waiter in memory until it fires.
 func (w *semWaiter) disarm() {
 	if e := w.timer; e != nil && e.do == doSemTimeout && e.ref == w {
-		e.do, e.ref = doNothing, nil
+		w.t.w.disarm(e)
 	}
 	w.timer = nil
 }
