@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,7 +109,6 @@ type rclient struct {
 	subs  map[string]*rsubEntry // by channel
 	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by entry name
 	task  *rrenewTask           // newer Redisson's LockTask
-	gen   int                   // numbers fresh semaphores
 
 	probed bool // newer Redisson: the WAIT/WAITAOF probe was sent
 	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
@@ -427,10 +427,8 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 		}
 		return e, nil
 	}
-	c.gen++
 	p := t.Process()
-	base := "redisson:" + c.node + ":" + c.id + ":" + channel + "#" + strconv.Itoa(c.gen)
-	e := &rsubEntry{channel: channel, count: 1, latch: p.Sem(base, 0), waiting: p.Sem(base+":subscribed", 0)}
+	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0), waiting: p.NewSem(0)}
 	c.subs[channel] = e
 	s, err := t.Subscribe(c.node, channel, func(msg string) {
 		if msg == redissonUnlockMessage {
@@ -468,7 +466,7 @@ func (c *rclient) unsubscribe(e *rsubEntry) {
 // order, with counts) and the pending timer.
 type rrenewal struct {
 	threads []string
-	counts  map[string]int
+	counts  []int // threads[i]'s holds
 	timer   *rtimer
 	stale   bool // its renewal stopped but the entry stayed in the map
 }
@@ -477,25 +475,22 @@ type rrenewal struct {
 type rtimer struct{ cancelled bool }
 
 func (e *rrenewal) add(th string) {
-	if e.counts[th] == 0 {
-		e.threads = append(e.threads, th)
+	if i := slices.Index(e.threads, th); i >= 0 {
+		e.counts[i]++
+		return
 	}
-	e.counts[th]++
+	e.threads = append(e.threads, th)
+	e.counts = append(e.counts, 1)
 }
 
 func (e *rrenewal) remove(th string) {
-	if e.counts[th] == 0 {
+	i := slices.Index(e.threads, th)
+	if i < 0 {
 		return
 	}
-	e.counts[th]--
-	if e.counts[th] == 0 {
-		delete(e.counts, th)
-		for i, x := range e.threads {
-			if x == th {
-				e.threads = append(e.threads[:i:i], e.threads[i+1:]...)
-				break
-			}
-		}
+	if e.counts[i]--; e.counts[i] == 0 {
+		e.threads = append(e.threads[:i:i], e.threads[i+1:]...)
+		e.counts = append(e.counts[:i:i], e.counts[i+1:]...)
 	}
 }
 
@@ -516,7 +511,7 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 		old.add(t.Name)
 		return
 	}
-	e := &rrenewal{counts: map[string]int{}}
+	e := &rrenewal{}
 	e.add(t.Name)
 	c.renew[name] = e
 	l.renewExpiration(t, c, name)

@@ -419,7 +419,7 @@ func (l *rlock) scheduleRenewalLatest(t *sim.Thread) {
 		e.add(t.Name)
 		return
 	}
-	e := &rrenewal{counts: map[string]int{}}
+	e := &rrenewal{}
 	e.add(t.Name)
 	k.entries[l.name] = e
 	k.names = append(k.names, l.name)

@@ -203,9 +203,7 @@ func (l *redlock) actOnNodes(t *sim.Thread, fn func(c *sim.Thread, node string) 
 		err error
 	}
 	p := t.Process()
-	st := l.env.local(p, "redsync-fanout", func() any { return new(int) }).(*int)
-	*st++
-	done := p.Sem("redsync:"+t.Name+":"+strconv.Itoa(*st), 0)
+	done := p.NewSem(0)
 	results := make([]result, len(l.env.Nodes))
 	for i, node := range l.env.Nodes {
 		// The goroutine acts for the calling thread: same name, so the

@@ -126,13 +126,13 @@ func (t *Thread) pipeline(cfg ClientConfig, node string, then func([]Reply, erro
 				a.answer(Reply{Kind: '*', Array: out})
 				return
 			}
-			n.execAsync(a.conn, t.Client(), cmds[i], func(r Reply) {
+			n.execAsync(a.conn, t.Client(), cmds[i], replyFunc(func(r Reply) {
 				out[i] = r
 				if n.down { // the node crashed while a WAIT was pending
 					return
 				}
 				run(i + 1)
-			})
+			}))
 		}
 		run(0)
 	}}, wait)
@@ -150,9 +150,7 @@ func (t *Thread) Request(service string, args ...string) (string, error) {
 	if s == nil {
 		return "", ErrUnknownParty
 	}
-	v, err := t.roundTrip(&rpc{to: service, what: args[0], serve: func(a *rpcAttempt) {
-		a.answer(s.handle(t, args))
-	}})
+	v, err := t.roundTrip(&rpc{to: service, what: args[0], args: args, svc: s})
 	if err != nil {
 		return "", err
 	}

@@ -94,7 +94,7 @@ func (n *Node) Serve(from *Process, conn int, client string, args []string, answ
 		n.w.rec.event(trace.Drop(from.Name, "to "+n.Name+" (down): "+strings.ToUpper(args[0])).WithFault(n.downBy))
 		return
 	}
-	n.execAsync(conn, client, args, answer)
+	n.execAsync(conn, client, args, replyFunc(answer))
 }
 
 // OnNodeCrash registers fn to run when a node crashes (node-restart,

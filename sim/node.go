@@ -126,15 +126,23 @@ func (n *Node) peer(conn int) *server.Peer {
 	return p
 }
 
+// replier takes a command's reply: an attempt sends it back to its
+// thread (no closure a command), other callers pass a replyFunc.
+type replier interface{ answer(Reply) }
+
+type replyFunc func(Reply)
+
+func (f replyFunc) answer(r Reply) { f(r) }
+
 // execConn runs one command on connection conn for client and returns its
 // immediate reply.
 func (n *Node) execConn(conn int, client string, args []string) Reply {
 	var out Reply
-	n.execAsync(conn, client, args, func(r Reply) { out = r })
+	n.execAsync(conn, client, args, replyFunc(func(r Reply) { out = r }))
 	return out
 }
 
-func (n *Node) execAsync(conn int, client string, args []string, reply func(Reply)) {
+func (n *Node) execAsync(conn int, client string, args []string, reply replier) {
 	n.advance()
 	p := n.peer(conn)
 	cmd := strings.ToUpper(args[0])
@@ -197,7 +205,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply func(Repl
 		}
 	}
 	if !wait {
-		reply(r)
+		reply.answer(r)
 	}
 }
 

@@ -120,14 +120,14 @@ func (n *Node) applyReplicated(e effect) {
 type waiter struct {
 	target int64
 	num    int
-	reply  func(Reply)
+	reply  replier
 	done   bool
 }
 
 // wait runs WAIT: it answers at once when enough replicas acknowledged
 // every write so far, else when they do or the timeout (ms, 0 = never)
 // passes, with the number that did.
-func (n *Node) wait(args []string, reply func(Reply)) (Reply, bool) {
+func (n *Node) wait(args []string, reply replier) (Reply, bool) {
 	if len(args) != 3 {
 		return Reply{Kind: '-', Str: "ERR wrong number of arguments for 'wait' command"}, false
 	}
@@ -150,7 +150,7 @@ func (n *Node) wait(args []string, reply func(Reply)) (Reply, bool) {
 				wt.done = true
 				c := n.acked(wt.target)
 				n.w.rec.event(trace.Command(n.Name, "", "", []string{"WAIT", "(timeout)"}, Reply{Kind: ':', Int: int64(c)}.String(), ""))
-				reply(Reply{Kind: ':', Int: int64(c)})
+				reply.answer(Reply{Kind: ':', Int: int64(c)})
 			}
 		})
 	}
@@ -176,7 +176,7 @@ func (n *Node) checkWaiters() {
 		if c := n.acked(wt.target); c >= wt.num {
 			wt.done = true
 			n.w.rec.event(trace.Command(n.Name, "", "", []string{"WAIT", "(acknowledged)"}, Reply{Kind: ':', Int: int64(c)}.String(), ""))
-			wt.reply(Reply{Kind: ':', Int: int64(c)})
+			wt.reply.answer(Reply{Kind: ':', Int: int64(c)})
 			continue
 		}
 		kept = append(kept, wt)

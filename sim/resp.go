@@ -80,18 +80,18 @@ func parseReply(b []byte) (Reply, []byte, error) {
 	if i < 0 {
 		return Reply{}, nil, errBadRESP
 	}
-	line, rest := string(b[1:i]), b[i+2:]
+	head, rest := b[1:i], b[i+2:]
 	switch b[0] {
 	case '+', '-':
-		return Reply{Kind: b[0], Str: line}, rest, nil
+		return Reply{Kind: b[0], Str: statusText(head)}, rest, nil
 	case ':':
-		n, err := strconv.ParseInt(line, 10, 64)
+		n, err := strconv.ParseInt(string(head), 10, 64)
 		if err != nil {
 			return Reply{}, nil, errBadRESP
 		}
 		return Reply{Kind: ':', Int: n}, rest, nil
 	case '$':
-		n, err := strconv.Atoi(line)
+		n, err := strconv.Atoi(string(head))
 		if err != nil {
 			return Reply{}, nil, errBadRESP
 		}
@@ -103,7 +103,7 @@ func parseReply(b []byte) (Reply, []byte, error) {
 		}
 		return Reply{Kind: '$', Str: string(rest[:n])}, rest[n+2:], nil
 	case '*':
-		n, err := strconv.Atoi(line)
+		n, err := strconv.Atoi(string(head))
 		if err != nil {
 			return Reply{}, nil, errBadRESP
 		}
@@ -122,6 +122,20 @@ func parseReply(b []byte) (Reply, []byte, error) {
 		return Reply{Kind: '*', Array: arr}, rest, nil
 	}
 	return Reply{}, nil, errBadRESP
+}
+
+// statusText is a status or error line as a string, the usual ones
+// shared rather than copied.
+func statusText(b []byte) string {
+	switch string(b) {
+	case "OK":
+		return "OK"
+	case "QUEUED":
+		return "QUEUED"
+	case "PONG":
+		return "PONG"
+	}
+	return string(b)
 }
 
 func indexCRLF(b []byte) int {

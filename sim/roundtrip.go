@@ -19,7 +19,8 @@ type rpc struct {
 	to       string // the party, unless toMaster
 	toMaster bool   // each attempt goes to the master the process knows then
 	what     string
-	args     []string            // a command, run at the node when serve is nil
+	args     []string            // a command for the node, or a request for svc
+	svc      *Service            // the service args go to
 	serve    func(a *rpcAttempt) // any other request
 	tok      uint64
 	timeout  time.Duration
@@ -182,7 +183,11 @@ func (a *rpcAttempt) arrive() {
 		t := c.t
 		defer t.w.rec.event(trace.Late(a.party, t.Client(), c.what+" attempt "+strconv.Itoa(a.n+1)+" arrived after its caller gave up"))
 	}
-	if c.serve != nil {
+	switch {
+	case c.svc != nil:
+		a.answer(c.svc.handle(c.t, c.args))
+		return
+	case c.serve != nil:
 		c.serve(a)
 		return
 	}
@@ -191,7 +196,7 @@ func (a *rpcAttempt) arrive() {
 		n.refuse(c.t, c.what, a)
 		return
 	}
-	n.execAsync(a.conn, c.t.Client(), c.args, a.answer)
+	n.execAsync(a.conn, c.t.Client(), c.args, a)
 }
 
 // answer sends the party's reply back to the waiting thread.

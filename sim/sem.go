@@ -34,6 +34,10 @@ func (p *Process) Sem(name string, permits int) *Sem {
 	return s
 }
 
+// NewSem returns a semaphore of the process that nothing looks up by
+// name: one per wait or per subscription.
+func (p *Process) NewSem(permits int) *Sem { return &Sem{p: p, permits: permits} }
+
 // TryAcquire takes a permit if one is free.
 func (s *Sem) TryAcquire() bool {
 	if s.permits > 0 && len(s.waiters) == 0 {
