@@ -55,24 +55,19 @@ func Encode(f *File) ([]byte, error) {
 		fmt.Fprintf(&buf, " %q: %s", name, b)
 		return nil
 	}
-	lines := func(name string, n int, item func(i int) any) error {
+	lines := func(name string, n int, appendJSON func(dst []byte, i int) []byte) {
 		fmt.Fprintf(&buf, "  %q: [", name)
 		for i := range n {
-			b, err := json.Marshal(item(i))
-			if err != nil {
-				return err
-			}
 			if i > 0 {
 				buf.WriteByte(',')
 			}
 			buf.WriteString("\n   ")
-			buf.Write(b)
+			buf.Write(appendJSON(buf.AvailableBuffer(), i))
 		}
 		if n > 0 {
 			buf.WriteString("\n  ")
 		}
 		buf.WriteString("]")
-		return nil
 	}
 	buf.WriteString("{\n")
 	if err := field("format", f.Format, false); err != nil {
@@ -92,13 +87,9 @@ func Encode(f *File) ([]byte, error) {
 	}
 	buf.WriteString(",\n \"trace\": {\n")
 	t := f.Trace
-	if err := lines("events", len(t.Events), func(i int) any { return t.Events[i] }); err != nil {
-		return nil, err
-	}
+	lines("events", len(t.Events), func(dst []byte, i int) []byte { return trace.AppendEventJSON(dst, &t.Events[i]) })
 	buf.WriteString(",\n")
-	if err := lines("ops", len(t.Ops), func(i int) any { return t.Ops[i] }); err != nil {
-		return nil, err
-	}
+	lines("ops", len(t.Ops), func(dst []byte, i int) []byte { return trace.AppendOpJSON(dst, &t.Ops[i]) })
 	buf.WriteString(",\n ")
 	if err := field("scripts", t.Scripts, false); err != nil {
 		return nil, err

@@ -1,0 +1,4 @@
+package trace
+
+// WholeHash is wholeHash for the external tests.
+var WholeHash = wholeHash
