@@ -18,14 +18,7 @@ func powerset(nm *porcupine.NondeterministicModel) porcupine.Model {
 	step := func(state, input, output any) (bool, any) {
 		states := state.([]any)
 		if len(states) == 1 {
-			next := nm.Step(states[0], input, output)
-			if distinct(next, nm.Equal) {
-				if len(next) == 0 {
-					return false, nil
-				}
-				return true, next
-			}
-			next = merged(next, nm.Equal)
+			next := deduped(nm.Step(states[0], input, output), nm.Equal)
 			return len(next) > 0, next
 		}
 		var all []any
@@ -35,13 +28,7 @@ func powerset(nm *porcupine.NondeterministicModel) porcupine.Model {
 		next := merged(all, nm.Equal)
 		return len(next) > 0, next
 	}
-	m.Init = func() any {
-		init := nm.Init()
-		if distinct(init, nm.Equal) {
-			return init
-		}
-		return merged(init, nm.Equal)
-	}
+	m.Init = func() any { return deduped(nm.Init(), nm.Equal) }
 	m.Step = step
 	m.StepContext = func(ctx context.Context, state, input, output any) (bool, any) {
 		if ctx.Err() != nil {
@@ -59,6 +46,14 @@ func constInit(m porcupine.Model) porcupine.Model {
 	init := m.Init()
 	m.Init = func() any { return init }
 	return m
+}
+
+// deduped is states without repeats: states itself when it has none.
+func deduped(states []any, equal func(a, b any) bool) []any {
+	if distinct(states, equal) {
+		return states
+	}
+	return merged(states, equal)
 }
 
 // distinct reports whether no two of states are equal.

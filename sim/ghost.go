@@ -19,7 +19,7 @@ func (w *World) disarm(e *event) {
 		w.free = append(w.free, e)
 		return
 	}
-	e.do, e.ref = doNothing, nil // held by a paused or stalled process
+	e.do, e.ref = doNothing, nil // held by a paused or stalled process, or ghosts are off
 }
 
 // ghostEvent is t's shared no-op event. The queue keeps each step's time

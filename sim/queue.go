@@ -97,30 +97,20 @@ func (q *eventQueue) push(e *event) {
 }
 
 func (q *eventQueue) pop() *event {
-	x := (*q)[0]
-	q.remove(0)
-	if x.e.ghost {
-		x.e.at, x.e.seq = x.at, x.seq
-	}
-	return x.e
-}
-
-// remove takes out the event in slot i.
-func (q *eventQueue) remove(i int) {
 	h := *q
+	x := h[0]
 	n := len(h) - 1
 	last := h[n]
 	h[n] = queued{}
 	h = h[:n]
 	*q = h
-	if i == n {
-		return
+	if n > 0 {
+		h.down(0, last)
 	}
-	if i > 0 && earlier(last, h[(i-1)/2]) {
-		h.up(i, last)
-	} else {
-		h.down(i, last)
+	if x.e.ghost {
+		x.e.at, x.e.seq = x.at, x.seq
 	}
+	return x.e
 }
 
 // up places x at slot i or above it.
