@@ -19,9 +19,6 @@ func (w *World) newEvent() *event {
 // fire runs e and keeps it for reuse. Nothing refers to an event once it
 // ran: held events (paused processes, stalled threads) never reach here.
 func (w *World) fire(e *event) {
-	if e.ghost {
-		return
-	}
 	if e.sent {
 		w.net.arrive(e)
 	} else {

@@ -6,15 +6,6 @@ import (
 	"github.com/locksim/locksim/sim/trace"
 )
 
-// SetRetireDisarmed switches disarmed timers between sharing their
-// thread's ghost (on) and keeping their own no-op event, and returns the
-// previous setting.
-func SetRetireDisarmed(on bool) bool {
-	old := retireDisarmed
-	retireDisarmed = on
-	return old
-}
-
 // SetEventBlock makes the recorder keep n events unpacked, until the
 // returned func restores the default: a test can pack a short run, or
 // keep a long one unpacked.

@@ -21,8 +21,6 @@ type event struct {
 	msg  message // set for a message in flight: it acts on arrival, unless dropped
 	do   eventAction
 	idx  int32 // its slot in the queue while queued (disarm)
-	// A thread's shared no-op step for its disarmed timers (ghost.go).
-	ghost bool
 	// Set for a message: in flight to a node or service (it keeps the run
 	// alive), sent (the event is a message), a reply (msg.what is the
 	// request it answers).
@@ -42,8 +40,7 @@ const (
 	doExpire                        // att's timeout
 	doPublished                     // a published message reaches sub
 	doSemTimeout                    // sw gives up waiting
-	// A timer disarmed once what it timed had ended: it still takes its
-	// step, so a run's steps and its budget are as if it had fired.
+	// A timer disarmed while a paused process or stalled thread held it.
 	doNothing
 )
 
@@ -107,10 +104,25 @@ func (q *eventQueue) pop() *event {
 	if n > 0 {
 		h.down(0, last)
 	}
-	if x.e.ghost {
-		x.e.at, x.e.seq = x.at, x.seq
-	}
 	return x.e
+}
+
+// remove takes slot i out of the queue.
+func (q *eventQueue) remove(i int) {
+	h := *q
+	n := len(h) - 1
+	last := h[n]
+	h[n] = queued{}
+	h = h[:n]
+	*q = h
+	if i == n {
+		return
+	}
+	if i > 0 && earlier(last, h[(i-1)/2]) {
+		h.up(i, last)
+	} else {
+		h.down(i, last)
+	}
 }
 
 // up places x at slot i or above it.

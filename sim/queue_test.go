@@ -8,7 +8,7 @@ import (
 )
 
 // The queue hands out the earliest pending event by time, then sequence
-// number, however pushes and pops interleave.
+// number, however pushes, pops and removals interleave.
 func TestEventQueueOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
@@ -32,8 +32,19 @@ func TestEventQueueOrder(t *testing.T) {
 			e := &event{at: time.Duration(r.IntN(20)), seq: seq}
 			q.push(e)
 			pending = append(pending, e)
-			if r.IntN(3) == 0 {
+			switch r.IntN(6) {
+			case 0, 1:
 				check()
+			case 2:
+				x := pending[r.IntN(len(pending))]
+				if !q.holds(x) {
+					t.Fatalf("round %d: the queue lost (%v, %d)", round, x.at, x.seq)
+				}
+				q.remove(int(x.idx))
+				if q.holds(x) {
+					t.Fatalf("round %d: removed (%v, %d) is still held", round, x.at, x.seq)
+				}
+				pending = slices.DeleteFunc(pending, func(e *event) bool { return e == x })
 			}
 		}
 		for len(pending) > 0 {

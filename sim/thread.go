@@ -31,9 +31,8 @@ type Thread struct {
 	wakeVal any
 	conns   map[string]int // per node, a connection opened after a timeout (dropConn)
 
-	interrupted bool   // Java's interrupt status (interrupt.go)
-	call        *rpc   // the call the thread waits for, if any: the interruptible wait
-	ghost       *event // its disarmed timers' shared step (ghost.go)
+	interrupted bool // Java's interrupt status (interrupt.go)
+	call        *rpc // the call the thread waits for, if any: the interruptible wait
 }
 
 func (w *World) spawnDaemon(p *Process, name string, fn func(*Thread)) *Thread {
