@@ -15,6 +15,14 @@ func SetEventBlock(n int) (restore func()) {
 	return func() { eventBlock = old }
 }
 
+// SetPackAside makes runs pack their events on another core from the
+// n-th packed event, until the returned func restores the default.
+func SetPackAside(n int) (restore func()) {
+	old := packAside
+	packAside = n
+	return func() { packAside = old }
+}
+
 // Rerecord records evs in a new world, each at its time, and returns what
 // the recorder gives back and the bytes its packed events took.
 func Rerecord(evs []trace.Event) (out []trace.Event, packed int) {
@@ -23,6 +31,7 @@ func Rerecord(evs []trace.Event) (out []trace.Event, packed int) {
 		w.now = time.Duration(e.T)
 		w.rec.event(e)
 	}
+	w.rec.stopPacking()
 	for _, c := range w.rec.done {
 		packed += len(c)
 	}

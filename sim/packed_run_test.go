@@ -11,8 +11,9 @@ import (
 	"github.com/locksim/locksim/sim/trace"
 )
 
-// A run whose events are packed from the second on records the same trace
-// as the run with every event kept as it is.
+// A run whose events are packed from the second on, by the recorder or
+// on another core, records the same trace as the run with every event
+// kept as it is.
 func TestPackedRunEqualsUnpacked(t *testing.T) {
 	sc := protocols.Scenario{Seed: 3, Protocol: "redisson", Clients: 40, Topology: "replicated",
 		FaultKinds: []string{"gc-pause", "partition", "clock-jump", "reply-loss", "delay", "client-crash", "failover"},
@@ -22,6 +23,12 @@ func TestPackedRunEqualsUnpacked(t *testing.T) {
 	}
 	packed := runWithEventBlock(t, sc, 1)
 	plain := runWithEventBlock(t, sc, len(packed.Events))
+	restore := sim.SetPackAside(1)
+	aside := runWithEventBlock(t, sc, 1)
+	restore()
+	if !reflect.DeepEqual(aside, packed) {
+		t.Fatalf("packed aside: %d events, %s; in turn: %d events, %s", len(aside.Events), aside.Hash(), len(packed.Events), packed.Hash())
+	}
 	if !reflect.DeepEqual(packed, plain) {
 		for i := range min(len(packed.Events), len(plain.Events)) {
 			if !reflect.DeepEqual(packed.Events[i], plain.Events[i]) {

@@ -15,6 +15,7 @@ type recorder struct {
 	done  [][]byte      // later events packed by rest, in full chunks, in order
 	cur   []byte        // the chunk being filled
 	rest  *eventStream  // what the packed events refer to: nil in a short run
+	pk    *packer       // packs on another core in a long run (packer.go)
 }
 
 // eventBlock is how many events stay as they are: a short run's events
@@ -33,6 +34,18 @@ func (r *recorder) event(e trace.Event) {
 		r.first = append(r.first, e)
 		return
 	}
+	if r.pk != nil {
+		r.pk.add(&e)
+		return
+	}
+	r.pack(&e)
+	if r.rest.n >= packAside {
+		r.startPacker()
+	}
+}
+
+// pack appends e to the stream.
+func (r *recorder) pack(e *trace.Event) {
 	if cap(r.cur)-len(r.cur) < maxPackedEvent {
 		if r.cur != nil {
 			r.done = append(r.done, r.cur)
@@ -42,12 +55,13 @@ func (r *recorder) event(e trace.Event) {
 	if r.rest == nil {
 		r.rest = &eventStream{}
 	}
-	r.cur = r.rest.add(r.cur, e)
+	r.cur = r.rest.add(r.cur, *e)
 }
 
 // events returns every event recorded so far in one slice: the first
 // block itself when there is no other.
 func (r *recorder) events() []trace.Event {
+	r.stopPacking()
 	if r.cur == nil {
 		return r.first[:len(r.first):len(r.first)]
 	}
@@ -67,6 +81,7 @@ func (r *recorder) events() []trace.Event {
 // stay resident beside it), and the collection its allocation starts
 // sets the next goal from them, not from the run's stale timers.
 func (r *recorder) collectLarge() {
+	r.stopPacking()
 	if r.rest != nil && r.rest.n >= trace.LargeRun {
 		debug.FreeOSMemory()
 	}

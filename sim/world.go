@@ -144,6 +144,7 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	}
 	w.ran = true
 	defer w.stopThreads()
+	defer w.rec.stopPacking()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", ErrPanic, r)
