@@ -46,14 +46,14 @@ func (r *recorder) event(e trace.Event) {
 
 // pack appends e to the stream.
 func (r *recorder) pack(e *trace.Event) {
+	if r.rest == nil {
+		r.rest = &eventStream{}
+	}
 	if cap(r.cur)-len(r.cur) < maxPackedEvent {
 		if r.cur != nil {
 			r.done = append(r.done, r.cur)
 		}
 		r.cur = nextChunk(cap(r.cur))
-	}
-	if r.rest == nil {
-		r.rest = &eventStream{}
 	}
 	r.cur = r.rest.add(r.cur, *e)
 }
@@ -64,6 +64,9 @@ func (r *recorder) events() []trace.Event {
 	r.stopPacking()
 	if r.cur == nil {
 		return r.first[:len(r.first):len(r.first)]
+	}
+	if r.rest.n >= trace.LargeRun {
+		defer quietGC()()
 	}
 	out := make([]trace.Event, 0, len(r.first)+r.rest.n)
 	out = append(out, r.first...)
