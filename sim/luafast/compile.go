@@ -18,6 +18,7 @@ type script struct {
 	pure    bool           // cannot modify the globals table (see isPure)
 	inert   bool           // cannot modify any table (see isInert)
 	exposed bool           // in its engine's bySHA
+	twin    twin           // the body's native twin, or nil
 	c       *compiled      // nil until looked up in protos
 }
 
@@ -26,9 +27,9 @@ type script struct {
 func newScript(src string) *script {
 	if c, ok := protos.Load(src); ok {
 		c := c.(*compiled)
-		return &script{src: src, sha: c.sha, c: c}
+		return &script{src: src, sha: c.sha, c: c, twin: twins[src]}
 	}
-	return &script{src: src, sha: sha1Hex(src)}
+	return &script{src: src, sha: sha1Hex(src), twin: twins[src]}
 }
 
 // SHA1 is a script body's name for EVALSHA and SCRIPT EXISTS (lower-case

@@ -25,6 +25,9 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 		c.WriteError(msgInvalidKeysNumber)
 		return false
 	}
+	if s.twin != nil && nativeOn && !readOnly && e.runNative(c, s.twin, sha, args, numKeys) {
+		return true
+	}
 	if err := s.compile(); err != nil {
 		c.WriteError(formatQuirk(errLuaParseError(err)))
 		return false
@@ -50,7 +53,9 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 	s.fn.Env = v.g
 	oldResp := c.Resp3
 	L.Push(s.fn)
-	if err := L.PCall(0, lua.MultRet, nil); err != nil {
+	err = L.PCall(0, lua.MultRet, nil)
+	e.nat.endReplay()
+	if err != nil {
 		c.WriteError(formatQuirk(errLuaParseError(err)))
 		return false
 	}

@@ -1,0 +1,212 @@
+package luafast
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2/server"
+	"pgregory.net/rapid"
+)
+
+// Hostile pools for the registered scripts' KEYS and ARGV: keys that may
+// hold strings, lists or hashes with non-integer fields; leases and ids
+// that are not integers, negative, zero or too large.
+var (
+	twinKeys   = []string{"lock", "lock", "lock2", "chan", "latch"}
+	twinIDs    = []string{"u1:1", "u1:1", "u2:7", "10", "x y"}
+	twinLeases = []string{"30000", "30000", "1500", "1", "0", "-5", "abc", "1.5", "", "9223372036854775807"}
+	twinMsgs   = []string{"0", "m"}
+	twinCmds   = []string{"PUBLISH", "publish", "PUBLISH", "get", "select"}
+)
+
+// twinShape says which pool each KEYS and ARGV slot of a registered body
+// draws from.
+type twinShape struct{ keys, argv [][]string }
+
+var twinShapes = map[string]twinShape{
+	redissonLock316:   {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	redissonUnlock316: {[][]string{twinKeys, twinKeys}, [][]string{twinMsgs, twinLeases, twinIDs}},
+	redissonRenew316:  {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+}
+
+// genTwinCall draws EVAL or EVALSHA of a registered body: mostly with the
+// slots its script reads, sometimes with fewer or more.
+func genTwinCall(t *rapid.T) []string {
+	body := rapid.SampledFrom(NativeBodies()).Draw(t, "twin")
+	shape := twinShapes[body]
+	nk, na := len(shape.keys), len(shape.argv)
+	if rapid.IntRange(0, 9).Draw(t, "odd") == 0 {
+		nk = rapid.IntRange(0, nk+1).Draw(t, "nkeys")
+		na = rapid.IntRange(0, na+1).Draw(t, "nargv")
+	}
+	args := []string{strconv.Itoa(nk)}
+	slot := func(pools [][]string, i int) string {
+		if i < len(pools) {
+			return draw(t, pools[i], "slot")
+		}
+		return draw(t, twinLeases, "extra")
+	}
+	for i := range nk {
+		args = append(args, slot(shape.keys, i))
+	}
+	for i := range na {
+		args = append(args, slot(shape.argv, i))
+	}
+	return scriptCall(t, body, args...)
+}
+
+// genTwinSetup draws a command that leaves a key in a state the scripts
+// must cope with.
+func genTwinSetup(t *rapid.T) []string {
+	k := draw(t, twinKeys, "key")
+	return rapid.SampledFrom([][]string{
+		{"SET", k, draw(t, []string{"0", "1", "abc", "2.5"}, "val")},
+		{"SET", k, "1", "PX", "1500"},
+		{"HSET", k, draw(t, twinIDs, "field"), draw(t, []string{"1", "abc", "9223372036854775807", "-2"}, "val")},
+		{"HINCRBY", k, draw(t, twinIDs, "field"), "1"},
+		{"LPUSH", k, "x"},
+		{"INCR", k},
+		{"DEL", k},
+		{"PEXPIRE", k, draw(t, twinLeases, "ms")},
+		{"PERSIST", k},
+		{"SCRIPT", "LOAD", rapid.SampledFrom(NativeBodies()).Draw(t, "load")},
+		{"SCRIPT", "EXISTS", newScript(rapid.SampledFrom(NativeBodies()).Draw(t, "exists")).sha},
+		{"SCRIPT", "FLUSH"},
+	}).Draw(t, "setup")
+}
+
+// hijack makes the pre-hook answer every nth nested cmd with raw RESP (or
+// panic, for "panic"), to give the scripts replies Redis would not.
+type hijack struct {
+	cmd, raw string
+	nth      int
+}
+
+func genHijacks(t *rapid.T) []hijack {
+	var hs []hijack
+	for i := rapid.IntRange(0, 2).Draw(t, "hijacks"); i > 0; i-- {
+		hs = append(hs, hijack{
+			cmd: rapid.SampledFrom([]string{"EXISTS", "HEXISTS", "HINCRBY", "HSET", "PEXPIRE", "PTTL", "DEL", "PUBLISH", "GET", "SET", "INCR"}).Draw(t, "hcmd"),
+			raw: rapid.SampledFrom([]string{":0\r\n", ":1\r\n", ":7\r\n", ":\r\n", "$1\r\n0\r\n", "$-1\r\n", "*-1\r\n", "+OK\r\n",
+				"-ERR hijacked\r\n", "-ERR 50% off\r\n", "*2\r\n:1\r\n$1\r\nx\r\n", "*1\r\n+S\r\n", "?\r\n", ":x\r\n", "$9\r\nab\r\n", "panic"}).Draw(t, "raw"),
+			nth: rapid.IntRange(1, 4).Draw(t, "nth"),
+		})
+	}
+	return hs
+}
+
+// twinNode is a node whose pre-hook records every nested command and
+// answers the hijacked ones; native says whether its engine runs twins.
+type twinNode struct {
+	*node
+	native bool
+	nested []string
+	counts map[string]int
+}
+
+func newTwinNode(tb testTB, native bool, hs []hijack) *twinNode {
+	n := &twinNode{node: newNode(tb, true), native: native, counts: map[string]int{}}
+	n.m.Server().SetPreHook(func(c *server.Peer, cmd string, args ...string) bool {
+		if n.eng.Handle(c, cmd, args) {
+			return true
+		}
+		if c == n.peer {
+			return false
+		}
+		n.nested = append(n.nested, fmt.Sprintf("%s %q", cmd, args))
+		n.counts[cmd]++
+		for _, h := range hs {
+			if h.cmd == cmd && n.counts[cmd]%h.nth == 0 {
+				if h.raw == "panic" {
+					panic("hijacked " + cmd)
+				}
+				c.WriteRaw(h.raw)
+				return true
+			}
+		}
+		return false
+	})
+	return n
+}
+
+func (n *twinNode) run(args []string) string {
+	defer func(old bool) { nativeOn = old }(nativeOn)
+	nativeOn = n.native
+	return n.do(args...)
+}
+
+// TestNativeMatchesLua runs random command sequences over every registered
+// body on two engines, twins on and off: same replies, same keyspace, same
+// nested commands seen by the pre-hook.
+func TestNativeMatchesLua(t *testing.T) {
+	maxLen := 300
+	if testing.Short() || raceEnabled {
+		maxLen = 100
+	}
+	var scripts, hijacked, replayed, afterWrite, panics atomic.Int64
+	rapid.Check(t, func(rt *rapid.T) {
+		hs := genHijacks(rt)
+		if len(hs) > 0 {
+			hijacked.Add(1)
+		}
+		lua, nat := newTwinNode(rt, false, hs), newTwinNode(rt, true, hs)
+		var hist []string
+		for i, n := 0, rapid.IntRange(maxLen/2, maxLen).Draw(rt, "len"); i < n; i++ {
+			var cmd []string
+			switch rapid.IntRange(0, 9).Draw(rt, "kind") {
+			case 0:
+				d := time.Duration(rapid.SampledFrom([]int{1, 1499, 1500, 30001}).Draw(rt, "ms")) * time.Millisecond
+				lua.fastForward(d)
+				nat.fastForward(d)
+				hist = append(hist, fmt.Sprintf("FastForward(%v)", d))
+				continue
+			case 1, 2, 3:
+				cmd = genTwinSetup(rt)
+			default:
+				cmd = genTwinCall(rt)
+				scripts.Add(1)
+			}
+			hist = append(hist, fmt.Sprintf("%q", cmd))
+			nat.eng.nat.next = 0 // counts the calls a Lua run replays
+			a, b := lua.run(cmd), nat.run(cmd)
+			if x := &nat.eng.nat; x.next > 0 {
+				replayed.Add(1)
+				if x.paniced {
+					panics.Add(1)
+				}
+				if wrote(x.sent) {
+					afterWrite.Add(1)
+				}
+			}
+			if a != b {
+				rt.Fatalf("reply mismatch for %q\nlua:    %q\nnative: %q\nhijacks %v\nhistory:\n%s", cmd, a, b, hs, strings.Join(hist, "\n"))
+			}
+			if x, y := strings.Join(lua.nested, "\n"), strings.Join(nat.nested, "\n"); x != y {
+				rt.Fatalf("nested commands differ after %q\nlua:\n%s\nnative:\n%s\nhijacks %v\nhistory:\n%s", cmd, x, y, hs, strings.Join(hist, "\n"))
+			}
+		}
+		if a, b := lua.state(), nat.state(); a != b {
+			rt.Fatalf("state mismatch\nlua:\n%s\nnative:\n%s\nhistory:\n%s", a, b, strings.Join(hist, "\n"))
+		}
+	})
+	t.Logf("%d twin script calls, %d sequences with hijacks; %d runs handed to Lua after calls (%d after a write, %d after a panic)",
+		scripts.Load(), hijacked.Load(), replayed.Load(), afterWrite.Load(), panics.Load())
+	if !testing.Short() && (afterWrite.Load() == 0 || panics.Load() == 0) {
+		t.Error("no twin handed a run to Lua after a write or a panic: the generator lost its hostile cases")
+	}
+}
+
+// wrote reports whether sent (a twin's calls) holds a write command.
+func wrote(sent []string) bool {
+	for _, a := range sent {
+		switch a {
+		case "HINCRBY", "HSET", "PEXPIRE", "DEL", "SET", "INCR", "PUBLISH":
+			return true
+		}
+	}
+	return false
+}
