@@ -23,18 +23,24 @@ type script struct {
 }
 
 // newScript returns a script for src, its SHA1 taken from the compile
-// cache when another engine compiled src before.
+// cache when another engine compiled src before (or from the twins).
 func newScript(src string) *script {
+	if t, ok := twins[src]; ok {
+		return &script{src: src, sha: t.sha, twin: t.fn}
+	}
 	if c, ok := protos.Load(src); ok {
 		c := c.(*compiled)
-		return &script{src: src, sha: c.sha, c: c, twin: twins[src]}
+		return &script{src: src, sha: c.sha, c: c}
 	}
-	return &script{src: src, sha: sha1Hex(src), twin: twins[src]}
+	return &script{src: src, sha: sha1Hex(src)}
 }
 
 // SHA1 is a script body's name for EVALSHA and SCRIPT EXISTS (lower-case
 // hex), from the compile cache when the body was compiled before.
 func SHA1(src string) string {
+	if t, ok := twins[src]; ok {
+		return t.sha
+	}
 	if c, ok := protos.Load(src); ok {
 		return c.(*compiled).sha
 	}

@@ -58,7 +58,6 @@ type Engine struct {
 	nHot   int
 
 	inner innerConn // peer + buffer for nested redis.call
-	nat   nativeRun // the native twins' calls (native.go)
 
 	// State of the running script (depth > 0 while a script runs).
 	depth    int

@@ -20,14 +20,20 @@ var nativeOn = true
 // live from there, so the run ends as if Lua had run it all.
 type twin func(x *nativeRun) bool
 
-// twins are the registered bodies, each with its twin.
-var twins = map[string]twin{}
+// twins are the registered bodies, each with its twin and SHA1 (a twin's
+// body is never compiled, so the compile cache would not have it).
+var twins = map[string]registered{}
+
+type registered struct {
+	fn  twin
+	sha string
+}
 
 func register(body string, t twin) {
 	if _, dup := twins[body]; dup {
 		panic("luafast: twin registered twice")
 	}
-	twins[body] = t
+	twins[body] = registered{t, sha1Hex(body)}
 }
 
 // NativeBodies returns the script bodies that run as native twins, sorted.
@@ -76,7 +82,7 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 		e.vm = getVM(e)
 		e.inner.reset(e.vm)
 	}
-	x := &e.nat
+	x := &e.vm.nat
 	x.e = e
 	x.keys, x.argv = args[:numKeys], args[numKeys:]
 	x.sent, x.sentEnd, x.got, x.gotEnd = x.sent[:0], x.sentEnd[:0], x.got[:0], x.gotEnd[:0]

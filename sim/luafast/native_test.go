@@ -96,6 +96,10 @@ func genHijacks(t *rapid.T) []hijack {
 			nth: rapid.IntRange(1, 4).Draw(t, "nth"),
 		})
 	}
+	if rapid.IntRange(0, 3).Draw(t, "panics") == 0 {
+		hs = append(hs, hijack{cmd: rapid.SampledFrom([]string{"HINCRBY", "PEXPIRE", "PUBLISH", "PTTL"}).Draw(t, "pcmd"),
+			raw: "panic", nth: rapid.IntRange(1, 4).Draw(t, "pnth")})
+	}
 	return hs
 }
 
@@ -171,9 +175,12 @@ func TestNativeMatchesLua(t *testing.T) {
 				scripts.Add(1)
 			}
 			hist = append(hist, fmt.Sprintf("%q", cmd))
-			nat.eng.nat.next = 0 // counts the calls a Lua run replays
+			if nat.eng.vm != nil {
+				nat.eng.vm.nat.next = 0 // counts the calls a Lua run replays
+			}
 			a, b := lua.run(cmd), nat.run(cmd)
-			if x := &nat.eng.nat; x.next > 0 {
+			if v := nat.eng.vm; v != nil && v.nat.next > 0 {
+				x := &v.nat
 				replayed.Add(1)
 				if x.paniced {
 					panics.Add(1)

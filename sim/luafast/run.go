@@ -54,7 +54,7 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 	oldResp := c.Resp3
 	L.Push(s.fn)
 	err = L.PCall(0, lua.MultRet, nil)
-	e.nat.endReplay()
+	v.nat.endReplay()
 	if err != nil {
 		c.WriteError(formatQuirk(errLuaParseError(err)))
 		return false
