@@ -12,9 +12,14 @@ import (
 // script would otherwise silently run on the Lua VM, or keep a twin that
 // no longer matches it.
 var nativeScripts = map[string]string{
-	"redissonLock316":   redissonLock316,
-	"redissonUnlock316": redissonUnlock316,
-	"redissonRenew316":  redissonRenew316,
+	"redissonLock316":      redissonLock316,
+	"redissonUnlock316":    redissonUnlock316,
+	"redissonRenew316":     redissonRenew316,
+	"redissonLock312":      redissonLock312,
+	"redissonLockLatest":   redissonLockLatest,
+	"redissonUnlockLatest": redissonUnlockLatest,
+	"redissonRenewLatest":  redissonRenewLatest,
+	"redissonFencedLock":   redissonFencedLock,
 }
 
 func TestNativeTwinsMatchScripts(t *testing.T) {

@@ -97,26 +97,38 @@ func unlock316(x *nativeRun) bool {
 		return false
 	}
 	key, channel, msg, lease, id := x.keys[0], x.keys[1], x.argv[0], x.argv[1], x.argv[2]
-	r, ok := x.call("HEXISTS", key, id)
-	if !ok {
+	held, left, ok := x.unhold(key, id, lease)
+	switch {
+	case !ok:
 		return false
-	}
-	if r.is(0) {
+	case !held:
 		return x.returnNil()
-	}
-	counter, ok := x.call("HINCRBY", key, id, "-1")
-	if !ok || counter.kind != ':' {
-		return false // Lua compares a non-number with 0: an error
-	}
-	if counter.n > 0 {
-		_, ok = x.call("PEXPIRE", key, lease)
-		return ok && x.returnInt(0)
+	case left:
+		return x.returnInt(0)
 	}
 	if _, ok = x.call("DEL", key); !ok {
 		return false
 	}
 	_, ok = x.call("PUBLISH", channel, msg)
 	return ok && x.returnInt(1)
+}
+
+// unhold is the unlock scripts' common part: if id holds key, one hold
+// less, and the lease renewed while holds are left.
+func (x *nativeRun) unhold(key, id, lease string) (held, left, ok bool) {
+	r, ok := x.call("HEXISTS", key, id)
+	if !ok || r.is(0) {
+		return false, false, ok
+	}
+	counter, ok := x.call("HINCRBY", key, id, "-1")
+	if !ok || counter.kind != ':' {
+		return true, false, false // Lua compares a non-number with 0: an error
+	}
+	if counter.n <= 0 {
+		return true, false, true
+	}
+	_, ok = x.call("PEXPIRE", key, lease)
+	return true, true, ok
 }
 
 func renew316(x *nativeRun) bool {

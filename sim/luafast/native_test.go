@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 // hold strings, lists or hashes with non-integer fields; leases and ids
 // that are not integers, negative, zero or too large.
 var (
-	twinKeys   = []string{"lock", "lock", "lock2", "chan", "latch"}
+	twinKeys   = []string{"lock", "lock", "lock2", "chan", "latch", "tok"}
 	twinIDs    = []string{"u1:1", "u1:1", "u2:7", "10", "x y"}
 	twinLeases = []string{"30000", "30000", "1500", "1", "0", "-5", "abc", "1.5", "", "9223372036854775807"}
 	twinMsgs   = []string{"0", "m"}
@@ -28,9 +29,15 @@ var (
 type twinShape struct{ keys, argv [][]string }
 
 var twinShapes = map[string]twinShape{
-	redissonLock316:   {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
-	redissonUnlock316: {[][]string{twinKeys, twinKeys}, [][]string{twinMsgs, twinLeases, twinIDs}},
-	redissonRenew316:  {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	redissonLock316:    {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	redissonUnlock316:  {[][]string{twinKeys, twinKeys}, [][]string{twinMsgs, twinLeases, twinIDs}},
+	redissonRenew316:   {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	redissonLock312:    {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	redissonLockLatest: {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	redissonUnlockLatest: {[][]string{twinKeys, twinKeys, twinKeys},
+		[][]string{twinMsgs, twinLeases, twinIDs, twinCmds, twinLeases}},
+	redissonRenewLatest: {[][]string{twinKeys, twinKeys}, [][]string{twinLeases, twinIDs, twinIDs}},
+	redissonFencedLock:  {[][]string{twinKeys, twinKeys}, [][]string{twinLeases, twinIDs}},
 }
 
 // genTwinCall draws EVAL or EVALSHA of a registered body: mostly with the
@@ -151,11 +158,11 @@ func TestNativeMatchesLua(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		maxLen = 100
 	}
-	var scripts, hijacked, replayed, afterWrite, panics atomic.Int64
+	var tally twinTally
 	rapid.Check(t, func(rt *rapid.T) {
 		hs := genHijacks(rt)
 		if len(hs) > 0 {
-			hijacked.Add(1)
+			tally.hijacked.Add(1)
 		}
 		lua, nat := newTwinNode(rt, false, hs), newTwinNode(rt, true, hs)
 		var hist []string
@@ -172,23 +179,13 @@ func TestNativeMatchesLua(t *testing.T) {
 				cmd = genTwinSetup(rt)
 			default:
 				cmd = genTwinCall(rt)
-				scripts.Add(1)
 			}
 			hist = append(hist, fmt.Sprintf("%q", cmd))
-			if nat.eng.vm != nil {
-				nat.eng.vm.nat.next = 0 // counts the calls a Lua run replays
+			if v := nat.eng.vm; v != nil {
+				v.nat.next, v.nat.sentEnd = 0, v.nat.sentEnd[:0]
 			}
 			a, b := lua.run(cmd), nat.run(cmd)
-			if v := nat.eng.vm; v != nil && v.nat.next > 0 {
-				x := &v.nat
-				replayed.Add(1)
-				if x.paniced {
-					panics.Add(1)
-				}
-				if wrote(x.sent) {
-					afterWrite.Add(1)
-				}
-			}
+			tally.observe(nat.eng.vm, cmd)
 			if a != b {
 				rt.Fatalf("reply mismatch for %q\nlua:    %q\nnative: %q\nhijacks %v\nhistory:\n%s", cmd, a, b, hs, strings.Join(hist, "\n"))
 			}
@@ -200,10 +197,51 @@ func TestNativeMatchesLua(t *testing.T) {
 			rt.Fatalf("state mismatch\nlua:\n%s\nnative:\n%s\nhistory:\n%s", a, b, strings.Join(hist, "\n"))
 		}
 	})
-	t.Logf("%d twin script calls, %d sequences with hijacks; %d runs handed to Lua after calls (%d after a write, %d after a panic)",
-		scripts.Load(), hijacked.Load(), replayed.Load(), afterWrite.Load(), panics.Load())
-	if !testing.Short() && (afterWrite.Load() == 0 || panics.Load() == 0) {
+	t.Logf("%d sequences with hijacks; %d runs handed to Lua after calls (%d after a write, %d after a panic)",
+		tally.hijacked.Load(), tally.replayed.Load(), tally.afterWrite.Load(), tally.panics.Load())
+	if testing.Short() {
+		return
+	}
+	if tally.afterWrite.Load() == 0 || tally.panics.Load() == 0 {
 		t.Error("no twin handed a run to Lua after a write or a panic: the generator lost its hostile cases")
+	}
+	for _, body := range NativeBodies() {
+		sha := newScript(body).sha
+		n, _ := tally.wrote.Load(sha)
+		if n == nil {
+			t.Errorf("the twin of %s never answered a run that wrote", sha)
+		}
+	}
+}
+
+// twinTally counts what the twins did in TestNativeMatchesLua.
+type twinTally struct {
+	hijacked, replayed, afterWrite, panics atomic.Int64
+	wrote                                  sync.Map // sha -> true: its twin answered a run that wrote
+}
+
+// observe counts the run of cmd on an engine whose state is v.
+func (c *twinTally) observe(v *vm, cmd []string) {
+	if v == nil || len(v.nat.sentEnd) == 0 {
+		return
+	}
+	x := &v.nat
+	if x.next == 0 {
+		if wrote(x.sent) && strings.HasPrefix(strings.ToUpper(cmd[0]), "EVAL") {
+			sha := cmd[1]
+			if !strings.HasPrefix(strings.ToUpper(cmd[0]), "EVALSHA") {
+				sha = newScript(cmd[1]).sha
+			}
+			c.wrote.Store(sha, true)
+		}
+		return
+	}
+	c.replayed.Add(1)
+	if x.paniced {
+		c.panics.Add(1)
+	}
+	if wrote(x.sent) {
+		c.afterWrite.Add(1)
 	}
 }
 
