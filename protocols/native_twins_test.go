@@ -12,14 +12,22 @@ import (
 // script would otherwise silently run on the Lua VM, or keep a twin that
 // no longer matches it.
 var nativeScripts = map[string]string{
-	"redissonLock316":      redissonLock316,
-	"redissonUnlock316":    redissonUnlock316,
-	"redissonRenew316":     redissonRenew316,
-	"redissonLock312":      redissonLock312,
-	"redissonLockLatest":   redissonLockLatest,
-	"redissonUnlockLatest": redissonUnlockLatest,
-	"redissonRenewLatest":  redissonRenewLatest,
-	"redissonFencedLock":   redissonFencedLock,
+	"redissonLock316":       redissonLock316,
+	"redissonUnlock316":     redissonUnlock316,
+	"redissonRenew316":      redissonRenew316,
+	"redissonLock312":       redissonLock312,
+	"redissonLockLatest":    redissonLockLatest,
+	"redissonUnlockLatest":  redissonUnlockLatest,
+	"redissonRenewLatest":   redissonRenewLatest,
+	"redissonFencedLock":    redissonFencedLock,
+	"compareAndDelete":      compareAndDelete,
+	"redsyncDelete":         redsyncDelete,
+	"redsyncTouch":          redsyncTouch,
+	"redsyncTouchWithSetNX": redsyncTouchWithSetNX,
+	"springObtain":          springObtain,
+	"springUnlinkUnlock":    springUnlinkUnlock,
+	"springDeleteUnlock":    springDeleteUnlock,
+	"fencedWrite":           fencedWrite,
 }
 
 func TestNativeTwinsMatchScripts(t *testing.T) {

@@ -17,11 +17,14 @@ import (
 // hold strings, lists or hashes with non-integer fields; leases and ids
 // that are not integers, negative, zero or too large.
 var (
-	twinKeys   = []string{"lock", "lock", "lock2", "chan", "latch", "tok"}
-	twinIDs    = []string{"u1:1", "u1:1", "u2:7", "10", "x y"}
-	twinLeases = []string{"30000", "30000", "1500", "1", "0", "-5", "abc", "1.5", "", "9223372036854775807"}
-	twinMsgs   = []string{"0", "m"}
-	twinCmds   = []string{"PUBLISH", "publish", "PUBLISH", "get", "select"}
+	twinKeys    = []string{"lock", "lock", "lock2", "chan", "latch", "tok"}
+	twinIDs     = []string{"u1:1", "u1:1", "u2:7", "10", "x y"}
+	twinLeases  = []string{"30000", "30000", "1500", "1", "0", "-5", "abc", "1.5", "", "9223372036854775807"}
+	twinMsgs    = []string{"0", "m"}
+	twinCmds    = []string{"PUBLISH", "publish", "PUBLISH", "get", "select"}
+	twinLatches = []string{"latch", "latch", "latch2", "lock"}
+	twinTokens  = []string{"1", "5", "10", "10", "007", "-3", "-0", "abc", "1e3", "", "9223372036854775807"}
+	twinVals    = []string{"0", "1", "abc", "2.5", "u1:1", "u2:7", "10", "007"}
 )
 
 // twinShape says which pool each KEYS and ARGV slot of a registered body
@@ -34,16 +37,35 @@ var twinShapes = map[string]twinShape{
 	redissonRenew316:   {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
 	redissonLock312:    {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
 	redissonLockLatest: {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
-	redissonUnlockLatest: {[][]string{twinKeys, twinKeys, twinKeys},
+	redissonUnlockLatest: {[][]string{twinKeys, twinKeys, twinLatches},
 		[][]string{twinMsgs, twinLeases, twinIDs, twinCmds, twinLeases}},
-	redissonRenewLatest: {[][]string{twinKeys, twinKeys}, [][]string{twinLeases, twinIDs, twinIDs}},
-	redissonFencedLock:  {[][]string{twinKeys, twinKeys}, [][]string{twinLeases, twinIDs}},
+	redissonRenewLatest:   {[][]string{twinKeys, twinKeys}, [][]string{twinLeases, twinIDs, twinIDs}},
+	redissonFencedLock:    {[][]string{twinKeys, twinKeys}, [][]string{twinLeases, twinIDs}},
+	compareAndDelete:      {[][]string{twinKeys}, [][]string{twinIDs}},
+	redsyncDelete:         {[][]string{twinKeys}, [][]string{twinIDs}},
+	redsyncTouch:          {[][]string{twinKeys}, [][]string{twinIDs, twinLeases}},
+	redsyncTouchWithSetNX: {[][]string{twinKeys}, [][]string{twinIDs, twinLeases}},
+	springObtain:          {[][]string{twinKeys}, [][]string{twinIDs, twinLeases}},
+	springUnlinkUnlock:    {[][]string{twinKeys}, [][]string{twinIDs}},
+	springDeleteUnlock:    {[][]string{twinKeys}, [][]string{twinIDs}},
+	fencedWrite:           {[][]string{twinKeys, twinKeys}, [][]string{twinTokens, twinIDs}},
+}
+
+// twinFamilies are bodies that act on the same keys.
+var twinFamilies = [][]string{
+	{redissonLock316, redissonUnlock316, redissonRenew316, redissonLock312},
+	{redissonLockLatest, redissonUnlockLatest, redissonRenewLatest, redissonFencedLock},
+	{compareAndDelete, redsyncDelete, redsyncTouch, redsyncTouchWithSetNX, springObtain, springUnlinkUnlock,
+		springDeleteUnlock, fencedWrite},
 }
 
 // genTwinCall draws EVAL or EVALSHA of a registered body: mostly with the
 // slots its script reads, sometimes with fewer or more.
-func genTwinCall(t *rapid.T) []string {
-	body := rapid.SampledFrom(NativeBodies()).Draw(t, "twin")
+func genTwinCall(t *rapid.T) []string { return genTwinCallOf(t, NativeBodies()) }
+
+// genTwinCallOf draws the call of one of bodies.
+func genTwinCallOf(t *rapid.T, bodies []string) []string {
+	body := rapid.SampledFrom(bodies).Draw(t, "twin")
 	shape := twinShapes[body]
 	nk, na := len(shape.keys), len(shape.argv)
 	if rapid.IntRange(0, 9).Draw(t, "odd") == 0 {
@@ -71,7 +93,7 @@ func genTwinCall(t *rapid.T) []string {
 func genTwinSetup(t *rapid.T) []string {
 	k := draw(t, twinKeys, "key")
 	return rapid.SampledFrom([][]string{
-		{"SET", k, draw(t, []string{"0", "1", "abc", "2.5"}, "val")},
+		{"SET", k, draw(t, twinVals, "val")},
 		{"SET", k, "1", "PX", "1500"},
 		{"HSET", k, draw(t, twinIDs, "field"), draw(t, []string{"1", "abc", "9223372036854775807", "-2"}, "val")},
 		{"HINCRBY", k, draw(t, twinIDs, "field"), "1"},
@@ -97,14 +119,14 @@ func genHijacks(t *rapid.T) []hijack {
 	var hs []hijack
 	for i := rapid.IntRange(0, 2).Draw(t, "hijacks"); i > 0; i-- {
 		hs = append(hs, hijack{
-			cmd: rapid.SampledFrom([]string{"EXISTS", "HEXISTS", "HINCRBY", "HSET", "PEXPIRE", "PTTL", "DEL", "PUBLISH", "GET", "SET", "INCR"}).Draw(t, "hcmd"),
+			cmd: rapid.SampledFrom([]string{"EXISTS", "HEXISTS", "HINCRBY", "HSET", "PEXPIRE", "PTTL", "DEL", "UNLINK", "PUBLISH", "GET", "SET", "INCR"}).Draw(t, "hcmd"),
 			raw: rapid.SampledFrom([]string{":0\r\n", ":1\r\n", ":7\r\n", ":\r\n", "$1\r\n0\r\n", "$-1\r\n", "*-1\r\n", "+OK\r\n",
 				"-ERR hijacked\r\n", "-ERR 50% off\r\n", "*2\r\n:1\r\n$1\r\nx\r\n", "*1\r\n+S\r\n", "?\r\n", ":x\r\n", "$9\r\nab\r\n", "panic"}).Draw(t, "raw"),
 			nth: rapid.IntRange(1, 4).Draw(t, "nth"),
 		})
 	}
 	if rapid.IntRange(0, 3).Draw(t, "panics") == 0 {
-		hs = append(hs, hijack{cmd: rapid.SampledFrom([]string{"HINCRBY", "PEXPIRE", "PUBLISH", "PTTL"}).Draw(t, "pcmd"),
+		hs = append(hs, hijack{cmd: rapid.SampledFrom([]string{"HINCRBY", "PEXPIRE", "PUBLISH", "PTTL", "GET", "SET"}).Draw(t, "pcmd"),
 			raw: "panic", nth: rapid.IntRange(1, 4).Draw(t, "pnth")})
 	}
 	return hs
@@ -165,6 +187,9 @@ func TestNativeMatchesLua(t *testing.T) {
 			tally.hijacked.Add(1)
 		}
 		lua, nat := newTwinNode(rt, false, hs), newTwinNode(rt, true, hs)
+		// Mostly one family per sequence, so that one's writes meet
+		// another's reads.
+		bodies := rapid.SampledFrom(append(twinFamilies, NativeBodies())).Draw(rt, "family")
 		var hist []string
 		for i, n := 0, rapid.IntRange(maxLen/2, maxLen).Draw(rt, "len"); i < n; i++ {
 			var cmd []string
@@ -178,7 +203,7 @@ func TestNativeMatchesLua(t *testing.T) {
 			case 1, 2, 3:
 				cmd = genTwinSetup(rt)
 			default:
-				cmd = genTwinCall(rt)
+				cmd = genTwinCallOf(rt, bodies)
 			}
 			hist = append(hist, fmt.Sprintf("%q", cmd))
 			if v := nat.eng.vm; v != nil {
@@ -249,7 +274,7 @@ func (c *twinTally) observe(v *vm, cmd []string) {
 func wrote(sent []string) bool {
 	for _, a := range sent {
 		switch a {
-		case "HINCRBY", "HSET", "PEXPIRE", "DEL", "SET", "INCR", "PUBLISH":
+		case "HINCRBY", "HSET", "PEXPIRE", "DEL", "UNLINK", "SET", "INCR", "PUBLISH":
 			return true
 		}
 	}
