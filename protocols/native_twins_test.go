@@ -28,6 +28,9 @@ var nativeScripts = map[string]string{
 	"springUnlinkUnlock":    springUnlinkUnlock,
 	"springDeleteUnlock":    springDeleteUnlock,
 	"fencedWrite":           fencedWrite,
+	"redislockObtain":       redislockObtain,
+	"redislockRelease":      redislockRelease,
+	"redislockRefresh":      redislockRefresh,
 }
 
 func TestNativeTwinsMatchScripts(t *testing.T) {

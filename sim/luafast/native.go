@@ -63,15 +63,17 @@ type nativeRun struct {
 	next    int // the recorded call a replaying Lua run takes next
 	left    int // recorded calls the Lua run has not taken yet
 
-	res    byte // result kind: resNil, resInt or resInts
+	res    byte // result kind: resNil, resInt, resInts or resStatus
 	resInt int
 	resArr []int
+	resStr string
 }
 
 const (
 	resNil byte = iota
 	resInt
 	resInts
+	resStatus
 )
 
 // runNative runs s's twin for c (args = KEYS then ARGV, numKeys of them
@@ -109,6 +111,8 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 		for _, n := range x.resArr {
 			c.WriteInt(n)
 		}
+	case resStatus:
+		c.WriteInline(x.resStr)
 	}
 	return true
 }
@@ -185,6 +189,9 @@ func (x *nativeRun) endReplay() {
 func (x *nativeRun) returnNil() bool { x.res = resNil; return true }
 
 func (x *nativeRun) returnInt(n int) bool { x.res, x.resInt = resInt, n; return true }
+
+// returnStatus is `return redis.status_reply(s)`.
+func (x *nativeRun) returnStatus(s string) bool { x.res, x.resStr = resStatus, s; return true }
 
 func (x *nativeRun) returnInts(ns ...int) bool {
 	x.res, x.resArr = resInts, append(x.resArr[:0], ns...)

@@ -3,12 +3,17 @@ package luafast
 import "bytes"
 
 // reply is a nested call's reply as a twin sees it: the replies whose Lua
-// value is a number, a string, false (RESP nil) or a status table.
+// value is a number, a string, false (RESP nil) or a status table, and
+// arrays of one number, string or nil.
 type reply struct {
-	kind byte   // 0 (not modelled), ':', '$', '+' or 'n' (nil)
+	kind byte   // 0 (not modelled), ':', '$', '+', 'n' (nil) or '*'
+	elem byte   // '*': the element's kind
 	n    int    // ':'
 	body []byte // '$'
 }
+
+// first is the element of a '*' reply.
+func (r reply) first() reply { return reply{kind: r.elem, n: r.n, body: r.body} }
 
 // parseSimple reads b's first reply as parseReply does, for the kinds above;
 // anything else (errors, arrays, malformed input) is kind 0.
@@ -38,8 +43,16 @@ func parseSimple(b []byte) reply {
 			return reply{kind: '$', body: rest[:n]}
 		}
 	case '*':
-		if n, ok := atoi(body); ok && n < 0 {
+		n, ok := atoi(body)
+		switch {
+		case !ok:
+		case n < 0:
 			return reply{kind: 'n'}
+		case n == 1:
+			// A nested status reply makes the VM panic: not modelled.
+			if e := parseSimple(rest); e.kind == ':' || e.kind == '$' || e.kind == 'n' {
+				return reply{kind: '*', elem: e.kind, n: e.n, body: e.body}
+			}
 		}
 	}
 	return reply{}
