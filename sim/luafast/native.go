@@ -54,14 +54,14 @@ type nativeRun struct {
 
 	// What the calls sent (argument lists back to back) and got (reply
 	// bytes back to back); a call that panicked is last, with no reply.
-	sent    []string
-	sentEnd []int
-	got     []byte
-	gotEnd  []int
-	panicV  any
-	paniced bool
-	next    int // the recorded call a replaying Lua run takes next
-	left    int // recorded calls the Lua run has not taken yet
+	sent     []string
+	sentEnd  []int
+	got      []byte
+	gotEnd   []int
+	panicV   any
+	panicked bool
+	next     int // the recorded call a replaying Lua run takes next
+	left     int // recorded calls the Lua run has not taken yet
 
 	res    byte // result kind: resNil, resInt, resInts or resStatus
 	resInt int
@@ -80,15 +80,11 @@ const (
 // keys). If it returns false the caller must run s on the Lua VM, which
 // replays the twin's calls first.
 func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, numKeys int) bool {
-	if e.vm == nil {
-		e.vm = getVM(e)
-		e.inner.reset(e.vm)
-	}
-	x := &e.vm.nat
+	x := &e.state().nat
 	x.e = e
 	x.keys, x.argv = args[:numKeys], args[numKeys:]
 	x.sent, x.sentEnd, x.got, x.gotEnd = x.sent[:0], x.sentEnd[:0], x.got[:0], x.gotEnd[:0]
-	x.panicV, x.paniced, x.next = nil, false, 0
+	x.panicV, x.panicked, x.next = nil, false, 0
 	x.res = resNil
 
 	e.depth++
@@ -114,6 +110,7 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 	case resStatus:
 		c.WriteInline(x.resStr)
 	}
+	c.SwitchResp3 = nil // as run does after a script
 	return true
 }
 
@@ -145,7 +142,7 @@ func (x *nativeRun) call(args ...string) (r reply, ok bool) {
 func (x *nativeRun) dispatch() (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			x.panicV, x.paniced, ok = p, true, false
+			x.panicV, x.panicked, ok = p, true, false
 		}
 	}()
 	x.e.srv.Dispatch(x.e.inner.peer, x.args)

@@ -276,7 +276,7 @@ func (c *twinTally) observe(v *vm, cmd []string) {
 		return
 	}
 	c.replayed.Add(1)
-	if x.paniced {
+	if x.panicked {
 		c.panics.Add(1)
 	}
 	if wrote(x.sent) {

@@ -33,11 +33,8 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 		return false
 	}
 
-	if e.vm == nil {
-		e.vm = getVM(e)
-		e.inner.reset(e.vm)
-	}
-	v, L := e.vm, e.vm.L
+	v := e.state()
+	L := v.L
 	if !s.inert {
 		e.touched = true
 	}
@@ -63,6 +60,15 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 	c.Resp3 = oldResp
 	c.SwitchResp3 = nil
 	return true
+}
+
+// state returns the engine's Lua state, taking one from the pool first.
+func (e *Engine) state() *vm {
+	if e.vm == nil {
+		e.vm = getVM(e)
+		e.inner.reset(e.vm)
+	}
+	return e.vm
 }
 
 // finish resets per-run state; it also runs if writing the reply panics.
