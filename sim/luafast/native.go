@@ -92,7 +92,7 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 	ok := fn(x)
 	e.depth--
 	e.cur, e.curSHA = nil, ""
-	x.keys, x.argv = nil, nil
+	x.e, x.keys, x.argv = nil, nil, nil // a pooled state must not keep the engine
 	if !ok {
 		x.next, x.left = 0, len(x.sentEnd)
 		return false

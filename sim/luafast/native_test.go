@@ -347,3 +347,14 @@ func TestTwinsWriteNatively(t *testing.T) {
 		}
 	}
 }
+
+// A twin that hands its run over relies on the VM compiling its body (run
+// checks the compile after the twin: an error there would leave the record
+// unreplayed).
+func TestTwinBodiesCompile(t *testing.T) {
+	for _, body := range NativeBodies() {
+		if c := compileProto(body); c.err != nil {
+			t.Errorf("%.50q: %v", body, c.err)
+		}
+	}
+}
