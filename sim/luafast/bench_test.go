@@ -118,3 +118,30 @@ func BenchmarkNestedCalls(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTwinAcquire is Redisson 3.16's acquire script (a registered
+// body) by EVALSHA, its native twin against the Lua VM.
+func BenchmarkTwinAcquire(b *testing.B) {
+	for _, native := range []bool{true, false} {
+		for _, bc := range []struct{ name, owner, want string }{
+			{"reentrant", "u1:1", "$-1\r\n"},
+			{"contended", "u2:1", ":30000\r\n"},
+		} {
+			name := "lua/" + bc.name
+			if native {
+				name = "native/" + bc.name
+			}
+			b.Run(name, func(b *testing.B) {
+				defer func(old bool) { nativeOn = old }(nativeOn)
+				nativeOn = native
+				n := newNode(b, true)
+				sha := newScript(redissonLock316).sha
+				n.do("SCRIPT", "LOAD", redissonLock316)
+				if got := n.do("EVALSHA", sha, "1", "lock", "30000", "u1:1"); got != "$-1\r\n" {
+					b.Fatalf("acquire: %q", got)
+				}
+				benchDispatch(b, n, []string{"EVALSHA", sha, "1", "lock", "30000", bc.owner}, bc.want)
+			})
+		}
+	}
+}

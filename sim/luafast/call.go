@@ -174,6 +174,9 @@ func (e *Engine) dispatch(l *lua.LState, args []string) (lua.LValue, string, boo
 	// one); the original spelling only shows in the unknown-command error,
 	// which redis.call/pcall replace anyway.
 	args[0] = upper
+	if vm.nat.replaying() {
+		return parseReply(l, &vm.strs, vm.nat.replay(args))
+	}
 	e.srv.Dispatch(p, args)
 	vm.replyW.Flush()
 	return parseReply(l, &vm.strs, vm.reply.Bytes())

@@ -18,12 +18,16 @@ type script struct {
 	pure    bool           // cannot modify the globals table (see isPure)
 	inert   bool           // cannot modify any table (see isInert)
 	exposed bool           // in its engine's bySHA
+	twin    twin           // the body's native twin, or nil
 	c       *compiled      // nil until looked up in protos
 }
 
 // newScript returns a script for src, its SHA1 taken from the compile
-// cache when another engine compiled src before.
+// cache when another engine compiled src before (or from the twins).
 func newScript(src string) *script {
+	if t, ok := twins[src]; ok {
+		return &script{src: src, sha: t.sha, twin: t.fn}
+	}
 	if c, ok := protos.Load(src); ok {
 		c := c.(*compiled)
 		return &script{src: src, sha: c.sha, c: c}
@@ -34,6 +38,9 @@ func newScript(src string) *script {
 // SHA1 is a script body's name for EVALSHA and SCRIPT EXISTS (lower-case
 // hex), from the compile cache when the body was compiled before.
 func SHA1(src string) string {
+	if t, ok := twins[src]; ok {
+		return t.sha
+	}
 	if c, ok := protos.Load(src); ok {
 		return c.(*compiled).sha
 	}

@@ -20,7 +20,8 @@ var (
 )
 
 // allScripts is every script the generator may run, for SCRIPT LOAD/EVALSHA.
-var allScripts = append([]string{redissonAcquire, redissonRelease, redissonRenew, compareAndDel, errorRespScript}, miscScripts...)
+var allScripts = append(append([]string{redissonAcquire, redissonRelease, redissonRenew, compareAndDel, errorRespScript},
+	miscScripts...), NativeBodies()...)
 
 func draw(t *rapid.T, pool []string, label string) string {
 	return rapid.SampledFrom(pool).Draw(t, label)
@@ -40,18 +41,23 @@ func scriptCall(t *rapid.T, src string, keysAndArgs ...string) []string {
 func genCommand(t *rapid.T) []string {
 	key := func() string { return draw(t, keyPool, "key") }
 	switch rapid.IntRange(0, 9).Draw(t, "kind") {
-	case 0, 1, 2: // Redisson lock scripts and compare-and-delete
-		switch rapid.IntRange(0, 3).Draw(t, "redisson") {
+	case 0, 1, 2: // lock scripts: Redisson's, compare-and-delete, the native twins'
+		switch rapid.IntRange(0, 5).Draw(t, "redisson") {
 		case 0:
 			return scriptCall(t, redissonAcquire, "1", key(), draw(t, leasePool, "lease"), draw(t, idPool, "id"))
 		case 1:
 			return scriptCall(t, redissonRelease, "2", key(), "chan", "0", draw(t, leasePool, "lease"), draw(t, idPool, "id"))
 		case 2:
 			return scriptCall(t, redissonRenew, "1", key(), draw(t, leasePool, "lease"), draw(t, idPool, "id"))
-		default:
+		case 3:
 			return scriptCall(t, compareAndDel, "1", key(), draw(t, valPool, "val"))
+		default:
+			return genTwinCall(t)
 		}
 	case 3, 4, 5: // plain commands
+		if rapid.IntRange(0, 3).Draw(t, "twinsetup") == 0 {
+			return genTwinSetup(t)
+		}
 		return genPlain(t, key)
 	case 6, 7: // miscellaneous scripts with random keys and args
 		src := rapid.SampledFrom(miscScripts).Draw(t, "misc")

@@ -8,6 +8,19 @@
 // go through Server().Dispatch on one reused inner peer, so the server
 // pre-hook sees them.
 //
+// Native twins (native.go): a body that exactly equals a registered one
+// (the lock scripts of the protocols catalog, copied here) runs as a Go
+// function instead of on the VM. It sends the same nested commands through
+// the same Dispatch and writes the same reply; on anything it does not
+// model (an error reply, another reply type, short KEYS/ARGV, EVAL_RO) it
+// hands the run to the VM, which takes the replies of the calls already
+// made from a record instead of sending them again, so side effects and
+// the script error come out as if the VM had run it all. Tests prove the
+// equality on random hostile command sequences, twins on against off
+// (replies, keyspace, the pre-hook's nested commands) and against
+// miniredis's own EVAL; protocols' tests check the copies still equal
+// the protocols' constants.
+//
 // Deliberate differences from miniredis v2.40.0:
 //   - math.random/math.randomseed are Redis's deterministic rand48, reseeded
 //     with 0 for every run (miniredis uses Go's global, unseeded generator).

@@ -25,16 +25,16 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 		c.WriteError(msgInvalidKeysNumber)
 		return false
 	}
+	if s.twin != nil && nativeOn && !readOnly && e.runNative(c, s.twin, sha, args, numKeys) {
+		return true
+	}
 	if err := s.compile(); err != nil {
 		c.WriteError(formatQuirk(errLuaParseError(err)))
 		return false
 	}
 
-	if e.vm == nil {
-		e.vm = getVM(e)
-		e.inner.reset(e.vm)
-	}
-	v, L := e.vm, e.vm.L
+	v := e.state()
+	L := v.L
 	if !s.inert {
 		e.touched = true
 	}
@@ -50,7 +50,9 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 	s.fn.Env = v.g
 	oldResp := c.Resp3
 	L.Push(s.fn)
-	if err := L.PCall(0, lua.MultRet, nil); err != nil {
+	err = L.PCall(0, lua.MultRet, nil)
+	v.nat.endReplay()
+	if err != nil {
 		c.WriteError(formatQuirk(errLuaParseError(err)))
 		return false
 	}
@@ -58,6 +60,15 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 	c.Resp3 = oldResp
 	c.SwitchResp3 = nil
 	return true
+}
+
+// state returns the engine's Lua state, taking one from the pool first.
+func (e *Engine) state() *vm {
+	if e.vm == nil {
+		e.vm = getVM(e)
+		e.inner.reset(e.vm)
+	}
+	return e.vm
 }
 
 // finish resets per-run state; it also runs if writing the reply panics.

@@ -1,0 +1,200 @@
+package luafast
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/alicebob/miniredis/v2/server"
+)
+
+// nativeOn runs the native twins of registered scripts (tests turn it off
+// to compare with the Lua VM).
+var nativeOn = true
+
+// A twin is a Go function equal to one Lua script body. It sends the same
+// redis.call commands, in the same order and with the same arguments, as
+// the script would given the same replies, through nativeRun.call. It
+// returns false to hand the run to the Lua VM at any point (an error reply,
+// a reply it does not model, KEYS or ARGV shorter than the script reads):
+// the VM then replays what the twin's calls got (see replay) and goes on
+// live from there, so the run ends as if Lua had run it all.
+type twin func(x *nativeRun) bool
+
+// twins are the registered bodies, each with its twin and SHA1 (a twin's
+// body is never compiled, so the compile cache would not have it).
+var twins = map[string]registered{}
+
+type registered struct {
+	fn  twin
+	sha string
+}
+
+func register(body string, t twin) {
+	if _, dup := twins[body]; dup {
+		panic("luafast: twin registered twice")
+	}
+	twins[body] = registered{t, sha1Hex(body)}
+}
+
+// NativeBodies returns the script bodies that run as native twins, sorted.
+func NativeBodies() []string {
+	out := make([]string, 0, len(twins))
+	for b := range twins {
+		out = append(out, b)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// nativeRun is the state of one twin's run and the record of its calls.
+type nativeRun struct {
+	e          *Engine
+	keys, argv []string
+	args       []string // the current call's arguments
+
+	// What the calls sent (argument lists back to back) and got (reply
+	// bytes back to back); a call that panicked is last, with no reply.
+	sent     []string
+	sentEnd  []int
+	got      []byte
+	gotEnd   []int
+	panicV   any
+	panicked bool
+	next     int // the recorded call a replaying Lua run takes next
+	left     int // recorded calls the Lua run has not taken yet
+
+	res    byte // result kind: resNil, resInt, resInts or resStatus
+	resInt int
+	resArr []int
+	resStr string
+}
+
+const (
+	resNil byte = iota
+	resInt
+	resInts
+	resStatus
+)
+
+// runNative runs s's twin for c (args = KEYS then ARGV, numKeys of them
+// keys). If it returns false the caller must run s on the Lua VM, which
+// replays the twin's calls first.
+func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, numKeys int) bool {
+	x := &e.state().nat
+	x.e = e
+	x.keys, x.argv = args[:numKeys], args[numKeys:]
+	x.sent, x.sentEnd, x.got, x.gotEnd = x.sent[:0], x.sentEnd[:0], x.got[:0], x.gotEnd[:0]
+	x.panicV, x.panicked, x.next = nil, false, 0
+	x.res = resNil
+
+	e.depth++
+	e.cur, e.curSHA, e.readOnly = c, sha, false
+	ok := fn(x)
+	e.depth--
+	e.cur, e.curSHA = nil, ""
+	x.e, x.keys, x.argv = nil, nil, nil // a pooled state must not keep the engine
+	if !ok {
+		x.next, x.left = 0, len(x.sentEnd)
+		return false
+	}
+	switch x.res {
+	case resNil:
+		c.WriteNull()
+	case resInt:
+		c.WriteInt(x.resInt)
+	case resInts:
+		c.WriteLen(len(x.resArr))
+		for _, n := range x.resArr {
+			c.WriteInt(n)
+		}
+	case resStatus:
+		c.WriteInline(x.resStr)
+	}
+	c.SwitchResp3 = nil // as run does after a script
+	return true
+}
+
+// call sends one command as redis.call would (args[0] upper-case, a plain
+// command) and returns its reply; ok is false if redis.call would raise or
+// the reply is not one a twin models (then the twin must return false).
+func (x *nativeRun) call(args ...string) (r reply, ok bool) {
+	e := x.e
+	x.args = append(x.args[:0], args...)
+	x.sent = append(x.sent, args...)
+	x.sentEnd = append(x.sentEnd, len(x.sent))
+	v, p := e.vm, e.inner.peer
+	v.reply.Reset()
+	v.replyW.Reset(&v.reply)
+	p.Resp3, p.SwitchResp3, p.ClientName = false, nil, ""
+	if !x.dispatch() {
+		return reply{}, false
+	}
+	v.replyW.Flush()
+	b := v.reply.Bytes()
+	x.got = append(x.got, b...)
+	x.gotEnd = append(x.gotEnd, len(x.got))
+	r = parseSimple(b)
+	return r, r.kind != 0
+}
+
+// dispatch runs x.args on the server; a panic is kept for the Lua run to
+// raise again at the same call (PCall turns it into the script's error).
+func (x *nativeRun) dispatch() (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			x.panicV, x.panicked, ok = p, true, false
+		}
+	}()
+	x.e.srv.Dispatch(x.e.inner.peer, x.args)
+	return true
+}
+
+// replaying reports whether a Lua run has recorded calls left to take.
+func (x *nativeRun) replaying() bool { return x.left > 0 }
+
+// replay gives the Lua run's next call (args, upper-cased name) the reply
+// the twin's call got, or raises the panic it raised.
+func (x *nativeRun) replay(args []string) []byte {
+	i := x.next
+	from := 0
+	if i > 0 {
+		from = x.sentEnd[i-1]
+	}
+	if want := x.sent[from:x.sentEnd[i]]; !slices.Equal(want, args) {
+		panic(fmt.Sprintf("luafast: native twin sent %q where the script sends %q", want, args))
+	}
+	x.next++
+	x.left--
+	if i == len(x.gotEnd) { // the call that panicked
+		panic(x.panicV)
+	}
+	from = 0
+	if i > 0 {
+		from = x.gotEnd[i-1]
+	}
+	return x.got[from:x.gotEnd[i]]
+}
+
+// endReplay checks that the Lua run took every call the twin made.
+func (x *nativeRun) endReplay() {
+	if x.left > 0 {
+		x.left = 0
+		panic(fmt.Sprintf("luafast: the script stopped after %d of its native twin's %d calls", x.next, len(x.sentEnd)))
+	}
+}
+
+func (x *nativeRun) returnNil() bool { x.res = resNil; return true }
+
+func (x *nativeRun) returnInt(n int) bool { x.res, x.resInt = resInt, n; return true }
+
+// returnStatus is `return redis.status_reply(s)`.
+func (x *nativeRun) returnStatus(s string) bool { x.res, x.resStr = resStatus, s; return true }
+
+func (x *nativeRun) returnInts(ns ...int) bool {
+	x.res, x.resArr = resInts, append(x.resArr[:0], ns...)
+	return true
+}
+
+// luaInt is what a script returns for an integer reply it got: Lua numbers
+// are float64, and the reply is written as int(n).
+func luaInt(n int) int { return int(float64(n)) }
