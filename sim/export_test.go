@@ -15,12 +15,13 @@ func SetEventBlock(n int) (restore func()) {
 	return func() { eventBlock = old }
 }
 
-// SetPackAside makes runs pack their events on another core from the
-// n-th packed event, until the returned func restores the default.
-func SetPackAside(n int) (restore func()) {
-	old := packAside
-	packAside = n
-	return func() { packAside = old }
+// SetLarge makes runs pack their events on another core from the n-th
+// packed event, and unpack them as a large run's from n packed events,
+// until the returned func restores the defaults.
+func SetLarge(n int) (restore func()) {
+	oldPack, oldUnpack := packAside, largeUnpack
+	packAside, largeUnpack = n, n
+	return func() { packAside, largeUnpack = oldPack, oldUnpack }
 }
 
 // Rerecord records evs in a new world, each at its time, and returns what

@@ -12,8 +12,8 @@ import (
 )
 
 // A run whose events are packed from the second on, by the recorder or
-// on another core, records the same trace as the run with every event
-// kept as it is.
+// on another core and unpacked as a large run's, records the same trace
+// as the run with every event kept as it is.
 func TestPackedRunEqualsUnpacked(t *testing.T) {
 	sc := protocols.Scenario{Seed: 3, Protocol: "redisson", Clients: 40, Topology: "replicated",
 		FaultKinds: []string{"gc-pause", "partition", "clock-jump", "reply-loss", "delay", "client-crash", "failover"},
@@ -23,7 +23,7 @@ func TestPackedRunEqualsUnpacked(t *testing.T) {
 	}
 	packed := runWithEventBlock(t, sc, 1)
 	plain := runWithEventBlock(t, sc, len(packed.Events))
-	restore := sim.SetPackAside(1)
+	restore := sim.SetLarge(1)
 	aside := runWithEventBlock(t, sc, 1)
 	restore()
 	if !reflect.DeepEqual(aside, packed) {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"runtime/debug"
+	"unsafe"
 
 	"github.com/locksim/locksim/sim/trace"
 )
@@ -59,16 +60,21 @@ func (r *recorder) pack(e *trace.Event) {
 }
 
 // events returns every event recorded so far in one slice: the first
-// block itself when there is no other.
+// block itself when there is no other. A large trace is unpacked with the
+// collector paused (quietgc.go), into memory faulted in at once.
 func (r *recorder) events() []trace.Event {
 	r.stopPacking()
 	if r.cur == nil {
 		return r.first[:len(r.first):len(r.first)]
 	}
-	if r.rest.n >= trace.LargeRun {
+	large := r.rest.n >= largeUnpack
+	if large {
 		defer quietGC()()
 	}
 	out := make([]trace.Event, 0, len(r.first)+r.rest.n)
+	if large {
+		populate(unsafe.Pointer(unsafe.SliceData(out)), uintptr(cap(out))*unsafe.Sizeof(trace.Event{}))
+	}
 	out = append(out, r.first...)
 	d := r.rest.reader()
 	for _, c := range r.done {
@@ -77,12 +83,14 @@ func (r *recorder) events() []trace.Event {
 	return d.chunk(out, r.cur)
 }
 
+// largeUnpack is trace.LargeRun; tests lower it.
+var largeUnpack = trace.LargeRun
+
 // collectLarge collects a large finished run once its queue is dropped
 // and gives the freed memory back to the system: the trace is unpacked
 // into a heap holding little else than the packed events (a 645 MB trace
 // cannot reuse the freed pages of small objects, which would otherwise
-// stay resident beside it), and the collection its allocation starts
-// sets the next goal from them, not from the run's stale timers.
+// stay resident beside it).
 func (r *recorder) collectLarge() {
 	r.stopPacking()
 	if r.rest != nil && r.rest.n >= trace.LargeRun {
