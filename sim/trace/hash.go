@@ -13,17 +13,62 @@ import (
 // never held as one JSON buffer.
 func (t *Trace) Hash() string {
 	h := sha256.New()
+	flush, wait := hashInTurn(h), func() {}
+	if len(t.Events) >= hashPipeline {
+		flush, wait = hashAside(h)
+	}
 	buf := make([]byte, 0, hashFlush+hashSlack)
 	buf = append(buf, `{"events":`...)
-	buf = hashList(h, buf, t.Events, AppendEventJSON)
+	buf = hashList(flush, buf, t.Events, AppendEventJSON)
 	buf = append(buf, `,"ops":`...)
-	buf = hashList(h, buf, t.Ops, AppendOpJSON)
+	buf = hashList(flush, buf, t.Ops, AppendOpJSON)
 	if len(t.Scripts) > 0 {
 		buf = append(append(buf, `,"scripts":`...), marshal(t.Scripts)...)
 	}
 	buf = append(append(buf, `,"stats":`...), marshal(t.Stats)...)
-	h.Write(append(buf, '}'))
+	flush(append(buf, '}'))
+	wait()
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// hashPipeline is the number of events from which Hash encodes and
+// hashes on two cores: the encoding and the SHA-256 of a long trace's
+// JSON take about as long as each other.
+var hashPipeline = 1 << 16
+
+// A flush writes a full buffer into the hash and returns an empty one.
+type flushFunc func([]byte) []byte
+
+func hashInTurn(h hash.Hash) flushFunc {
+	return func(b []byte) []byte {
+		h.Write(b)
+		return b[:0]
+	}
+}
+
+// hashAside writes the buffers into h on another goroutine, in order;
+// wait returns once all of them are in.
+func hashAside(h hash.Hash) (flush flushFunc, wait func()) {
+	const buffers = 4
+	full, empty, done := make(chan []byte, buffers), make(chan []byte, buffers), make(chan struct{})
+	for range buffers - 1 {
+		empty <- make([]byte, 0, hashFlush+hashSlack)
+	}
+	go func() {
+		defer close(done)
+		for b := range full {
+			h.Write(b)
+			empty <- b[:0]
+		}
+	}()
+	flush = func(b []byte) []byte {
+		full <- b
+		return <-empty
+	}
+	return flush, func() {
+		close(full)
+		<-done
+	}
 }
 
 // hashFlush is how full Hash lets its buffer get before writing it into
@@ -33,9 +78,9 @@ const (
 	hashSlack = 4 << 10
 )
 
-// hashList appends the JSON array of xs to buf, writing buf into h
-// whenever it passes hashFlush, and returns what is left of it.
-func hashList[T any](h hash.Hash, buf []byte, xs []T, appendJSON func([]byte, *T) []byte) []byte {
+// hashList appends the JSON array of xs to buf, flushing buf whenever it
+// passes hashFlush, and returns what is left of it.
+func hashList[T any](flush flushFunc, buf []byte, xs []T, appendJSON func([]byte, *T) []byte) []byte {
 	buf = append(buf, '[')
 	for i := range xs {
 		if i > 0 {
@@ -43,8 +88,7 @@ func hashList[T any](h hash.Hash, buf []byte, xs []T, appendJSON func([]byte, *T
 		}
 		buf = appendJSON(buf, &xs[i])
 		if len(buf) >= hashFlush {
-			h.Write(buf)
-			buf = buf[:0]
+			buf = flush(buf)
 		}
 	}
 	return append(buf, ']')
