@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // Redisson's RFencedLock (RedissonFencedLock, master at 66863978b): the newer
@@ -16,14 +17,7 @@ import (
 // master like the lock: a failover that loses the INCR hands the next
 // holder a token that is not higher.
 
-const redissonFencedLock = "if (redis.call('exists', KEYS[1]) == 0 " +
-	"or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then " +
-	"local token = redis.call('incr', KEYS[2]);" +
-	"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
-	"redis.call('pexpire', KEYS[1], ARGV[1]); " +
-	"return {-1, token}; " +
-	"end; " +
-	"return {redis.call('pttl', KEYS[1]), -1};"
+const redissonFencedLock = luafast.RedissonFencedLock
 
 func init() {
 	register(Protocol{

@@ -5,6 +5,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // The protected resource's side of fencing (Kleppmann, "How to do
@@ -20,12 +21,7 @@ import (
 
 // fencedWrite: KEYS[1] the data, KEYS[2] the fence; ARGV[1] the token,
 // ARGV[2] the value. 0 when stale, 1 when written.
-const fencedWrite = `local highest = tonumber(redis.call('get', KEYS[2]) or '0')
-local token = tonumber(ARGV[1])
-if token < highest then return 0 end
-redis.call('set', KEYS[2], token)
-redis.call('set', KEYS[1], ARGV[2])
-return 1`
+const fencedWrite = luafast.FencedWrite
 
 func fenceKey(key string) string { return key + ":fence" }
 

@@ -7,10 +7,9 @@ import (
 	"github.com/locksim/locksim/sim/luafast"
 )
 
-// nativeScripts are the scripts sim/luafast runs as native Go twins. Its
-// copies of their bodies must stay equal to these constants: an edited
-// script would otherwise silently run on the Lua VM, or keep a twin that
-// no longer matches it.
+// nativeScripts are the scripts the protocols send that sim/luafast runs
+// as native Go twins: a script given a text of its own here would
+// silently run on the Lua VM, and a twin no protocol uses is dead.
 var nativeScripts = map[string]string{
 	"redissonLock316":       redissonLock316,
 	"redissonUnlock316":     redissonUnlock316,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // bsm/redislock v0.10.0 (tag v0.10.0, commit a5b7483, 2026-05-18;
@@ -31,80 +32,13 @@ import (
 // EVAL after NOSCRIPT; locksim sends EVAL: one round trip fewer on a
 // node's first call, the same script run once.
 
-const redislockObtain = `-- obtain.lua: arguments => [value, tokenLen, ttl]
--- Obtain.lua try to set provided keys's with value and ttl if they do not exists.
--- Keys can be overriden if they already exists and the correct value+tokenLen is provided. 
-
-local function pexpire(ttl)
-	-- Update keys ttls.
-	for _, key in ipairs(KEYS) do
-		redis.call("pexpire", key, ttl)
-	end
-end
-
--- canOverrideLock check either or not the provided token match
--- previously set lock's tokens.
-local function canOverrideKeys() 
-	local offset = tonumber(ARGV[2])
-
-	for _, key in ipairs(KEYS) do
-		if redis.call("getrange", key, 0, offset-1) ~= string.sub(ARGV[1], 1, offset) then
-			return false
-		end
-	end
-	return true
-end
-
--- Prepare mset arguments.
-local setArgs = {}
-for _, key in ipairs(KEYS) do
-	table.insert(setArgs, key)
-	table.insert(setArgs, ARGV[1])
-end
-
-if redis.call("msetnx", unpack(setArgs)) ~= 1 then
-	if canOverrideKeys() == false then
-		return false
-	end
-	redis.call("mset", unpack(setArgs))
-end
-
-pexpire(ARGV[3])
-return redis.status_reply("OK")`
-
-const redislockRelease = `-- release.lua: => Arguments: [value]
--- Release.lua deletes provided keys if all their values match the input. 
-
--- Check all keys values matches provided input.
-local values = redis.call("mget", unpack(KEYS))
-for i, _ in ipairs(KEYS) do
-	if values[i] ~= ARGV[1] then
-		return false
-	end
-end
-
--- Delete keys.
-redis.call("del", unpack(KEYS))
-
-return redis.status_reply("OK")`
-
-const redislockRefresh = `-- refresh.lua: => Arguments: [value, ttl]
--- refresh.lua refreshes provided keys's ttls if all their values match the input. 
-
--- Check all keys values matches provided input.
-local values = redis.call("mget", unpack(KEYS))
-for i, _ in ipairs(KEYS) do
-	if values[i] ~= ARGV[1] then
-		return false
-	end
-end
-
--- Update keys ttls.
-for _, key in ipairs(KEYS) do
-	redis.call("pexpire", key, ARGV[2]) 
-end
-
-return redis.status_reply("OK")`
+// obtain.lua, release.lua and refresh.lua (their text is in sim/luafast,
+// beside their native twins).
+const (
+	redislockObtain  = luafast.RedislockObtain
+	redislockRelease = luafast.RedislockRelease
+	redislockRefresh = luafast.RedislockRefresh
+)
 
 func init() {
 	register(Protocol{

@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"errors"
+	"github.com/locksim/locksim/sim/luafast"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,51 +36,16 @@ import (
 // semaphore gets one permit per unlock message, so one waiter per process
 // wakes.
 
-const redissonLock316 = "if (redis.call('exists', KEYS[1]) == 0) then " +
-	"   redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
-	"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
-	"   return nil; " +
-	"end; " +
-	"if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
-	"   redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
-	"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
-	"   return nil; " +
-	"end; " +
-	"return redis.call('pttl', KEYS[1]);"
-
-// redissonLock312 is 3.12.0's lock script (HSET for a new hold), as
-// RedissonLock.tryLockInnerAsync writes it at that tag.
-const redissonLock312 = "if (redis.call('exists', KEYS[1]) == 0) then " +
-	"redis.call('hset', KEYS[1], ARGV[2], 1); " +
-	"redis.call('pexpire', KEYS[1], ARGV[1]); " +
-	"return nil; " +
-	"end; " +
-	"if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
-	"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
-	"redis.call('pexpire', KEYS[1], ARGV[1]); " +
-	"return nil; " +
-	"end; " +
-	"return redis.call('pttl', KEYS[1]);"
-
-const redissonUnlock316 = "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then " +
-	"   return nil;" +
-	"end; " +
-	"local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); " +
-	"if (counter > 0) then " +
-	"   redis.call('pexpire', KEYS[1], ARGV[2]); " +
-	"   return 0; " +
-	"else " +
-	"   redis.call('del', KEYS[1]); " +
-	"   redis.call('publish', KEYS[2], ARGV[1]); " +
-	"   return 1; " +
-	"end; " +
-	"return nil;"
-
-const redissonRenew316 = "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
-	"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
-	"   return 1; " +
-	"end; " +
-	"return 0;"
+// The scripts, verbatim at each tag (their text is in sim/luafast, beside
+// their native twins): RedissonLock.tryLockInnerAsync, unlockInnerAsync
+// and renewExpirationAsync at 3.16.0, and 3.12.0's lock script (HSET for
+// a new hold).
+const (
+	redissonLock316   = luafast.RedissonLock316
+	redissonUnlock316 = luafast.RedissonUnlock316
+	redissonRenew316  = luafast.RedissonRenew316
+	redissonLock312   = luafast.RedissonLock312
+)
 
 // redissonUnlockMessage is LockPubSub.UNLOCK_MESSAGE (0L).
 const redissonUnlockMessage = "0"

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // Newer Redisson: the master branch at 66863978b (2026-08-21, after tag
@@ -46,44 +47,14 @@ import (
 // 3000 ms, retryAttempts 4, retryDelay EqualJitterDelay(1000 ms, 2 s);
 // a timed-out attempt is cancelled and resent (RedisExecutor).
 
-const redissonLockLatest = "if ((redis.call('exists', KEYS[1]) == 0) " +
-	"or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then " +
-	"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
-	"redis.call('pexpire', KEYS[1], ARGV[1]); " +
-	"return nil; " +
-	"end; " +
-	"return redis.call('pttl', KEYS[1]);"
-
-const redissonUnlockLatest = "local val = redis.call('get', KEYS[3]); " +
-	"if val ~= false then " +
-	"return tonumber(val);" +
-	"end; " +
-	"if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then " +
-	"return nil;" +
-	"end; " +
-	"local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); " +
-	"if (counter > 0) then " +
-	"redis.call('pexpire', KEYS[1], ARGV[2]); " +
-	"redis.call('set', KEYS[3], 0, 'px', ARGV[5]); " +
-	"return 0; " +
-	"else " +
-	"redis.call('del', KEYS[1]); " +
-	"redis.call(ARGV[4], KEYS[2], ARGV[1]); " +
-	"redis.call('set', KEYS[3], 1, 'px', ARGV[5]); " +
-	"return 1; " +
-	"end; "
-
-// redissonRenewLatest is renewal.LockTask's chunk script.
-const redissonRenewLatest = "local result = {} " +
-	"for i = 1, #KEYS, 1 do " +
-	"if (redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1) then " +
-	"redis.call('pexpire', KEYS[i], ARGV[1]); " +
-	"table.insert(result, 1); " +
-	"else " +
-	"table.insert(result, 0); " +
-	"end; " +
-	"end; " +
-	"return result;"
+// The scripts at that commit (their text is in sim/luafast, beside their
+// native twins): the acquire, the unlock with its latch, and
+// renewal.LockTask's chunk script.
+const (
+	redissonLockLatest   = luafast.RedissonLockLatest
+	redissonUnlockLatest = luafast.RedissonUnlockLatest
+	redissonRenewLatest  = luafast.RedissonRenewLatest
+)
 
 // redissonClientLatest is the newer default client configuration.
 var redissonClientLatest = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 4,

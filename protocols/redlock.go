@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"errors"
+	"github.com/locksim/locksim/sim/luafast"
 	"strconv"
 	"time"
 
@@ -39,24 +40,12 @@ import (
 // check: a client paused between sending its SETs and reading the
 // replies believes it holds a lock whose keys may already have expired.
 
-const redsyncDelete = `
-	local val = redis.call("GET", KEYS[1])
-	if val == ARGV[1] then
-		return redis.call("DEL", KEYS[1])
-	elseif val == false then
-		return -1
-	else
-		return 0
-	end
-`
-
-const redsyncTouch = `
-	if redis.call("GET", KEYS[1]) == ARGV[1] then
-		return redis.call("PEXPIRE", KEYS[1], ARGV[2])
-	else
-		return 0
-	end
-`
+// redsync's deleteScript and touchScript (their text is in sim/luafast,
+// beside their native twins).
+const (
+	redsyncDelete = luafast.RedsyncDelete
+	redsyncTouch  = luafast.RedsyncTouch
+)
 
 // redsync defaults.
 const (

@@ -5,6 +5,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // redsync v4.18.1 with WithSetNXOnExtend() (added in v4.12.0): Extend runs touchWithSetNXScript,
@@ -14,15 +15,7 @@ import (
 // Extend every expiry/2 until the lock is released or Extend fails. A
 // keep-alive that runs late finds an expired key and silently takes the
 // lock back, while another client may have held it in between.
-const redsyncTouchWithSetNX = `
-	if redis.call("GET", KEYS[1]) == ARGV[1] then
-		return redis.call("PEXPIRE", KEYS[1], ARGV[2])
-	elseif redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "NX") then
-		return 1
-	else
-		return 0
-	end
-`
+const redsyncTouchWithSetNX = luafast.RedsyncTouchWithSetNX
 
 func init() {
 	register(Protocol{

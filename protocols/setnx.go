@@ -5,14 +5,11 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // Lua compare-and-delete release, verbatim from seed 001 ("Solução Efetiva").
-const compareAndDelete = "if redis.call('get', KEYS[1]) == ARGV[1] then " +
-	"   return redis.call('del', KEYS[1]) " +
-	"else " +
-	"   return 0 " +
-	"end"
+const compareAndDelete = luafast.CompareAndDelete
 
 func init() {
 	// Seed 002, section 2: setIfAbsent(chaveTrava, "bloqueado", 60, SECONDS),

@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"errors"
+	"github.com/locksim/locksim/sim/luafast"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -24,32 +25,13 @@ import (
 // default). The client is Lettuce with its defaults (60 s command
 // timeout, no retries).
 
-const springObtain = `local lockClientId = redis.call('GET', KEYS[1])
-if lockClientId == ARGV[1] then
-	redis.call('PEXPIRE', KEYS[1], ARGV[2])
-	return true
-elseif not lockClientId then
-	redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-	return true
-end
-return false
-`
-
-const springUnlinkUnlock = `local lockClientId = redis.call('GET', KEYS[1])
-if lockClientId == ARGV[1] then
-	redis.call('UNLINK', KEYS[1])
-	return true
-end
-return false
-`
-
-const springDeleteUnlock = `local lockClientId = redis.call('GET', KEYS[1])
-if lockClientId == ARGV[1] then
-	redis.call('DEL', KEYS[1])
-	return true
-end
-return false
-`
+// The obtain script and the two unlock scripts (UNLINK, then DEL), their
+// text in sim/luafast, beside their native twins.
+const (
+	springObtain       = luafast.SpringObtain
+	springUnlinkUnlock = luafast.SpringUnlinkUnlock
+	springDeleteUnlock = luafast.SpringDeleteUnlock
+)
 
 // Spring defaults.
 const (

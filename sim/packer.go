@@ -13,9 +13,9 @@ type packer struct {
 	done  chan struct{}
 }
 
-// packAside is the number of packed events from which a run packs aside;
-// packBatch the events handed over at a time.
-var packAside = 1 << 16
+// packAside is the number of packed events from which a run packs aside
+// (tests lower it); packBatch the events handed over at a time.
+var packAside = trace.LongRun
 
 const (
 	packBatch   = 4096

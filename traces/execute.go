@@ -43,8 +43,8 @@ func Evaluate(sc protocols.Scenario) (*Outcome, error) {
 }
 
 // hashAside is the number of events from which Execute hashes the trace
-// on another core while it is checked: both only read it.
-var hashAside = 1 << 16
+// on another core while it is checked (both only read it); tests lower it.
+var hashAside = trace.LongRun
 
 func evaluate(sc protocols.Scenario, hash bool) (o *Outcome, err error) {
 	defer func() {

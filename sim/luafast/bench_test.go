@@ -135,8 +135,8 @@ func BenchmarkTwinAcquire(b *testing.B) {
 				defer func(old bool) { nativeOn = old }(nativeOn)
 				nativeOn = native
 				n := newNode(b, true)
-				sha := newScript(redissonLock316).sha
-				n.do("SCRIPT", "LOAD", redissonLock316)
+				sha := newScript(RedissonLock316).sha
+				n.do("SCRIPT", "LOAD", RedissonLock316)
 				if got := n.do("EVALSHA", sha, "1", "lock", "30000", "u1:1"); got != "$-1\r\n" {
 					b.Fatalf("acquire: %q", got)
 				}

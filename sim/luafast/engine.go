@@ -9,7 +9,8 @@
 // pre-hook sees them.
 //
 // Native twins (native.go): a body that exactly equals a registered one
-// (the lock scripts of the protocols catalog, copied here) runs as a Go
+// (the lock scripts of the protocols catalog, whose one text is here,
+// beside its twin; protocols names each script's release) runs as a Go
 // function instead of on the VM. It sends the same nested commands through
 // the same Dispatch and writes the same reply; on anything it does not
 // model (an error reply, another reply type, short KEYS/ARGV, EVAL_RO) it
@@ -18,8 +19,8 @@
 // the script error come out as if the VM had run it all. Tests prove the
 // equality on random hostile command sequences, twins on against off
 // (replies, keyspace, the pre-hook's nested commands) and against
-// miniredis's own EVAL; protocols' tests check the copies still equal
-// the protocols' constants.
+// miniredis's own EVAL; protocols' tests check that every script a
+// protocol sends has a twin and every twin a protocol.
 //
 // Deliberate differences from miniredis v2.40.0:
 //   - math.random/math.randomseed are Redis's deterministic rand48, reseeded

@@ -2,17 +2,17 @@ package luafast
 
 import "strconv"
 
-// The compare-and-act scripts of the other protocols, verbatim copies of
-// the constants in protocols/setnx.go, redlock.go, redlock_extend.go,
-// spring_registry.go and fencing.go.
+// The compare-and-act scripts of the other protocols, as
+// protocols/setnx.go, redlock.go, redlock_extend.go, spring_registry.go
+// and fencing.go send them (each names its source there).
 const (
-	compareAndDelete = "if redis.call('get', KEYS[1]) == ARGV[1] then " +
+	CompareAndDelete = "if redis.call('get', KEYS[1]) == ARGV[1] then " +
 		"   return redis.call('del', KEYS[1]) " +
 		"else " +
 		"   return 0 " +
 		"end"
 
-	redsyncDelete = `
+	RedsyncDelete = `
 	local val = redis.call("GET", KEYS[1])
 	if val == ARGV[1] then
 		return redis.call("DEL", KEYS[1])
@@ -23,7 +23,7 @@ const (
 	end
 `
 
-	redsyncTouch = `
+	RedsyncTouch = `
 	if redis.call("GET", KEYS[1]) == ARGV[1] then
 		return redis.call("PEXPIRE", KEYS[1], ARGV[2])
 	else
@@ -31,7 +31,7 @@ const (
 	end
 `
 
-	redsyncTouchWithSetNX = `
+	RedsyncTouchWithSetNX = `
 	if redis.call("GET", KEYS[1]) == ARGV[1] then
 		return redis.call("PEXPIRE", KEYS[1], ARGV[2])
 	elseif redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "NX") then
@@ -41,7 +41,7 @@ const (
 	end
 `
 
-	springObtain = `local lockClientId = redis.call('GET', KEYS[1])
+	SpringObtain = `local lockClientId = redis.call('GET', KEYS[1])
 if lockClientId == ARGV[1] then
 	redis.call('PEXPIRE', KEYS[1], ARGV[2])
 	return true
@@ -52,7 +52,7 @@ end
 return false
 `
 
-	springUnlinkUnlock = `local lockClientId = redis.call('GET', KEYS[1])
+	SpringUnlinkUnlock = `local lockClientId = redis.call('GET', KEYS[1])
 if lockClientId == ARGV[1] then
 	redis.call('UNLINK', KEYS[1])
 	return true
@@ -60,7 +60,7 @@ end
 return false
 `
 
-	springDeleteUnlock = `local lockClientId = redis.call('GET', KEYS[1])
+	SpringDeleteUnlock = `local lockClientId = redis.call('GET', KEYS[1])
 if lockClientId == ARGV[1] then
 	redis.call('DEL', KEYS[1])
 	return true
@@ -68,7 +68,7 @@ end
 return false
 `
 
-	fencedWrite = `local highest = tonumber(redis.call('get', KEYS[2]) or '0')
+	FencedWrite = `local highest = tonumber(redis.call('get', KEYS[2]) or '0')
 local token = tonumber(ARGV[1])
 if token < highest then return 0 end
 redis.call('set', KEYS[2], token)
@@ -77,14 +77,14 @@ return 1`
 )
 
 func init() {
-	register(compareAndDelete, func(x *nativeRun) bool { return ifOwner(x, "DEL", nil) })
-	register(redsyncDelete, redsyncDel)
-	register(redsyncTouch, func(x *nativeRun) bool { return ifOwner(x, "PEXPIRE", nil) })
-	register(redsyncTouchWithSetNX, func(x *nativeRun) bool { return ifOwner(x, "PEXPIRE", setNX) })
-	register(springObtain, springObtainLock)
-	register(springUnlinkUnlock, func(x *nativeRun) bool { return springRelease(x, "UNLINK") })
-	register(springDeleteUnlock, func(x *nativeRun) bool { return springRelease(x, "DEL") })
-	register(fencedWrite, fencedSet)
+	register(CompareAndDelete, func(x *nativeRun) bool { return ifOwner(x, "DEL", nil) })
+	register(RedsyncDelete, redsyncDel)
+	register(RedsyncTouch, func(x *nativeRun) bool { return ifOwner(x, "PEXPIRE", nil) })
+	register(RedsyncTouchWithSetNX, func(x *nativeRun) bool { return ifOwner(x, "PEXPIRE", setNX) })
+	register(SpringObtain, springObtainLock)
+	register(SpringUnlinkUnlock, func(x *nativeRun) bool { return springRelease(x, "UNLINK") })
+	register(SpringDeleteUnlock, func(x *nativeRun) bool { return springRelease(x, "DEL") })
+	register(FencedWrite, fencedSet)
 }
 
 // ifOwner is `if GET KEYS[1] == ARGV[1] then return <cmd KEYS[1] ARGV[2]>`

@@ -1,10 +1,10 @@
 package luafast
 
 // Redisson 3.12's lock script, the newer line's scripts and the fenced
-// lock's, verbatim copies of the constants in protocols/redisson.go,
-// redisson_latest.go and fenced.go.
+// lock's, as protocols/redisson.go, redisson_latest.go and fenced.go send
+// them (each names its release there).
 const (
-	redissonLock312 = "if (redis.call('exists', KEYS[1]) == 0) then " +
+	RedissonLock312 = "if (redis.call('exists', KEYS[1]) == 0) then " +
 		"redis.call('hset', KEYS[1], ARGV[2], 1); " +
 		"redis.call('pexpire', KEYS[1], ARGV[1]); " +
 		"return nil; " +
@@ -16,7 +16,7 @@ const (
 		"end; " +
 		"return redis.call('pttl', KEYS[1]);"
 
-	redissonLockLatest = "if ((redis.call('exists', KEYS[1]) == 0) " +
+	RedissonLockLatest = "if ((redis.call('exists', KEYS[1]) == 0) " +
 		"or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then " +
 		"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
 		"redis.call('pexpire', KEYS[1], ARGV[1]); " +
@@ -24,7 +24,7 @@ const (
 		"end; " +
 		"return redis.call('pttl', KEYS[1]);"
 
-	redissonUnlockLatest = "local val = redis.call('get', KEYS[3]); " +
+	RedissonUnlockLatest = "local val = redis.call('get', KEYS[3]); " +
 		"if val ~= false then " +
 		"return tonumber(val);" +
 		"end; " +
@@ -43,7 +43,7 @@ const (
 		"return 1; " +
 		"end; "
 
-	redissonRenewLatest = "local result = {} " +
+	RedissonRenewLatest = "local result = {} " +
 		"for i = 1, #KEYS, 1 do " +
 		"if (redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1) then " +
 		"redis.call('pexpire', KEYS[i], ARGV[1]); " +
@@ -54,7 +54,7 @@ const (
 		"end; " +
 		"return result;"
 
-	redissonFencedLock = "if (redis.call('exists', KEYS[1]) == 0 " +
+	RedissonFencedLock = "if (redis.call('exists', KEYS[1]) == 0 " +
 		"or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then " +
 		"local token = redis.call('incr', KEYS[2]);" +
 		"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
@@ -65,12 +65,12 @@ const (
 )
 
 func init() {
-	register(redissonLock312, func(x *nativeRun) bool { return lockWith(x, "HSET") })
+	register(RedissonLock312, func(x *nativeRun) bool { return lockWith(x, "HSET") })
 	// The combined condition sends what 3.16's two branches send.
-	register(redissonLockLatest, lock316)
-	register(redissonUnlockLatest, unlockLatest)
-	register(redissonRenewLatest, renewLatest)
-	register(redissonFencedLock, fencedLock)
+	register(RedissonLockLatest, lock316)
+	register(RedissonUnlockLatest, unlockLatest)
+	register(RedissonRenewLatest, renewLatest)
+	register(RedissonFencedLock, fencedLock)
 }
 
 func unlockLatest(x *nativeRun) bool {

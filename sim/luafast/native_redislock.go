@@ -2,11 +2,11 @@ package luafast
 
 import "strconv"
 
-// bsm/redislock's scripts, verbatim copies of the constants in
-// protocols/redislock_go.go. The twins model one key (the protocol's
-// case); other counts run on the VM.
+// bsm/redislock's scripts, as protocols/redislock_go.go sends them (the
+// tag is named there). The twins model one key (the protocol's case);
+// other counts run on the VM.
 const (
-	redislockObtain = `-- obtain.lua: arguments => [value, tokenLen, ttl]
+	RedislockObtain = `-- obtain.lua: arguments => [value, tokenLen, ttl]
 -- Obtain.lua try to set provided keys's with value and ttl if they do not exists.
 -- Keys can be overriden if they already exists and the correct value+tokenLen is provided. 
 
@@ -47,7 +47,7 @@ end
 pexpire(ARGV[3])
 return redis.status_reply("OK")`
 
-	redislockRelease = `-- release.lua: => Arguments: [value]
+	RedislockRelease = `-- release.lua: => Arguments: [value]
 -- Release.lua deletes provided keys if all their values match the input. 
 
 -- Check all keys values matches provided input.
@@ -63,7 +63,7 @@ redis.call("del", unpack(KEYS))
 
 return redis.status_reply("OK")`
 
-	redislockRefresh = `-- refresh.lua: => Arguments: [value, ttl]
+	RedislockRefresh = `-- refresh.lua: => Arguments: [value, ttl]
 -- refresh.lua refreshes provided keys's ttls if all their values match the input. 
 
 -- Check all keys values matches provided input.
@@ -83,9 +83,9 @@ return redis.status_reply("OK")`
 )
 
 func init() {
-	register(redislockObtain, redislockObtainOne)
-	register(redislockRelease, func(x *nativeRun) bool { return redislockIfValue(x, "DEL") })
-	register(redislockRefresh, func(x *nativeRun) bool { return redislockIfValue(x, "PEXPIRE") })
+	register(RedislockObtain, redislockObtainOne)
+	register(RedislockRelease, func(x *nativeRun) bool { return redislockIfValue(x, "DEL") })
+	register(RedislockRefresh, func(x *nativeRun) bool { return redislockIfValue(x, "PEXPIRE") })
 }
 
 func redislockObtainOne(x *nativeRun) bool {

@@ -1,9 +1,9 @@
 package luafast
 
-// Redisson's lock scripts, verbatim copies of the constants in
-// protocols/redisson.go (a test there checks they still match).
+// Redisson 3.16's lock scripts, as protocols/redisson.go sends them (the
+// release is named there).
 const (
-	redissonLock316 = "if (redis.call('exists', KEYS[1]) == 0) then " +
+	RedissonLock316 = "if (redis.call('exists', KEYS[1]) == 0) then " +
 		"   redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
 		"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
 		"   return nil; " +
@@ -15,7 +15,7 @@ const (
 		"end; " +
 		"return redis.call('pttl', KEYS[1]);"
 
-	redissonUnlock316 = "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then " +
+	RedissonUnlock316 = "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then " +
 		"   return nil;" +
 		"end; " +
 		"local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); " +
@@ -29,7 +29,7 @@ const (
 		"end; " +
 		"return nil;"
 
-	redissonRenew316 = "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
+	RedissonRenew316 = "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
 		"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
 		"   return 1; " +
 		"end; " +
@@ -37,9 +37,9 @@ const (
 )
 
 func init() {
-	register(redissonLock316, lock316)
-	register(redissonUnlock316, unlock316)
-	register(redissonRenew316, renew316)
+	register(RedissonLock316, lock316)
+	register(RedissonUnlock316, unlock316)
+	register(RedissonRenew316, renew316)
 }
 
 // has reports whether the script's KEYS and ARGV reach nKeys and nArgv:
@@ -58,7 +58,7 @@ func (x *nativeRun) hold(cmd, key, lease, id string) bool {
 	return ok
 }
 
-// lock316 is redissonLock316; lockNew is the command of a new hold
+// lock316 is RedissonLock316; lockNew is the command of a new hold
 // (HINCRBY, or HSET in 3.12).
 func lock316(x *nativeRun) bool { return lockWith(x, "HINCRBY") }
 

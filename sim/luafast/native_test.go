@@ -38,35 +38,35 @@ var (
 type twinShape struct{ keys, argv [][]string }
 
 var twinShapes = map[string]twinShape{
-	redissonLock316:    {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
-	redissonUnlock316:  {[][]string{twinKeys, twinKeys}, [][]string{twinMsgs, twinLeases, twinIDs}},
-	redissonRenew316:   {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
-	redissonLock312:    {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
-	redissonLockLatest: {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
-	redissonUnlockLatest: {[][]string{twinKeys, twinKeys, twinLatches},
+	RedissonLock316:    {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	RedissonUnlock316:  {[][]string{twinKeys, twinKeys}, [][]string{twinMsgs, twinLeases, twinIDs}},
+	RedissonRenew316:   {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	RedissonLock312:    {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	RedissonLockLatest: {[][]string{twinKeys}, [][]string{twinLeases, twinIDs}},
+	RedissonUnlockLatest: {[][]string{twinKeys, twinKeys, twinLatches},
 		[][]string{twinMsgs, twinLeases, twinIDs, twinCmds, twinLatchTTLs}},
-	redissonRenewLatest:   {[][]string{twinKeys, twinKeys}, [][]string{twinLeases, twinIDs, twinIDs}},
-	redissonFencedLock:    {[][]string{twinKeys, twinCounters}, [][]string{twinLeases, twinIDs}},
-	compareAndDelete:      {[][]string{twinKeys}, [][]string{twinIDs}},
-	redsyncDelete:         {[][]string{twinKeys}, [][]string{twinIDs}},
-	redsyncTouch:          {[][]string{twinKeys}, [][]string{twinIDs, twinLeases}},
-	redsyncTouchWithSetNX: {[][]string{twinKeys}, [][]string{twinIDs, twinLeases}},
-	springObtain:          {[][]string{twinKeys}, [][]string{twinIDs, twinLeases}},
-	springUnlinkUnlock:    {[][]string{twinKeys}, [][]string{twinIDs}},
-	springDeleteUnlock:    {[][]string{twinKeys}, [][]string{twinIDs}},
-	fencedWrite:           {[][]string{twinKeys, twinKeys}, [][]string{twinTokens, twinIDs}},
-	redislockObtain:       {[][]string{twinLocks}, [][]string{twinValues, twinOffsets, twinLeases}},
-	redislockRelease:      {[][]string{twinLocks}, [][]string{twinValues}},
-	redislockRefresh:      {[][]string{twinLocks}, [][]string{twinValues, twinLeases}},
+	RedissonRenewLatest:   {[][]string{twinKeys, twinKeys}, [][]string{twinLeases, twinIDs, twinIDs}},
+	RedissonFencedLock:    {[][]string{twinKeys, twinCounters}, [][]string{twinLeases, twinIDs}},
+	CompareAndDelete:      {[][]string{twinKeys}, [][]string{twinIDs}},
+	RedsyncDelete:         {[][]string{twinKeys}, [][]string{twinIDs}},
+	RedsyncTouch:          {[][]string{twinKeys}, [][]string{twinIDs, twinLeases}},
+	RedsyncTouchWithSetNX: {[][]string{twinKeys}, [][]string{twinIDs, twinLeases}},
+	SpringObtain:          {[][]string{twinKeys}, [][]string{twinIDs, twinLeases}},
+	SpringUnlinkUnlock:    {[][]string{twinKeys}, [][]string{twinIDs}},
+	SpringDeleteUnlock:    {[][]string{twinKeys}, [][]string{twinIDs}},
+	FencedWrite:           {[][]string{twinKeys, twinKeys}, [][]string{twinTokens, twinIDs}},
+	RedislockObtain:       {[][]string{twinLocks}, [][]string{twinValues, twinOffsets, twinLeases}},
+	RedislockRelease:      {[][]string{twinLocks}, [][]string{twinValues}},
+	RedislockRefresh:      {[][]string{twinLocks}, [][]string{twinValues, twinLeases}},
 }
 
 // twinFamilies are bodies that act on the same keys.
 var twinFamilies = [][]string{
-	{redissonLock316, redissonUnlock316, redissonRenew316, redissonLock312},
-	{redissonLockLatest, redissonUnlockLatest, redissonRenewLatest, redissonFencedLock},
-	{compareAndDelete, redsyncDelete, redsyncTouch, redsyncTouchWithSetNX},
-	{springObtain, springUnlinkUnlock, springDeleteUnlock, fencedWrite, compareAndDelete},
-	{redislockObtain, redislockRelease, redislockRefresh},
+	{RedissonLock316, RedissonUnlock316, RedissonRenew316, RedissonLock312},
+	{RedissonLockLatest, RedissonUnlockLatest, RedissonRenewLatest, RedissonFencedLock},
+	{CompareAndDelete, RedsyncDelete, RedsyncTouch, RedsyncTouchWithSetNX},
+	{SpringObtain, SpringUnlinkUnlock, SpringDeleteUnlock, FencedWrite, CompareAndDelete},
+	{RedislockObtain, RedislockRelease, RedislockRefresh},
 }
 
 // genTwinCall draws EVAL or EVALSHA of a registered body: mostly with the
@@ -300,33 +300,33 @@ func wrote(sent []string) bool {
 // writes, twins on and off: the twin must answer it itself (a twin that
 // handed every run to the VM would pass the random test) and as the VM.
 func TestTwinsWriteNatively(t *testing.T) {
-	acquire := []string{"EVAL", redissonLock316, "1", "lock", "30000", "u1:1"}
-	acquireLatest := []string{"EVAL", redissonLockLatest, "1", "lock", "30000", "u1:1"}
+	acquire := []string{"EVAL", RedissonLock316, "1", "lock", "30000", "u1:1"}
+	acquireLatest := []string{"EVAL", RedissonLockLatest, "1", "lock", "30000", "u1:1"}
 	owned := []string{"SET", "lock", "u1:1"}
-	obtain := []string{"EVAL", redislockObtain, "1", "lock", "tok1meta", "4", "30000"}
+	obtain := []string{"EVAL", RedislockObtain, "1", "lock", "tok1meta", "4", "30000"}
 	cases := []struct {
 		setup [][]string
 		call  []string
 	}{
 		{nil, acquire},
-		{[][]string{acquire}, []string{"EVAL", redissonUnlock316, "2", "lock", "chan", "0", "30000", "u1:1"}},
-		{[][]string{acquire}, []string{"EVAL", redissonRenew316, "1", "lock", "30000", "u1:1"}},
-		{nil, []string{"EVAL", redissonLock312, "1", "lock", "30000", "u1:1"}},
+		{[][]string{acquire}, []string{"EVAL", RedissonUnlock316, "2", "lock", "chan", "0", "30000", "u1:1"}},
+		{[][]string{acquire}, []string{"EVAL", RedissonRenew316, "1", "lock", "30000", "u1:1"}},
+		{nil, []string{"EVAL", RedissonLock312, "1", "lock", "30000", "u1:1"}},
 		{nil, acquireLatest},
-		{[][]string{acquireLatest}, []string{"EVAL", redissonUnlockLatest, "3", "lock", "chan", "latch:1", "0", "30000", "u1:1", "PUBLISH", "30000"}},
-		{[][]string{acquireLatest}, []string{"EVAL", redissonRenewLatest, "1", "lock", "30000", "u1:1"}},
-		{nil, []string{"EVAL", redissonFencedLock, "2", "lock", "tok", "30000", "u1:1"}},
-		{[][]string{owned}, []string{"EVAL", compareAndDelete, "1", "lock", "u1:1"}},
-		{[][]string{owned}, []string{"EVAL", redsyncDelete, "1", "lock", "u1:1"}},
-		{[][]string{owned}, []string{"EVAL", redsyncTouch, "1", "lock", "u1:1", "30000"}},
-		{nil, []string{"EVAL", redsyncTouchWithSetNX, "1", "lock", "u1:1", "30000"}},
-		{nil, []string{"EVAL", springObtain, "1", "lock", "u1:1", "30000"}},
-		{[][]string{owned}, []string{"EVAL", springUnlinkUnlock, "1", "lock", "u1:1"}},
-		{[][]string{owned}, []string{"EVAL", springDeleteUnlock, "1", "lock", "u1:1"}},
-		{[][]string{{"SET", "data:fence", "4"}}, []string{"EVAL", fencedWrite, "2", "data", "data:fence", "5", "v"}},
+		{[][]string{acquireLatest}, []string{"EVAL", RedissonUnlockLatest, "3", "lock", "chan", "latch:1", "0", "30000", "u1:1", "PUBLISH", "30000"}},
+		{[][]string{acquireLatest}, []string{"EVAL", RedissonRenewLatest, "1", "lock", "30000", "u1:1"}},
+		{nil, []string{"EVAL", RedissonFencedLock, "2", "lock", "tok", "30000", "u1:1"}},
+		{[][]string{owned}, []string{"EVAL", CompareAndDelete, "1", "lock", "u1:1"}},
+		{[][]string{owned}, []string{"EVAL", RedsyncDelete, "1", "lock", "u1:1"}},
+		{[][]string{owned}, []string{"EVAL", RedsyncTouch, "1", "lock", "u1:1", "30000"}},
+		{nil, []string{"EVAL", RedsyncTouchWithSetNX, "1", "lock", "u1:1", "30000"}},
+		{nil, []string{"EVAL", SpringObtain, "1", "lock", "u1:1", "30000"}},
+		{[][]string{owned}, []string{"EVAL", SpringUnlinkUnlock, "1", "lock", "u1:1"}},
+		{[][]string{owned}, []string{"EVAL", SpringDeleteUnlock, "1", "lock", "u1:1"}},
+		{[][]string{{"SET", "data:fence", "4"}}, []string{"EVAL", FencedWrite, "2", "data", "data:fence", "5", "v"}},
 		{[][]string{{"SET", "lock", "tok1old"}}, obtain},
-		{[][]string{obtain}, []string{"EVAL", redislockRelease, "1", "lock", "tok1meta"}},
-		{[][]string{obtain}, []string{"EVAL", redislockRefresh, "1", "lock", "tok1meta", "30000"}},
+		{[][]string{obtain}, []string{"EVAL", RedislockRelease, "1", "lock", "tok1meta"}},
+		{[][]string{obtain}, []string{"EVAL", RedislockRefresh, "1", "lock", "tok1meta", "30000"}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

@@ -32,9 +32,9 @@ func (t *Trace) Hash() string {
 }
 
 // hashPipeline is the number of events from which Hash encodes and
-// hashes on two cores: the encoding and the SHA-256 of a long trace's
-// JSON take about as long as each other.
-var hashPipeline = 1 << 16
+// hashes on two cores (the encoding and the SHA-256 of a long trace's
+// JSON take about as long as each other); tests lower it.
+var hashPipeline = LongRun
 
 // A flush writes a full buffer into the hash and returns an empty one.
 type flushFunc func([]byte) []byte

@@ -123,3 +123,9 @@ func Ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
 // collected and given back to the system before the next stage (the sim
 // before unpacking its events, traces before the check): 160 MB of Event.
 const LargeRun = 1 << 20
+
+// LongRun is the number of events from which a run's bookkeeping uses a
+// second core: the sim packs its events on another goroutine, and a
+// trace is hashed beside its check and in two stages. Below it, a run is
+// too short to repay a goroutine (explore's runs are a few hundred).
+const LongRun = 1 << 16
