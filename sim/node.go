@@ -95,6 +95,7 @@ func (w *World) AddNode(name string) *Node {
 	n.lua = luafast.New(m)
 	n.scripts = newScriptSync(st.scripts)
 	n.srv.SetPreHook(n.preHook)
+	n.lua.SetPreHook(n.preHook)
 	w.nodes[name] = n
 	return n
 }

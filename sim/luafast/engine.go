@@ -27,6 +27,7 @@
 //     with 0 for every run (miniredis uses Go's global, unseeded generator).
 //   - Returning a function/userdata/thread replies nil (miniredis panics).
 //   - Library tables are shared between runs (see vm).
+//   - A twin's direct commands (SetPreHook) are not counted by INFO.
 //
 // Assumptions: no AUTH configured, the calling peer is neither in MULTI nor
 // in pub/sub mode, and scripts use DB 0 at start (miniredis would start them
@@ -59,6 +60,9 @@ type Engine struct {
 	nHot   int
 
 	inner innerConn // peer + buffer for nested redis.call
+
+	hook   server.Hook // the server's pre-hook, for direct commands
+	direct bool        // twins may run direct commands (SetPreHook)
 
 	// State of the running script (depth > 0 while a script runs).
 	depth    int

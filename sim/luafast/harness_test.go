@@ -44,7 +44,7 @@ func newNode(tb testTB, withEngine bool) *node {
 	if withEngine {
 		n.eng = New(m)
 	}
-	m.Server().SetPreHook(func(c *server.Peer, cmd string, args ...string) bool {
+	hook := func(c *server.Peer, cmd string, args ...string) bool {
 		n.hookSeen++
 		if cmd == "PUBLISH" {
 			n.publish = append(n.publish, strings.Join(args, " "))
@@ -53,7 +53,11 @@ func newNode(tb testTB, withEngine bool) *node {
 			return n.eng.Handle(c, cmd, args)
 		}
 		return false
-	})
+	}
+	m.Server().SetPreHook(hook)
+	if n.eng != nil {
+		n.eng.SetPreHook(hook)
+	}
 	tb.Cleanup(m.Close)
 	return n
 }

@@ -145,7 +145,9 @@ func (x *nativeRun) dispatch() (ok bool) {
 			x.panicV, x.panicked, ok = p, true, false
 		}
 	}()
-	x.e.srv.Dispatch(x.e.inner.peer, x.args)
+	if !x.e.runDirect(x.args) {
+		x.e.srv.Dispatch(x.e.inner.peer, x.args)
+	}
 	return true
 }
 

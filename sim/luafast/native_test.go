@@ -154,7 +154,7 @@ type twinNode struct {
 
 func newTwinNode(tb testTB, native bool, hs []hijack) *twinNode {
 	n := &twinNode{node: newNode(tb, true), native: native, counts: map[string]int{}}
-	n.m.Server().SetPreHook(func(c *server.Peer, cmd string, args ...string) bool {
+	hook := func(c *server.Peer, cmd string, args ...string) bool {
 		if n.eng.Handle(c, cmd, args) {
 			return true
 		}
@@ -173,7 +173,9 @@ func newTwinNode(tb testTB, native bool, hs []hijack) *twinNode {
 			}
 		}
 		return false
-	})
+	}
+	n.m.Server().SetPreHook(hook)
+	n.eng.SetPreHook(hook)
 	return n
 }
 

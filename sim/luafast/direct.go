@@ -1,0 +1,181 @@
+package luafast
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/alicebob/miniredis/v2/server"
+)
+
+// SetPreHook tells the engine the server's pre-hook (the one given to
+// server.SetPreHook), and lets the twins run their plainest nested
+// commands on miniredis's keyspace directly instead of through Dispatch,
+// which formats a reply per command and allocates twice for it. A direct
+// command calls h first, as Dispatch would; h must not serve (return true
+// for) EXISTS, HEXISTS, HINCRBY, PEXPIRE, PTTL or DEL. Without a hook
+// set, every nested command goes through Dispatch.
+func (e *Engine) SetPreHook(h server.Hook) {
+	e.hook, e.direct = h, h != nil
+}
+
+// directCmd is a nested command a twin sends whose effect and reply the
+// engine computes itself, with miniredis's exported keyspace functions,
+// exactly as miniredis v2.40.0's command would. plan decides from args and
+// the keyspace alone (nothing changed yet) whether the case is one it
+// models; do applies it and returns the integer reply.
+type directCmd struct {
+	plan func(db *miniredis.RedisDB, args []string) (directPlan, bool)
+}
+
+// directPlan is what a planned command will do.
+type directPlan struct {
+	do  func(db *miniredis.RedisDB, args []string, p directPlan) int
+	n   int           // a parsed argument (HINCRBY's delta)
+	ttl time.Duration // PEXPIRE's new TTL
+}
+
+var directCmds = map[string]directCmd{
+	"EXISTS":  {planExists},
+	"HEXISTS": {planHexists},
+	"HINCRBY": {planHincrby},
+	"PEXPIRE": {planPexpire},
+	"PTTL":    {planPTTL},
+	"DEL":     {planDel},
+}
+
+// runDirect serves args (upper-case name first) directly if it is a case
+// directCmds models, writing the reply to the inner peer's buffer as
+// miniredis would; false: nothing was done, Dispatch must serve it.
+func (e *Engine) runDirect(args []string) bool {
+	if !e.direct {
+		return false
+	}
+	c, ok := directCmds[args[0]]
+	if !ok {
+		return false
+	}
+	db := e.m.DB(0) // twins never change the inner connection's DB
+	p, ok := c.plan(db, args[1:])
+	if !ok {
+		return false
+	}
+	if e.hook(e.inner.peer, args[0], args[1:]...) {
+		return true // served by the hook, as Dispatch would let it
+	}
+	n := p.do(db, args[1:], p)
+	w := e.vm.replyW
+	w.Write(append(strconv.AppendInt(append(w.AvailableBuffer(), ':'), int64(n), 10), '\r', '\n'))
+	return true
+}
+
+// EXISTS key... db.Exists touches a key's LRU clock, as EXISTS does;
+// db.Type, which the others read, does not, as they do not.
+func planExists(_ *miniredis.RedisDB, args []string) (directPlan, bool) {
+	return directPlan{do: func(db *miniredis.RedisDB, args []string, _ directPlan) int {
+		return count(args, db.Exists)
+	}}, len(args) >= 1
+}
+
+// count is how many of keys f says true for, in order.
+func count(keys []string, f func(string) bool) int {
+	n := 0
+	for _, k := range keys {
+		if f(k) {
+			n++
+		}
+	}
+	return n
+}
+
+// HEXISTS key field, when the key is absent, or a hash whose field has a
+// non-empty value (HGet cannot tell a missing field from an empty one).
+func planHexists(db *miniredis.RedisDB, args []string) (directPlan, bool) {
+	if len(args) != 2 {
+		return directPlan{}, false
+	}
+	switch db.Type(args[0]) {
+	case "":
+		return directPlan{do: reply0}, true
+	case "hash":
+		if db.HGet(args[0], args[1]) != "" {
+			return directPlan{do: reply1}, true
+		}
+	}
+	return directPlan{}, false
+}
+
+func reply0(*miniredis.RedisDB, []string, directPlan) int { return 0 }
+func reply1(*miniredis.RedisDB, []string, directPlan) int { return 1 }
+
+// HINCRBY key field delta, when delta is an integer and the key absent,
+// or a hash whose field holds an integer.
+func planHincrby(db *miniredis.RedisDB, args []string) (directPlan, bool) {
+	if len(args) != 3 {
+		return directPlan{}, false
+	}
+	delta, err := strconv.Atoi(args[2])
+	if err != nil {
+		return directPlan{}, false
+	}
+	switch db.Type(args[0]) {
+	case "":
+	case "hash":
+		if _, err := strconv.Atoi(db.HGet(args[0], args[1])); err != nil {
+			return directPlan{}, false // also a missing field: HGet says ""
+		}
+	default:
+		return directPlan{}, false
+	}
+	return directPlan{n: delta, do: func(db *miniredis.RedisDB, args []string, p directPlan) int {
+		v, err := db.HIncr(args[0], args[1], p.n)
+		if err != nil {
+			panic("luafast: direct HINCRBY planned on a non-integer field")
+		}
+		return v
+	}}, true
+}
+
+// PEXPIRE key ms, without options: 0 for an absent key; a TTL that is
+// not positive (the key is deleted) goes through Dispatch.
+func planPexpire(db *miniredis.RedisDB, args []string) (directPlan, bool) {
+	if len(args) != 2 {
+		return directPlan{}, false
+	}
+	ms, err := strconv.Atoi(args[1])
+	if err != nil {
+		return directPlan{}, false
+	}
+	if db.Type(args[0]) == "" {
+		return directPlan{do: reply0}, true
+	}
+	ttl := time.Duration(ms) * time.Millisecond
+	if ttl <= 0 {
+		return directPlan{}, false
+	}
+	return directPlan{ttl: ttl, do: func(db *miniredis.RedisDB, args []string, p directPlan) int {
+		db.SetTTL(args[0], p.ttl)
+		return 1
+	}}, true
+}
+
+// PTTL key: -2 for an absent key, -1 for one without a TTL.
+func planPTTL(_ *miniredis.RedisDB, args []string) (directPlan, bool) {
+	return directPlan{do: func(db *miniredis.RedisDB, args []string, _ directPlan) int {
+		if db.Type(args[0]) == "" {
+			return -2
+		}
+		ttl := db.TTL(args[0]) // a key's TTL is never 0: it expired at 0
+		if ttl == 0 {
+			return -1
+		}
+		return int(ttl.Nanoseconds() / 1000000)
+	}}, len(args) == 1
+}
+
+// DEL key...
+func planDel(_ *miniredis.RedisDB, args []string) (directPlan, bool) {
+	return directPlan{do: func(db *miniredis.RedisDB, args []string, _ directPlan) int {
+		return count(args, db.Del)
+	}}, len(args) >= 1
+}
