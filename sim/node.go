@@ -57,6 +57,7 @@ type Node struct {
 	offset      int64       // master: effects produced; replica: effects applied
 	waiters     []*waiter   // WAIT commands in progress
 	lua         *luafast.Engine
+	value       luafast.Value // a native twin's reply to the command being dispatched
 	scripts     *scriptSync
 	Persistence string     // none, everysec, always
 	fsynced     []keyState // everysec: the dataset as of the last fsync
@@ -228,8 +229,18 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 		delete(n.queuedN, p)
 		delete(n.pubs, p)
 	}
-	n.srv.Dispatch(p, args)
+	v := &n.value
+	v.Kind = 0
+	if isScript(cmd) && !n.inMulti[p] && !n.scripts.busy {
+		// Dispatch would hand it to the pre-hook, which serves it here.
+		n.scriptCommand(p, cmd, args[1:], v)
+	} else {
+		n.srv.Dispatch(p, args)
+	}
 	n.db = n.m.DB(0) // SWAPDB, from a client or a script, replaces it
+	if v.Kind != 0 {
+		return valueReply(*v)
+	}
 	p.Flush()
 	r, err := ParseReply(n.out.Bytes())
 	if err != nil {

@@ -94,7 +94,7 @@ func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 	n.beforeWrite(cmd)
 	switch cmd {
 	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT":
-		return n.scriptCommand(c, cmd, args)
+		return n.scriptCommand(c, cmd, args, nil)
 	case "PUBLISH":
 		if len(args) != 2 {
 			c.WriteError("ERR wrong number of arguments for 'publish' command")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // Reply is one RESP2 reply. miniredis's own parser rejects arrays holding
@@ -145,4 +147,21 @@ func indexCRLF(b []byte) int {
 		}
 	}
 	return -1
+}
+
+// valueReply is the Reply that parsing the RESP of v would give.
+func valueReply(v luafast.Value) Reply {
+	switch v.Kind {
+	case ':':
+		return Reply{Kind: ':', Int: int64(v.Int)}
+	case '*':
+		arr := make([]Reply, len(v.Ints))
+		for i, n := range v.Ints {
+			arr[i] = Reply{Kind: ':', Int: int64(n)}
+		}
+		return Reply{Kind: '*', Array: arr}
+	case '+':
+		return Reply{Kind: '+', Str: v.Status}
+	}
+	return Reply{} // 'n': nil
 }

@@ -40,8 +40,9 @@ func newScriptSync(bw *bufio.Writer) *scriptSync {
 }
 
 // scriptCommand serves EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT for
-// the pre-hook; false hands the command to miniredis.
-func (n *Node) scriptCommand(c *server.Peer, cmd string, args []string) bool {
+// the pre-hook; false hands the command to miniredis. With v, a native
+// twin's reply may come back in v instead of being written to c.
+func (n *Node) scriptCommand(c *server.Peer, cmd string, args []string, v *luafast.Value) bool {
 	s := n.scripts
 	if s.busy {
 		return false
@@ -65,7 +66,12 @@ func (n *Node) scriptCommand(c *server.Peer, cmd string, args []string) bool {
 		}
 		return false
 	}
-	handled := n.lua.Handle(c, cmd, args)
+	var handled bool
+	if v != nil {
+		handled = n.lua.HandleValue(c, cmd, args, v)
+	} else {
+		handled = n.lua.Handle(c, cmd, args)
+	}
 	switch {
 	case body != "" && !s.mini[body] && s.exists(n, true, body):
 		s.unsent = append(s.unsent, body)

@@ -63,6 +63,7 @@ type Engine struct {
 
 	hook   server.Hook // the server's pre-hook, for direct commands
 	direct bool        // twins may run direct commands (SetPreHook)
+	value  *Value      // where a twin's reply goes instead of the peer (HandleValue)
 
 	// State of the running script (depth > 0 while a script runs).
 	depth    int

@@ -97,6 +97,10 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 		x.next, x.left = 0, len(x.sentEnd)
 		return false
 	}
+	if e.takeValue(c, x) {
+		c.SwitchResp3 = nil
+		return true
+	}
 	switch x.res {
 	case resNil:
 		c.WriteNull()
