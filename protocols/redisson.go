@@ -113,6 +113,7 @@ type rlock struct {
 	cFor    *sim.Process
 	lnFor   *sim.Thread
 	lnCache string
+	acqCmd  []string // acquireCmd's last command
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -179,11 +180,7 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 		acquired, ttl, err = l.tryAcquireLatest(t, lease)
 	default:
 		var r sim.Reply
-		script := redissonLock316
-		if l.ver == redisson3120 {
-			script = redissonLock312
-		}
-		r, err = l.evalWrite(t, script, []string{l.name}, ms(lease), l.lockName(t))
+		r, err = l.evalWrite(t, l.acquireCmd(t, lease))
 		if err != nil {
 			return false, 0, err
 		}
@@ -200,6 +197,28 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 	return true, 0, nil
 }
 
+// acquireCmd is the lock script's command for t and lease. A waiter sends
+// it again after every release: it is built once per lock, thread and
+// lease and sent as is (the sim only reads a command's arguments).
+func (l *rlock) acquireCmd(t *sim.Thread, lease time.Duration) []string {
+	leaseMs, name := ms(lease), l.lockName(t)
+	if c := l.acqCmd; c != nil && c[4] == leaseMs && c[5] == name {
+		return c
+	}
+	script := redissonLock316
+	if l.ver == redisson3120 {
+		script = redissonLock312
+	}
+	l.acqCmd = evalCmd(script, []string{l.name}, leaseMs, name)
+	return l.acqCmd
+}
+
+// evalCmd is EVAL script with keys and args.
+func evalCmd(script string, keys []string, args ...string) []string {
+	cmd := make([]string, 0, 3+len(keys)+len(args))
+	return append(append(append(cmd, "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
+}
+
 // evalWrite is RedissonBaseLock.evalWriteAsync: the script alone
 // (3.12.0, or no replicas), or from 3.16 a batch of the script and WAIT
 // <replicas> 1000, retried as a whole, with the batch's longer timeout.
@@ -209,9 +228,7 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 // sentinel does not report s_down or with master_link_status:err
 // (SentinelConnectionManager.checkSlavesChange, checkSlaveStatusWithSyncing
 // on by default); with none, the script goes alone and is not checked.
-func (l *rlock) evalWrite(t *sim.Thread, script string, keys []string, args ...string) (sim.Reply, error) {
-	cmd := make([]string, 0, 3+len(keys)+len(args))
-	cmd = append(append(append(cmd, "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
+func (l *rlock) evalWrite(t *sim.Thread, cmd []string) (sim.Reply, error) {
 	n := t.World().AvailableReplicas()
 	if !l.ver.batched() || n == 0 {
 		r, err := t.Call(l.node, cmd...)
@@ -345,8 +362,8 @@ func (l *rlock) unlock(t *sim.Thread) (bool, error) {
 	if l.ver.latestLine() {
 		return l.unlockLatest(t)
 	}
-	r, err := l.evalWrite(t, redissonUnlock316, []string{l.name, l.channel()},
-		redissonUnlockMessage, ms(l.internalLease), l.lockName(t))
+	r, err := l.evalWrite(t, evalCmd(redissonUnlock316, []string{l.name, l.channel()},
+		redissonUnlockMessage, ms(l.internalLease), l.lockName(t)))
 	if !(l.ver.unlockNilKeepsEntry() && err == nil && r.IsNil()) {
 		l.cancelExpirationRenewal(t, t.Name)
 	}
@@ -504,7 +521,7 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 		}
 		th := ent.threads[0]
 		op := w.Invoke(model.OpRenew, l.name, c.id+":"+th)
-		r, err := l.evalWrite(w, redissonRenew316, []string{l.name}, ms(lease), c.id+":"+th)
+		r, err := l.evalWrite(w, evalCmd(redissonRenew316, []string{l.name}, ms(lease), c.id+":"+th))
 		w.Return(op, result(err == nil && r.Int == 1, err, model.ResNotOwner))
 		switch {
 		case err != nil && l.ver.renewErrorKeepsEntry():
