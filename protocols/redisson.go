@@ -73,11 +73,28 @@ type rclient struct {
 	node  string
 	id    string
 	subs  map[string]*rsubEntry // by channel
-	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by entry name
+	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by lock name (the entry name less the client's id)
 	task  *rrenewTask           // newer Redisson's LockTask
 
 	probed bool // newer Redisson: the WAIT/WAITAOF probe was sent
 	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
+
+	lockNames []threadLockName // getLockName of each thread asked for
+}
+
+// threadLockName is a thread's lock name, <client id>:<thread>.
+type threadLockName struct{ thread, name string }
+
+// lockName is getLockName(threadId) of the thread called th.
+func (c *rclient) lockName(th string) string {
+	for _, n := range c.lockNames {
+		if n.thread == th {
+			return n.name
+		}
+	}
+	name := c.id + ":" + th
+	c.lockNames = append(c.lockNames, threadLockName{th, name})
+	return name
 }
 
 func redissonClient(t *sim.Thread, env Env, node, key string) *rclient {
@@ -108,12 +125,11 @@ type rlock struct {
 	interruptibly bool   // in lockInterruptibly()
 
 	// Memos, no state of their own: the client of the last process asked
-	// for, and the lock name of the last thread.
-	c       *rclient
-	cFor    *sim.Process
-	lnFor   *sim.Thread
-	lnCache string
-	acqCmd  []string // acquireCmd's last command
+	// for, the lock's channel and its last lock command.
+	c        *rclient
+	cFor     *sim.Process
+	chanMemo string
+	acqCmd   []string
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -135,15 +151,15 @@ func (l *rlock) client(t *sim.Thread) *rclient {
 	}
 	return l.c
 }
-func (l *rlock) channel() string { return prefixName("redisson_lock__channel", l.name) }
+func (l *rlock) channel() string {
+	if l.chanMemo == "" {
+		l.chanMemo = prefixName("redisson_lock__channel", l.name)
+	}
+	return l.chanMemo
+}
 
 // lockName is getLockName(threadId): <client id>:<thread>.
-func (l *rlock) lockName(t *sim.Thread) string {
-	if l.lnFor != t { // a thread's process, so its client, never changes
-		l.lnCache, l.lnFor = l.client(t).id+":"+t.Name, t
-	}
-	return l.lnCache
-}
+func (l *rlock) lockName(t *sim.Thread) string { return l.client(t).lockName(t.Name) }
 
 func (l *rlock) Acquire(t *sim.Thread) (bool, error) {
 	if l.wait < 0 {
@@ -477,8 +493,6 @@ func (e *rrenewal) remove(th string) {
 	}
 }
 
-func (l *rlock) entryName(c *rclient) string { return c.id + ":" + l.name }
-
 // scheduleExpirationRenewal starts the watchdog of the entry, or joins it.
 func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 	if l.ver.latestLine() {
@@ -486,8 +500,7 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 		return
 	}
 	c := l.client(t)
-	name := l.entryName(c)
-	if old := c.renew[name]; old != nil {
+	if old := c.renew[l.name]; old != nil {
 		if old.stale {
 			t.Note(l.name, "watchdog not started: a stopped renewal entry of an earlier hold is still in EXPIRATION_RENEWAL_MAP")
 		}
@@ -496,8 +509,8 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 	}
 	e := &rrenewal{}
 	e.add(t.Name)
-	c.renew[name] = e
-	l.renewExpiration(t, c, name)
+	c.renew[l.name] = e
+	l.renewExpiration(t, c, l.name)
 }
 
 // renewExpiration schedules one watchdog tick: after lease/3 it renews
@@ -519,9 +532,9 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 		if ent == nil || len(ent.threads) == 0 {
 			return
 		}
-		th := ent.threads[0]
-		op := w.Invoke(model.OpRenew, l.name, c.id+":"+th)
-		r, err := l.evalWrite(w, evalCmd(redissonRenew316, []string{l.name}, ms(lease), c.id+":"+th))
+		owner := c.lockName(ent.threads[0])
+		op := w.Invoke(model.OpRenew, l.name, owner)
+		r, err := l.evalWrite(w, evalCmd(redissonRenew316, []string{l.name}, ms(lease), owner))
 		w.Return(op, result(err == nil && r.Int == 1, err, model.ResNotOwner))
 		switch {
 		case err != nil && l.ver.renewErrorKeepsEntry():
@@ -550,8 +563,7 @@ func (l *rlock) cancelExpirationRenewal(t *sim.Thread, th string) {
 		return
 	}
 	c := l.client(t)
-	name := l.entryName(c)
-	e := c.renew[name]
+	e := c.renew[l.name]
 	if e == nil {
 		return
 	}
@@ -562,6 +574,6 @@ func (l *rlock) cancelExpirationRenewal(t *sim.Thread, th string) {
 		if e.timer != nil {
 			e.timer.cancelled = true
 		}
-		delete(c.renew, name)
+		delete(c.renew, l.name)
 	}
 }

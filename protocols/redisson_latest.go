@@ -429,7 +429,7 @@ func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 				continue
 			}
 			keys = append(keys, name)
-			args = append(args, c.id+":"+e.threads[0])
+			args = append(args, c.lockName(e.threads[0]))
 			owners = append(owners, e.threads[0])
 		}
 		if len(keys) == 0 {
