@@ -3,7 +3,6 @@ package protocols
 import (
 	"errors"
 	"github.com/locksim/locksim/sim/luafast"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -464,32 +463,48 @@ func (c *rclient) unsubscribe(e *rsubEntry) {
 // rrenewal is a 3.16 ExpirationEntry: the threads holding the lock (in
 // order, with counts) and the pending timer.
 type rrenewal struct {
-	threads []string
-	counts  []int // threads[i]'s holds
-	timer   *rtimer
-	stale   bool // its renewal stopped but the entry stayed in the map
+	holds []rhold
+	one   [1]rhold // holds' storage while one thread holds the lock
+	timer *rtimer
+	stale bool // its renewal stopped but the entry stayed in the map
+}
+
+// rhold is a thread's holds of the lock.
+type rhold struct {
+	thread string
+	n      int
 }
 
 // rtimer is a Netty Timeout: cancel() stops it if it has not fired.
 type rtimer struct{ cancelled bool }
 
+func (e *rrenewal) index(th string) int {
+	for i, h := range e.holds {
+		if h.thread == th {
+			return i
+		}
+	}
+	return -1
+}
+
 func (e *rrenewal) add(th string) {
-	if i := slices.Index(e.threads, th); i >= 0 {
-		e.counts[i]++
+	if i := e.index(th); i >= 0 {
+		e.holds[i].n++
 		return
 	}
-	e.threads = append(e.threads, th)
-	e.counts = append(e.counts, 1)
+	if e.holds == nil {
+		e.holds = e.one[:0]
+	}
+	e.holds = append(e.holds, rhold{th, 1})
 }
 
 func (e *rrenewal) remove(th string) {
-	i := slices.Index(e.threads, th)
+	i := e.index(th)
 	if i < 0 {
 		return
 	}
-	if e.counts[i]--; e.counts[i] == 0 {
-		e.threads = append(e.threads[:i:i], e.threads[i+1:]...)
-		e.counts = append(e.counts[:i:i], e.counts[i+1:]...)
+	if e.holds[i].n--; e.holds[i].n == 0 {
+		e.holds = append(e.holds[:i:i], e.holds[i+1:]...)
 	}
 }
 
@@ -529,10 +544,10 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 			return
 		}
 		ent := c.renew[name]
-		if ent == nil || len(ent.threads) == 0 {
+		if ent == nil || len(ent.holds) == 0 {
 			return
 		}
-		owner := c.lockName(ent.threads[0])
+		owner := c.lockName(ent.holds[0].thread)
 		op := w.Invoke(model.OpRenew, l.name, owner)
 		r, err := l.evalWrite(w, evalCmd(redissonRenew316, []string{l.name}, ms(lease), owner))
 		w.Return(op, result(err == nil && r.Int == 1, err, model.ResNotOwner))
@@ -570,7 +585,7 @@ func (l *rlock) cancelExpirationRenewal(t *sim.Thread, th string) {
 	if th != "" {
 		e.remove(th)
 	}
-	if th == "" || len(e.threads) == 0 {
+	if th == "" || len(e.holds) == 0 {
 		if e.timer != nil {
 			e.timer.cancelled = true
 		}
