@@ -96,16 +96,30 @@ func (c *rclient) lockName(th string) string {
 	return name
 }
 
-func redissonClient(t *sim.Thread, env Env, node, key string) *rclient {
-	return env.local(t.Process(), key, func() any {
-		return &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}, slaves: -1}
-	}).(*rclient)
+// redissonClient is the process's client of version v on node, created
+// on first use.
+func redissonClient(t *sim.Thread, env Env, node string, v redissonVersion) *rclient {
+	st := env.run
+	if st == nil {
+		st = &runState{} // see Env.local
+	}
+	if st.redisson == nil {
+		st.redisson = map[redissonClientKey]*rclient{}
+	}
+	key := redissonClientKey{t.Process(), node, v}
+	c := st.redisson[key]
+	if c == nil {
+		c = &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}, slaves: -1}
+		st.redisson[key] = c
+	}
+	return c
 }
 
-// redissonClientKey names the client of version v on node in a process's
-// library state.
-func redissonClientKey(node string, v redissonVersion) string {
-	return "redisson/" + strconv.Itoa(int(v)) + "/" + node
+// redissonClientKey names a process's client of one version on one node.
+type redissonClientKey struct {
+	p    *sim.Process
+	node string
+	v    redissonVersion
 }
 
 // rlock is one RLock object (client.getLock(name)).
@@ -120,8 +134,7 @@ type rlock struct {
 
 	internalLease time.Duration // internalLockLeaseTime
 	token         int64
-	clientKey     string // redissonClientKey(node, ver)
-	interruptibly bool   // in lockInterruptibly()
+	interruptibly bool // in lockInterruptibly()
 
 	// Memos, no state of their own: the client of the last process asked
 	// for, the lock's channel and its last lock command.
@@ -132,8 +145,7 @@ type rlock struct {
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
-	return &rlock{env: env, node: node, name: name, ver: v, wait: wait, lease: lease, internalLease: env.Lease,
-		clientKey: redissonClientKey(node, v)}
+	return &rlock{env: env, node: node, name: name, ver: v, wait: wait, lease: lease, internalLease: env.Lease}
 }
 
 // prefixName is RedissonObject.prefixName.
@@ -146,7 +158,7 @@ func prefixName(prefix, name string) string {
 
 func (l *rlock) client(t *sim.Thread) *rclient {
 	if p := t.Process(); l.cFor != p {
-		l.c, l.cFor = redissonClient(t, l.env, l.node, l.clientKey), p
+		l.c, l.cFor = redissonClient(t, l.env, l.node, l.ver), p
 	}
 	return l.c
 }

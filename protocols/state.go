@@ -13,7 +13,8 @@ import (
 // object lives as long as the process; here it lives in the Runner, so
 // runs share nothing and no state outlives its world.
 type runState struct {
-	procs map[*sim.Process]map[string]any
+	procs    map[*sim.Process]map[string]any
+	redisson map[redissonClientKey]*rclient
 }
 
 // local returns the value called key of process p, creating it with
