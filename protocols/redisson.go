@@ -420,7 +420,7 @@ type rsubEntry struct {
 	sub     *sim.Subscription
 	ready   bool
 	err     error
-	waiting *sim.Sem // threads waiting for the first SUBSCRIBE to complete
+	waiting *sim.Sem // threads waiting for the first SUBSCRIBE to complete; nil until one does
 }
 
 // subscribe is PublishSubscribe.subscribe: the first waiter of the process
@@ -430,6 +430,9 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 	if e := c.subs[channel]; e != nil {
 		e.count++
 		if !e.ready && e.err == nil {
+			if e.waiting == nil {
+				e.waiting = t.Process().NewSem(0)
+			}
 			e.waiting.Acquire(t, -1)
 		}
 		if e.err != nil {
@@ -438,7 +441,7 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 		return e, nil
 	}
 	p := t.Process()
-	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0), waiting: p.NewSem(0)}
+	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0)}
 	c.subs[channel] = e
 	s, err := t.Subscribe(c.node, channel, func(msg string) {
 		if msg == redissonUnlockMessage {
@@ -450,12 +453,19 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 		if c.subs[channel] == e {
 			delete(c.subs, channel)
 		}
-		e.waiting.Release(e.waiting.Waiting())
+		e.wakeWaiting()
 		return nil, err
 	}
 	e.sub, e.ready = s, true
-	e.waiting.Release(e.waiting.Waiting())
+	e.wakeWaiting()
 	return e, nil
+}
+
+// wakeWaiting wakes the threads waiting for the first SUBSCRIBE.
+func (e *rsubEntry) wakeWaiting() {
+	if e.waiting != nil {
+		e.waiting.Release(e.waiting.Waiting())
+	}
 }
 
 // unsubscribe drops one user of the entry; the last one unsubscribes.
