@@ -3,7 +3,6 @@ package protocols
 import (
 	"errors"
 	"github.com/locksim/locksim/sim/luafast"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,23 +72,54 @@ type rclient struct {
 	node  string
 	id    string
 	subs  map[string]*rsubEntry // by channel
-	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by entry name
+	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by lock name (the entry name less the client's id)
 	task  *rrenewTask           // newer Redisson's LockTask
 
 	probed bool // newer Redisson: the WAIT/WAITAOF probe was sent
 	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
+
+	lockNames []threadLockName // getLockName of each thread asked for
 }
 
-func redissonClient(t *sim.Thread, env Env, node, key string) *rclient {
-	return env.local(t.Process(), key, func() any {
-		return &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}, slaves: -1}
-	}).(*rclient)
+// threadLockName is a thread's lock name, <client id>:<thread>.
+type threadLockName struct{ thread, name string }
+
+// lockName is getLockName(threadId) of the thread called th.
+func (c *rclient) lockName(th string) string {
+	for _, n := range c.lockNames {
+		if n.thread == th {
+			return n.name
+		}
+	}
+	name := c.id + ":" + th
+	c.lockNames = append(c.lockNames, threadLockName{th, name})
+	return name
 }
 
-// redissonClientKey names the client of version v on node in a process's
-// library state.
-func redissonClientKey(node string, v redissonVersion) string {
-	return "redisson/" + strconv.Itoa(int(v)) + "/" + node
+// redissonClient is the process's client of version v on node, created
+// on first use.
+func redissonClient(t *sim.Thread, env Env, node string, v redissonVersion) *rclient {
+	st := env.run
+	if st == nil {
+		st = &runState{} // see Env.local
+	}
+	if st.redisson == nil {
+		st.redisson = map[redissonClientKey]*rclient{}
+	}
+	key := redissonClientKey{t.Process(), node, v}
+	c := st.redisson[key]
+	if c == nil {
+		c = &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}, slaves: -1}
+		st.redisson[key] = c
+	}
+	return c
+}
+
+// redissonClientKey names a process's client of one version on one node.
+type redissonClientKey struct {
+	p    *sim.Process
+	node string
+	v    redissonVersion
 }
 
 // rlock is one RLock object (client.getLock(name)).
@@ -104,20 +134,18 @@ type rlock struct {
 
 	internalLease time.Duration // internalLockLeaseTime
 	token         int64
-	clientKey     string // redissonClientKey(node, ver)
-	interruptibly bool   // in lockInterruptibly()
+	interruptibly bool // in lockInterruptibly()
 
 	// Memos, no state of their own: the client of the last process asked
-	// for, and the lock name of the last thread.
-	c       *rclient
-	cFor    *sim.Process
-	lnFor   *sim.Thread
-	lnCache string
+	// for, the lock's channel and its last lock command.
+	c        *rclient
+	cFor     *sim.Process
+	chanMemo string
+	acqCmd   []string
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
-	return &rlock{env: env, node: node, name: name, ver: v, wait: wait, lease: lease, internalLease: env.Lease,
-		clientKey: redissonClientKey(node, v)}
+	return &rlock{env: env, node: node, name: name, ver: v, wait: wait, lease: lease, internalLease: env.Lease}
 }
 
 // prefixName is RedissonObject.prefixName.
@@ -130,19 +158,19 @@ func prefixName(prefix, name string) string {
 
 func (l *rlock) client(t *sim.Thread) *rclient {
 	if p := t.Process(); l.cFor != p {
-		l.c, l.cFor = redissonClient(t, l.env, l.node, l.clientKey), p
+		l.c, l.cFor = redissonClient(t, l.env, l.node, l.ver), p
 	}
 	return l.c
 }
-func (l *rlock) channel() string { return prefixName("redisson_lock__channel", l.name) }
+func (l *rlock) channel() string {
+	if l.chanMemo == "" {
+		l.chanMemo = prefixName("redisson_lock__channel", l.name)
+	}
+	return l.chanMemo
+}
 
 // lockName is getLockName(threadId): <client id>:<thread>.
-func (l *rlock) lockName(t *sim.Thread) string {
-	if l.lnFor != t { // a thread's process, so its client, never changes
-		l.lnCache, l.lnFor = l.client(t).id+":"+t.Name, t
-	}
-	return l.lnCache
-}
+func (l *rlock) lockName(t *sim.Thread) string { return l.client(t).lockName(t.Name) }
 
 func (l *rlock) Acquire(t *sim.Thread) (bool, error) {
 	if l.wait < 0 {
@@ -179,11 +207,7 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 		acquired, ttl, err = l.tryAcquireLatest(t, lease)
 	default:
 		var r sim.Reply
-		script := redissonLock316
-		if l.ver == redisson3120 {
-			script = redissonLock312
-		}
-		r, err = l.evalWrite(t, script, []string{l.name}, ms(lease), l.lockName(t))
+		r, err = l.evalWrite(t, l.acquireCmd(t, lease))
 		if err != nil {
 			return false, 0, err
 		}
@@ -200,6 +224,28 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 	return true, 0, nil
 }
 
+// acquireCmd is the lock script's command for t and lease. A waiter sends
+// it again after every release: it is built once per lock, thread and
+// lease and sent as is (the sim only reads a command's arguments).
+func (l *rlock) acquireCmd(t *sim.Thread, lease time.Duration) []string {
+	leaseMs, name := ms(lease), l.lockName(t)
+	if c := l.acqCmd; c != nil && c[4] == leaseMs && c[5] == name {
+		return c
+	}
+	script := redissonLock316
+	if l.ver == redisson3120 {
+		script = redissonLock312
+	}
+	l.acqCmd = evalCmd(script, []string{l.name}, leaseMs, name)
+	return l.acqCmd
+}
+
+// evalCmd is EVAL script with keys and args.
+func evalCmd(script string, keys []string, args ...string) []string {
+	cmd := make([]string, 0, 3+len(keys)+len(args))
+	return append(append(append(cmd, "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
+}
+
 // evalWrite is RedissonBaseLock.evalWriteAsync: the script alone
 // (3.12.0, or no replicas), or from 3.16 a batch of the script and WAIT
 // <replicas> 1000, retried as a whole, with the batch's longer timeout.
@@ -209,9 +255,7 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 // sentinel does not report s_down or with master_link_status:err
 // (SentinelConnectionManager.checkSlavesChange, checkSlaveStatusWithSyncing
 // on by default); with none, the script goes alone and is not checked.
-func (l *rlock) evalWrite(t *sim.Thread, script string, keys []string, args ...string) (sim.Reply, error) {
-	cmd := make([]string, 0, 3+len(keys)+len(args))
-	cmd = append(append(append(cmd, "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
+func (l *rlock) evalWrite(t *sim.Thread, cmd []string) (sim.Reply, error) {
 	n := t.World().AvailableReplicas()
 	if !l.ver.batched() || n == 0 {
 		r, err := t.Call(l.node, cmd...)
@@ -345,8 +389,8 @@ func (l *rlock) unlock(t *sim.Thread) (bool, error) {
 	if l.ver.latestLine() {
 		return l.unlockLatest(t)
 	}
-	r, err := l.evalWrite(t, redissonUnlock316, []string{l.name, l.channel()},
-		redissonUnlockMessage, ms(l.internalLease), l.lockName(t))
+	r, err := l.evalWrite(t, evalCmd(redissonUnlock316, []string{l.name, l.channel()},
+		redissonUnlockMessage, ms(l.internalLease), l.lockName(t)))
 	if !(l.ver.unlockNilKeepsEntry() && err == nil && r.IsNil()) {
 		l.cancelExpirationRenewal(t, t.Name)
 	}
@@ -376,7 +420,7 @@ type rsubEntry struct {
 	sub     *sim.Subscription
 	ready   bool
 	err     error
-	waiting *sim.Sem // threads waiting for the first SUBSCRIBE to complete
+	waiting *sim.Sem // threads waiting for the first SUBSCRIBE to complete; nil until one does
 }
 
 // subscribe is PublishSubscribe.subscribe: the first waiter of the process
@@ -386,6 +430,9 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 	if e := c.subs[channel]; e != nil {
 		e.count++
 		if !e.ready && e.err == nil {
+			if e.waiting == nil {
+				e.waiting = t.Process().NewSem(0)
+			}
 			e.waiting.Acquire(t, -1)
 		}
 		if e.err != nil {
@@ -394,7 +441,7 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 		return e, nil
 	}
 	p := t.Process()
-	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0), waiting: p.NewSem(0)}
+	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0)}
 	c.subs[channel] = e
 	s, err := t.Subscribe(c.node, channel, func(msg string) {
 		if msg == redissonUnlockMessage {
@@ -406,12 +453,19 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 		if c.subs[channel] == e {
 			delete(c.subs, channel)
 		}
-		e.waiting.Release(e.waiting.Waiting())
+		e.wakeWaiting()
 		return nil, err
 	}
 	e.sub, e.ready = s, true
-	e.waiting.Release(e.waiting.Waiting())
+	e.wakeWaiting()
 	return e, nil
+}
+
+// wakeWaiting wakes the threads waiting for the first SUBSCRIBE.
+func (e *rsubEntry) wakeWaiting() {
+	if e.waiting != nil {
+		e.waiting.Release(e.waiting.Waiting())
+	}
 }
 
 // unsubscribe drops one user of the entry; the last one unsubscribes.
@@ -431,36 +485,50 @@ func (c *rclient) unsubscribe(e *rsubEntry) {
 // rrenewal is a 3.16 ExpirationEntry: the threads holding the lock (in
 // order, with counts) and the pending timer.
 type rrenewal struct {
-	threads []string
-	counts  []int // threads[i]'s holds
-	timer   *rtimer
-	stale   bool // its renewal stopped but the entry stayed in the map
+	holds []rhold
+	one   [1]rhold // holds' storage while one thread holds the lock
+	timer *rtimer
+	stale bool // its renewal stopped but the entry stayed in the map
+}
+
+// rhold is a thread's holds of the lock.
+type rhold struct {
+	thread string
+	n      int
 }
 
 // rtimer is a Netty Timeout: cancel() stops it if it has not fired.
 type rtimer struct{ cancelled bool }
 
+func (e *rrenewal) index(th string) int {
+	for i, h := range e.holds {
+		if h.thread == th {
+			return i
+		}
+	}
+	return -1
+}
+
 func (e *rrenewal) add(th string) {
-	if i := slices.Index(e.threads, th); i >= 0 {
-		e.counts[i]++
+	if i := e.index(th); i >= 0 {
+		e.holds[i].n++
 		return
 	}
-	e.threads = append(e.threads, th)
-	e.counts = append(e.counts, 1)
+	if e.holds == nil {
+		e.holds = e.one[:0]
+	}
+	e.holds = append(e.holds, rhold{th, 1})
 }
 
 func (e *rrenewal) remove(th string) {
-	i := slices.Index(e.threads, th)
+	i := e.index(th)
 	if i < 0 {
 		return
 	}
-	if e.counts[i]--; e.counts[i] == 0 {
-		e.threads = append(e.threads[:i:i], e.threads[i+1:]...)
-		e.counts = append(e.counts[:i:i], e.counts[i+1:]...)
+	if e.holds[i].n--; e.holds[i].n == 0 {
+		e.holds = append(e.holds[:i:i], e.holds[i+1:]...)
 	}
 }
-
-func (l *rlock) entryName(c *rclient) string { return c.id + ":" + l.name }
 
 // scheduleExpirationRenewal starts the watchdog of the entry, or joins it.
 func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
@@ -469,8 +537,7 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 		return
 	}
 	c := l.client(t)
-	name := l.entryName(c)
-	if old := c.renew[name]; old != nil {
+	if old := c.renew[l.name]; old != nil {
 		if old.stale {
 			t.Note(l.name, "watchdog not started: a stopped renewal entry of an earlier hold is still in EXPIRATION_RENEWAL_MAP")
 		}
@@ -479,8 +546,8 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 	}
 	e := &rrenewal{}
 	e.add(t.Name)
-	c.renew[name] = e
-	l.renewExpiration(t, c, name)
+	c.renew[l.name] = e
+	l.renewExpiration(t, c, l.name)
 }
 
 // renewExpiration schedules one watchdog tick: after lease/3 it renews
@@ -499,12 +566,12 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 			return
 		}
 		ent := c.renew[name]
-		if ent == nil || len(ent.threads) == 0 {
+		if ent == nil || len(ent.holds) == 0 {
 			return
 		}
-		th := ent.threads[0]
-		op := w.Invoke(model.OpRenew, l.name, c.id+":"+th)
-		r, err := l.evalWrite(w, redissonRenew316, []string{l.name}, ms(lease), c.id+":"+th)
+		owner := c.lockName(ent.holds[0].thread)
+		op := w.Invoke(model.OpRenew, l.name, owner)
+		r, err := l.evalWrite(w, evalCmd(redissonRenew316, []string{l.name}, ms(lease), owner))
 		w.Return(op, result(err == nil && r.Int == 1, err, model.ResNotOwner))
 		switch {
 		case err != nil && l.ver.renewErrorKeepsEntry():
@@ -533,18 +600,17 @@ func (l *rlock) cancelExpirationRenewal(t *sim.Thread, th string) {
 		return
 	}
 	c := l.client(t)
-	name := l.entryName(c)
-	e := c.renew[name]
+	e := c.renew[l.name]
 	if e == nil {
 		return
 	}
 	if th != "" {
 		e.remove(th)
 	}
-	if th == "" || len(e.threads) == 0 {
+	if th == "" || len(e.holds) == 0 {
 		if e.timer != nil {
 			e.timer.cancelled = true
 		}
-		delete(c.renew, name)
+		delete(c.renew, l.name)
 	}
 }

@@ -425,17 +425,17 @@ func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 			name := names[0]
 			names = names[1:]
 			e := k.entries[name]
-			if e == nil || len(e.threads) == 0 {
+			if e == nil || len(e.holds) == 0 {
 				continue
 			}
 			keys = append(keys, name)
-			args = append(args, c.id+":"+e.threads[0])
-			owners = append(owners, e.threads[0])
+			args = append(args, c.lockName(e.holds[0].thread))
+			owners = append(owners, e.holds[0].thread)
 		}
 		if len(keys) == 0 {
 			return
 		}
-		chunk := &rlock{env: l.env, node: c.node, name: keys[0], ver: redissonLatest, clientKey: redissonClientKey(c.node, redissonLatest)}
+		chunk := &rlock{env: l.env, node: c.node, name: keys[0], ver: redissonLatest}
 		r, err := chunk.synced(t, false, redissonRenewLatest, keys, args...)
 		if err != nil {
 			t.Note(keys[0], "renewal: can't update locks expiration: "+err.Error())
@@ -468,7 +468,7 @@ func cancelTaskEntry(k *rrenewTask, name, th string) {
 	if th != "" {
 		e.remove(th)
 	}
-	if th == "" || len(e.threads) == 0 {
+	if th == "" || len(e.holds) == 0 {
 		delete(k.entries, name)
 		for i, x := range k.names {
 			if x == name {

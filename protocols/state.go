@@ -13,7 +13,8 @@ import (
 // object lives as long as the process; here it lives in the Runner, so
 // runs share nothing and no state outlives its world.
 type runState struct {
-	procs map[*sim.Process]map[string]any
+	procs    map[*sim.Process]map[string]any
+	redisson map[redissonClientKey]*rclient
 }
 
 // local returns the value called key of process p, creating it with
@@ -76,7 +77,22 @@ func replicas(t *sim.Thread) int {
 }
 
 // ms renders d in whole milliseconds for PX/PEXPIRE arguments.
-func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+func ms(d time.Duration) string {
+	m := d.Milliseconds()
+	if s := m / 1000; m%1000 == 0 && s >= 0 && s < int64(len(wholeSecondsMs)) {
+		return wholeSecondsMs[s]
+	}
+	return strconv.FormatInt(m, 10)
+}
+
+// wholeSecondsMs is ms of 0 s to 60 s (the usual leases), formatted once
+// and only read.
+var wholeSecondsMs = func() (ms [61]string) {
+	for s := range ms {
+		ms[s] = strconv.Itoa(s * 1000)
+	}
+	return ms
+}()
 
 // randomHex draws n random bytes from the process's stream as hex.
 func randomHex(t *sim.Thread, n int) string {

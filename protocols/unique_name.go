@@ -62,16 +62,36 @@ func init() {
 	})
 }
 
+// uniqueNameOp is what the i-th op of every thread names: the person,
+// the lock and the SELECT request.
+type uniqueNameOp struct {
+	name, lock string
+	sel        []string
+}
+
+// uniqueNameOps are the run's ops, built once and shared by its threads;
+// nothing writes to them (the sim and the trace only read a request).
+func uniqueNameOps(r *Runner) []uniqueNameOp {
+	return r.shared("unique-name", func() any {
+		ops := make([]uniqueNameOp, r.Sc.Ops)
+		for i := range ops {
+			name := "person-" + strconv.Itoa(i)
+			ops[i] = uniqueNameOp{name: name, lock: "trava_nome_" + name, sel: []string{"SELECT", name}}
+		}
+		return ops
+	}).([]uniqueNameOp)
+}
+
 func uniqueNameThread(t *sim.Thread, r *Runner) {
-	for i := 0; i < r.Sc.Ops; i++ {
+	for _, o := range uniqueNameOps(r) {
 		r.Think(t)
-		name := "person-" + strconv.Itoa(i)
+		name := o.name
 		for attempt := 0; attempt < r.Sc.Attempts; attempt++ {
-			n, err := t.Request(DBService, "SELECT", name)
+			n, err := t.Request(DBService, o.sel...)
 			if err != nil || n != "0" {
 				break // "Nome já cadastrado."
 			}
-			lock := r.Lock("trava_nome_" + name)
+			lock := r.Lock(o.lock)
 			ok, _ := lock.Acquire(t)
 			if !ok {
 				r.Retry(t)
@@ -81,7 +101,7 @@ func uniqueNameThread(t *sim.Thread, r *Runner) {
 			// the op's Value.
 			token := tokenValue(lock)
 			op := t.Invoke(model.OpInsert, name, token)
-			n, err = t.Request(DBService, "SELECT", name)
+			n, err = t.Request(DBService, o.sel...)
 			switch {
 			case err != nil:
 				t.Return(op, model.ResError+": "+err.Error())
