@@ -435,7 +435,7 @@ func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 		if len(keys) == 0 {
 			return
 		}
-		chunk := &rlock{env: l.env, node: c.node, name: keys[0], ver: redissonLatest}
+		chunk := &rlock{env: l.env, node: c.node, name: keys[0], ver: l.ver}
 		r, err := chunk.synced(t, false, redissonRenewLatest, keys, args...)
 		if err != nil {
 			t.Note(keys[0], "renewal: can't update locks expiration: "+err.Error())
