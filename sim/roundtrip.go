@@ -13,27 +13,27 @@ import (
 // steps are typed events, not closures, which cost an allocation each on
 // every command.
 type rpc struct {
-	t        *Thread
-	from     string // the thread's process
-	cfg      ClientConfig
-	to       string // the party, unless toMaster
-	toMaster bool   // each attempt goes to the master the process knows then
-	what     string
-	args     []string            // a command for the node, or a request for svc
-	svc      *Service            // the service args go to
-	serve    func(a *rpcAttempt) // any other request
-	tok      uint64
-	timeout  time.Duration
-	live     int // the attempt whose timer counts: an earlier one's is stale
-	cur      int // CancelOnTimeout: the attempt whose reply completes the call; -1: none
+	t       *Thread
+	from    string // the thread's process
+	cfg     ClientConfig
+	to      string // the party, unless toMaster
+	what    string
+	args    []string            // a command for the node, or a request for svc
+	svc     *Service            // the service args go to
+	serve   func(a *rpcAttempt) // any other request
+	tok     uint64
+	timeout time.Duration
+	live    int // the attempt whose timer counts: an earlier one's is stale
+	cur     int // CancelOnTimeout: the attempt whose reply completes the call; -1: none
 	// then, when set, makes the call a future: it runs on the process's
 	// event loop when the call completes, whether or not its caller still
 	// waits (an interrupted caller does not cancel the command).
 	then      func(Reply, error)
-	over      bool // the call completed
-	abandoned bool // the caller stopped waiting (interrupted)
 	reply     Reply
 	err       error
+	toMaster  bool // each attempt goes to the master the process knows then
+	over      bool // the call completed
+	abandoned bool // the caller stopped waiting (interrupted)
 	woken     bool // reply or err is what the caller returns
 	first     rpcAttempt
 	timer     *event // the latest attempt's timeout, while it may be pending
