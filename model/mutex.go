@@ -57,38 +57,9 @@ type LockOutput struct {
 // stops believing it holds the lock. A foreign renewal is illegal (see
 // foreignRenewal). Partitioned by key.
 func Mutex() porcupine.Model {
-	return constInit(powerset(&porcupine.NondeterministicModel{
-		Partition: partitionByKey,
-		Init:      func() []any { return []any{""} },
-		Step: func(state, input, output any) []any {
-			owner := state.(string)
-			in := lockInput(input)
-			out := output.(LockOutput)
-			switch {
-			case in.Acquire:
-				switch {
-				case out.Unknown:
-					if owner == "" {
-						return []any{"", in.Owner}
-					}
-					return []any{state}
-				case out.OK && owner == "":
-					return []any{in.Owner}
-				case !out.OK:
-					return []any{state}
-				}
-				return nil
-			case in.Renew:
-				if foreignRenewal(owner, in, out) {
-					return nil
-				}
-				return []any{state}
-			}
-			if owner == in.Owner {
-				return []any{""}
-			}
-			return nil
-		},
+	return constInit(powerset(porcupine.NondeterministicModel{
+		Partition:         partitionByKey,
+		Init:              func() []any { return []any{""} },
 		Equal:             func(a, b any) bool { return a.(string) == b.(string) },
 		DescribeOperation: describeLock,
 		DescribeState: func(state any) string {
@@ -97,7 +68,37 @@ func Mutex() porcupine.Model {
 			}
 			return "held by " + state.(string)
 		},
-	}))
+	}, mutexStep))
+}
+
+func mutexStep(state, input, output any, next []any) []any {
+	owner := state.(string)
+	in := lockInput(input)
+	out := output.(LockOutput)
+	switch {
+	case in.Acquire:
+		switch {
+		case out.Unknown:
+			if owner == "" {
+				return append(next, "", in.Owner)
+			}
+			return append(next, state)
+		case out.OK && owner == "":
+			return append(next, in.Owner)
+		case !out.OK:
+			return append(next, state)
+		}
+		return next
+	case in.Renew:
+		if foreignRenewal(owner, in, out) {
+			return next
+		}
+		return append(next, state)
+	}
+	if owner == in.Owner {
+		return append(next, "")
+	}
+	return next
 }
 
 func describeLock(input, output any) string {
