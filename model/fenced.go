@@ -31,7 +31,7 @@ func FencedRegister() porcupine.Model {
 		Init:      func() []any { return []any{int64(math.MinInt64)} },
 		Equal:     func(a, b any) bool { return a.(int64) == b.(int64) },
 		DescribeOperation: func(input, output any) string {
-			in, out := input.(WriteInput), output.(WriteOutput)
+			in, out := inputOf[WriteInput](input), output.(WriteOutput)
 			res := ResRejected
 			switch {
 			case out.Unknown:
@@ -52,7 +52,7 @@ func FencedRegister() porcupine.Model {
 
 func fencedStep(state, input, output any, next []any) []any {
 	hi := state.(int64)
-	in := input.(WriteInput)
+	in := inputOf[WriteInput](input)
 	out := output.(WriteOutput)
 	fresh := in.Token >= hi
 	switch {

@@ -29,15 +29,6 @@ type LeaseInput struct {
 
 func (in LeaseInput) partitionKey() partKey { return partKey{in.Site, in.Key} }
 
-// leaseInput reads an operation's LeaseInput, held as a value or, sparing
-// the checker an allocation per operation, as a pointer.
-func leaseInput(input any) LeaseInput {
-	if p, ok := input.(*LeaseInput); ok {
-		return *p
-	}
-	return input.(LeaseInput)
-}
-
 // Lease is the state of one key at one site: who the deployment granted
 // it to, and whether the key has vanished while that grant still runs.
 type Lease struct {
@@ -56,7 +47,7 @@ func LeaseMutex() porcupine.Model {
 		Init:      func() any { return Lease{} },
 		Step: func(state, input, _ any) (bool, any) {
 			s := state.(Lease)
-			in := leaseInput(input)
+			in := inputOf[LeaseInput](input)
 			switch in.Kind {
 			case LeaseGrant:
 				if s.Owner != "" {
@@ -84,7 +75,7 @@ func LeaseMutex() porcupine.Model {
 		},
 		Equal: func(a, b any) bool { return a.(Lease) == b.(Lease) },
 		DescribeOperation: func(input, _ any) string {
-			in := leaseInput(input)
+			in := inputOf[LeaseInput](input)
 			return leaseVerbs[in.Kind] + "(" + in.Owner + ")"
 		},
 		DescribeState: func(state any) string {

@@ -21,15 +21,6 @@ type LockInput struct {
 
 func (in LockInput) partitionKey() partKey { return partKey{in.Key} }
 
-// lockInput reads an operation's LockInput, held as a value or, sparing
-// the checker an allocation per operation, as a pointer.
-func lockInput(input any) LockInput {
-	if p, ok := input.(*LockInput); ok {
-		return *p
-	}
-	return input.(LockInput)
-}
-
 // AsLockInput is an operation's LockInput, value or pointer; ok is false
 // for an input of another model.
 func AsLockInput(input any) (in LockInput, ok bool) {
@@ -73,7 +64,7 @@ func Mutex() porcupine.Model {
 
 func mutexStep(state, input, output any, next []any) []any {
 	owner := state.(string)
-	in := lockInput(input)
+	in := inputOf[LockInput](input)
 	out := output.(LockOutput)
 	switch {
 	case in.Acquire:
@@ -102,7 +93,7 @@ func mutexStep(state, input, output any, next []any) []any {
 }
 
 func describeLock(input, output any) string {
-	in, out := lockInput(input), output.(LockOutput)
+	in, out := inputOf[LockInput](input), output.(LockOutput)
 	verb := "release"
 	switch {
 	case in.Acquire:

@@ -35,7 +35,7 @@ func ReentrantMutex() porcupine.Model {
 
 func reentrantStep(state, input, output any, next []any) []any {
 	s := state.(Reentrant)
-	in := lockInput(input)
+	in := inputOf[LockInput](input)
 	out := output.(LockOutput)
 	switch {
 	case in.Acquire:

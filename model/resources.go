@@ -27,7 +27,7 @@ func UniqueSet() porcupine.Model {
 		Init:      func() []any { return []any{false} },
 		Equal:     func(a, b any) bool { return a.(bool) == b.(bool) },
 		DescribeOperation: func(input, output any) string {
-			in, out := input.(InsertInput), output.(InsertOutput)
+			in, out := inputOf[InsertInput](input), output.(InsertOutput)
 			res := "exists"
 			switch {
 			case out.Unknown:
