@@ -70,7 +70,7 @@ type lockStats struct {
 // ground truth says whether it made its client owner (an orphan, which
 // holds the key for nobody) or not (it changed nothing); a release takes
 // effect at the latest when ground truth shows the client's key gone.
-func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
+func lockHistory(t *truth, hs []hold) ([]porcupine.Operation, lockStats) {
 	out := make([]porcupine.Operation, 0, lockOpsAtMost(t.tr.Ops, hs))
 	ins := make(inputs[model.LockInput], 0, cap(out))
 	var st lockStats
@@ -88,7 +88,7 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 				st.reentered = st.reentered || op.Call < pending[k]
 				out = ids.add(out, op, ins.of(in), model.LockOutput{OK: true}, false)
 			case !unknownOutcome(op):
-			case created[op.ID]:
+			case t.created(op.ID):
 				st.orphans = append(st.orphans, op.ID)
 			default:
 				st.failed = append(st.failed, op.ID)

@@ -41,6 +41,7 @@ type grant struct {
 	TTLBy    int    // the last command that set its TTL
 	Renewals []int  // TTL renewals by its owner's process
 	Op       int    // the owner's operation whose window holds the creation, -1
+	idx      int    // its place in truth.grants
 }
 
 // foreignRenewal is an EXPIRE-family command that extended a key another
@@ -60,6 +61,8 @@ type truth struct {
 	lockKeys    map[string]bool
 	lockKeyList []string // lockKeys' keys, for the few a run has
 	grants      []*grant
+	createdBy   map[int]bool           // the ops that created a grant: created() makes it
+	block       []grant                // where the next grants go: a few allocations for them all
 	bySite      map[[3]string][]*grant // (owner, key, site), in creation order; made after the grants
 	sites       map[string][]string    // lock key -> sites it was granted on, sorted
 	foreign     []foreignRenewal
@@ -70,6 +73,7 @@ type truth struct {
 	lastJump    map[string]int
 	live        map[siteKey][]*grant
 	held        map[int]siteGrants // holdGrants by the hold's acquire
+	sgBlock     siteGrants         // room() cuts siteGrants from it
 	lostKeys    map[string][]int   // any key -> events that lost it (Change=lost)
 	promotes    []int              // promotions (EvPromote without a key)
 	partitions  []int              // partitions and delays of links
@@ -82,7 +86,7 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
 		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16), sites: map[string][]string{},
-		live: map[siteKey][]*grant{}, held: map[int]siteGrants{}, units: scriptUnits{scripts: tr.Scripts},
+		live: map[siteKey][]*grant{}, units: scriptUnits{scripts: tr.Scripts},
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
@@ -279,7 +283,7 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk siteKey) *grant {
 
 // grant records that event i made its client owner of a key.
 func (t *truth) grant(i int, e *trace.Event, sk siteKey) *grant {
-	g := &grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
+	g := grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
 	if ttl, ok := commandTTL(*e, &t.units); ok {
 		g.Deadline = e.T + int64(ttl)
@@ -289,11 +293,31 @@ func (t *truth) grant(i int, e *trace.Event, sk siteKey) *grant {
 	return t.add(sk, g)
 }
 
+// created reports whether op created a grant. Only acquires of unknown
+// outcome ask: most runs never index them.
+func (t *truth) created(op int) bool {
+	if t.createdBy == nil {
+		t.createdBy = make(map[int]bool, len(t.grants))
+		for _, g := range t.grants {
+			if g.Op >= 0 {
+				t.createdBy[g.Op] = true
+			}
+		}
+	}
+	return t.createdBy[op]
+}
+
 // add records a new live grant.
-func (t *truth) add(sk siteKey, g *grant) *grant {
-	t.live[sk] = append(t.live[sk], g)
-	t.grants = append(t.grants, g)
-	return g
+func (t *truth) add(sk siteKey, g grant) *grant {
+	if len(t.block) == cap(t.block) {
+		t.block = make([]grant, 0, max(16, len(t.grants)))
+	}
+	g.idx = len(t.grants)
+	t.block = append(t.block, g)
+	p := &t.block[len(t.block)-1]
+	t.live[sk] = append(t.live[sk], p)
+	t.grants = append(t.grants, p)
+	return p
 }
 
 // grantsBy groups gs by owner, key and site, each in creation order, in
@@ -332,7 +356,7 @@ func (t *truth) revive(i int, e *trace.Event, sk siteKey) *grant {
 	if last == nil {
 		return nil
 	}
-	return t.add(sk, &grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: last.Owner, Create: i, T: e.T,
+	return t.add(sk, grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: last.Owner, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: -1, Deadline: last.Deadline})
 }
 
@@ -401,6 +425,9 @@ func (t *truth) holdGrants(h hold) siteGrants {
 	if gs, ok := t.held[h.Acquire.ID]; ok {
 		return gs
 	}
+	if t.held == nil {
+		t.held = make(map[int]siteGrants, acquiredOK(t.tr.Ops)) // one a hold
+	}
 	gs := t.countedOn(h)
 	t.held[h.Acquire.ID] = gs
 	return gs
@@ -459,7 +486,8 @@ func (t *truth) owners() []string {
 // countedOnOwner is the grants of owner's on h's key that h counted on:
 // those made during its acquire, else those live when it began.
 func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
-	var made, adopted siteGrants
+	n := len(t.sites[h.Key])
+	made, adopted := t.room(n), t.room(n)
 	for _, s := range t.sites[h.Key] {
 		gs := t.bySite[[3]string{owner, h.Key, s}]
 		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
@@ -478,6 +506,17 @@ func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
 		return made
 	}
 	return adopted
+}
+
+// room is an empty siteGrants of capacity n, cut from an array the
+// truth shares among them.
+func (t *truth) room(n int) siteGrants {
+	if cap(t.sgBlock)-len(t.sgBlock) < n {
+		t.sgBlock = make(siteGrants, 0, max(64, n))
+	}
+	start := len(t.sgBlock)
+	t.sgBlock = t.sgBlock[:start+n]
+	return t.sgBlock[start : start : start+n]
 }
 
 // siteGrants is a hold's grants, one a site, in the order of the key's
