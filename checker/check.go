@@ -118,7 +118,7 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 	if len(lockOps) > 0 {
 		res.record(PropMutex, name, len(lockOps), checkHistory(res.lockModel, lockOps, opt.Budget))
 	}
-	for _, ov := range overlaps(hs) {
+	for _, ov := range overlaps(ix) {
 		res.Violations = append(res.Violations, explainOverlap(t, ov, opt.LeaseMs))
 	}
 	res.Violations = append(res.Violations, foreignRenewals(t, ix)...)

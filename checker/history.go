@@ -212,7 +212,7 @@ func (t *truth) releaseSettled(op trace.Op) int64 {
 	}
 	var gone int64 = -1
 	for _, s := range t.sites[op.Key] {
-		gs := t.bySite[[3]string{op.Client, op.Key, s}]
+		gs := t.bySite.get(op.Client, op.Key, s)
 		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > op.Call })
 		if i > 0 {
 			gone = max(gone, min(gs[i-1].EndT, end))
@@ -280,7 +280,7 @@ func (t *truth) lateWrite(op trace.Op, own func(trace.Event) bool) int {
 		at := t.tr.Events[i].T
 		// A later operation of the client's on the key owns the write;
 		// one nested in op (the register's view of its INSERT) does not.
-		for _, j := range t.opsBy[op.Client] {
+		for _, j := range t.opsBy.get(op.Client) {
 			o := t.tr.Ops[j]
 			if o.Key == op.Key && o.Call > ret(op) && o.Call <= at && at <= ret(o) {
 				return -1

@@ -61,15 +61,15 @@ type truth struct {
 	lockKeys    map[string]bool
 	lockKeyList []string // lockKeys' keys, for the few a run has
 	grants      []*grant
-	createdBy   map[int]bool           // the ops that created a grant: created() makes it
-	block       []grant                // where the next grants go: a few allocations for them all
-	bySite      map[[3]string][]*grant // (owner, key, site), in creation order; made after the grants
-	sites       map[string][]string    // lock key -> sites it was granted on, sorted
+	createdBy   map[int]bool        // the ops that created a grant: created() makes it
+	block       []grant             // where the next grants go: a few allocations for them all
+	bySite      ownerGrants         // made after the grants
+	sites       map[string][]string // lock key -> sites it was granted on, sorted
 	foreign     []foreignRenewal
-	opsBy       map[string][]int // client -> op indexes, in invocation order
-	byClient    map[string][]int // events naming a client
-	byParty     map[string][]int // events by party (processes, nodes): parties() makes it
-	crashAt     map[string]int   // process -> its crash event
+	opsBy       groups[string] // client -> op indexes, in invocation order
+	byClient    groups[string] // events naming a client
+	byParty     groups[string] // events by party (processes, nodes): parties() makes it
+	crashAt     map[string]int // process -> its crash event
 	lastJump    map[string]int
 	live        map[siteKey][]*grant
 	held        map[int]siteGrants // holdGrants by the hold's acquire
@@ -320,20 +320,33 @@ func (t *truth) add(sk siteKey, g grant) *grant {
 	return p
 }
 
-// grantsBy groups gs by owner, key and site, each in creation order, in
-// one backing array.
-func grantsBy(gs []*grant) map[[3]string][]*grant {
-	idx := groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })
+// ownerGrants is grants grouped by owner, key and site, each in creation
+// order.
+type ownerGrants struct {
+	idx   groups[[3]string]
+	parts [][]*grant // by idx's slot, in one backing array
+}
+
+// get is owner's grants on key at site.
+func (o ownerGrants) get(owner, key, site string) []*grant {
+	if s, ok := o.idx.slot([3]string{owner, key, site}); ok {
+		return o.parts[s]
+	}
+	return nil
+}
+
+func grantsBy(gs []*grant) ownerGrants {
+	o := ownerGrants{idx: groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })}
 	backing := make([]*grant, 0, len(gs))
-	out := make(map[[3]string][]*grant, len(idx))
-	for k, is := range idx {
+	o.parts = make([][]*grant, len(o.idx.parts))
+	for s, is := range o.idx.parts {
 		start := len(backing)
 		for _, i := range is {
 			backing = append(backing, gs[i])
 		}
-		out[k] = backing[start:len(backing):len(backing)]
+		o.parts[s] = backing[start:len(backing):len(backing)]
 	}
-	return out
+	return o
 }
 
 // revive gives a key a promoted replica brought back (its deletion on the
@@ -379,7 +392,7 @@ func (t *truth) end(sk siteKey, g *grant, i int, kind string) {
 
 // opAt finds client's operation on key whose window holds time at.
 func (t *truth) opAt(client, key string, at int64) int {
-	ids := t.opsBy[client]
+	ids := t.opsBy.get(client)
 	n := sort.Search(len(ids), func(i int) bool { return t.tr.Ops[ids[i]].Call > at })
 	for i := n - 1; i >= 0 && i >= n-8; i-- {
 		op := t.tr.Ops[ids[i]]
@@ -392,13 +405,13 @@ func (t *truth) opAt(client, key string, at int64) int {
 
 // clientEvents returns the events naming client in [from, to].
 func (t *truth) clientEvents(client string, from, to int64) []int {
-	return window(t.tr, t.byClient[client], from, to)
+	return window(t.tr, t.byClient.get(client), from, to)
 }
 
 // parties indexes the events by party on first use: explanations read
 // it, most runs need none.
-func (t *truth) parties() map[string][]int {
-	if t.byParty == nil {
+func (t *truth) parties() groups[string] {
+	if t.byParty.keys == nil { // groupBy makes keys
 		t.byParty = groupBy(len(t.tr.Events), func(i int) (string, bool) { return t.tr.Events[i].Party, true })
 	}
 	return t.byParty
@@ -406,7 +419,7 @@ func (t *truth) parties() map[string][]int {
 
 // partyEvents returns the events by party in [from, to].
 func (t *truth) partyEvents(party string, from, to int64) []int {
-	return window(t.tr, t.parties()[party], from, to)
+	return window(t.tr, t.parties().get(party), from, to)
 }
 
 func window(tr *trace.Trace, idx []int, from, to int64) []int {
@@ -489,7 +502,7 @@ func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
 	n := len(t.sites[h.Key])
 	made, adopted := t.room(n), t.room(n)
 	for _, s := range t.sites[h.Key] {
-		gs := t.bySite[[3]string{owner, h.Key, s}]
+		gs := t.bySite.get(owner, h.Key, s)
 		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
 		if n == 0 {
 			continue
@@ -542,7 +555,7 @@ func (gs siteGrants) get(site string) *grant {
 func (t *truth) liveAt(client, key string, at int64) int {
 	n := 0
 	for _, s := range t.sites[key] {
-		gs := t.bySite[[3]string{client, key, s}]
+		gs := t.bySite.get(client, key, s)
 		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > at })
 		if i > 0 && gs[i-1].EndT > at {
 			n++
@@ -566,7 +579,7 @@ func (t *truth) quorum(key string) int {
 // too: the command ran twice. -1 otherwise.
 func (t *truth) retryOf(i int) int {
 	e := t.tr.Events[i]
-	idx := t.byClient[e.Client]
+	idx := t.byClient.get(e.Client)
 	k := sort.SearchInts(idx, i)
 	retry := -1
 	for j := k - 1; j >= 0; j-- {
