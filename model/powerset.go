@@ -18,10 +18,17 @@ type successors func(state, input, output any, next []any) []any
 type stateSet struct {
 	states []any
 	inline [2]any
+	of     *nondeterministic // the model it is a state of (Replayer steps it)
 }
 
-func newStateSet() *stateSet {
-	s := &stateSet{}
+// nondeterministic is what a powerset model steps states with.
+type nondeterministic struct {
+	step  successors
+	equal func(a, b any) bool
+}
+
+func (nd *nondeterministic) newStateSet() *stateSet {
+	s := &stateSet{of: nd}
 	s.states = s.inline[:0]
 	return s
 }
@@ -34,8 +41,9 @@ func powerset(nm porcupine.NondeterministicModel, step successors) porcupine.Mod
 	nm.Step = func(state, input, output any) []any { return step(state, input, output, nil) }
 	m := nm.ToModel()
 	describe := m.DescribeState
+	nd := &nondeterministic{step, nm.Equal}
 	stepSet := func(state, input, output any) (bool, any) {
-		next := newStateSet()
+		next := nd.newStateSet()
 		for _, s := range state.(*stateSet).states {
 			next.states = step(s, input, output, next.states)
 		}
@@ -43,7 +51,7 @@ func powerset(nm porcupine.NondeterministicModel, step successors) porcupine.Mod
 		return len(next.states) > 0, next
 	}
 	m.Init = func() any {
-		s := newStateSet()
+		s := nd.newStateSet()
 		s.states = dedupe(append(s.states, nm.Init()...), nm.Equal)
 		return s
 	}
