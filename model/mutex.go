@@ -51,19 +51,38 @@ func Mutex() porcupine.Model {
 	return constInit(powerset(porcupine.NondeterministicModel{
 		Partition:         partitionByKey,
 		Init:              func() []any { return []any{""} },
-		Equal:             func(a, b any) bool { return a.(string) == b.(string) },
+		Equal:             func(a, b any) bool { return mutexOwner(a) == mutexOwner(b) },
 		DescribeOperation: describeLock,
 		DescribeState: func(state any) string {
-			if state.(string) == "" {
+			if mutexOwner(state) == "" {
 				return "free"
 			}
-			return "held by " + state.(string)
+			return "held by " + mutexOwner(state)
 		},
 	}, mutexStep))
 }
 
+// mutexOwner is a Mutex state's owner, "" when free: a string, or a
+// pointer to the Owner of the acquire's input (see heldBy).
+func mutexOwner(state any) string {
+	if p, ok := state.(*string); ok {
+		return *p
+	}
+	return state.(string)
+}
+
+// heldBy is the Mutex state an acquire's input takes it to: its Owner,
+// as a pointer into the input when the input is one, which boxes without
+// allocating.
+func heldBy(input any) any {
+	if p, ok := input.(*LockInput); ok {
+		return &p.Owner
+	}
+	return input.(LockInput).Owner
+}
+
 func mutexStep(state, input, output any, next []any) []any {
-	owner := state.(string)
+	owner := mutexOwner(state)
 	in := inputOf[LockInput](input)
 	out := output.(LockOutput)
 	switch {
@@ -71,11 +90,11 @@ func mutexStep(state, input, output any, next []any) []any {
 		switch {
 		case out.Unknown:
 			if owner == "" {
-				return append(next, "", in.Owner)
+				return append(next, "", heldBy(input))
 			}
 			return append(next, state)
 		case out.OK && owner == "":
-			return append(next, in.Owner)
+			return append(next, heldBy(input))
 		case !out.OK:
 			return append(next, state)
 		}
