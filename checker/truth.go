@@ -590,9 +590,9 @@ func (t *truth) retryOf(i int) int {
 				retry = idx[j]
 			}
 		case trace.EvCommand, trace.EvService:
-			same := p.Party == e.Party && strings.Join(p.Args, "\x00") == strings.Join(e.Args, "\x00") &&
+			same := retry >= 0 && p.Party == e.Party && strings.Join(p.Args, "\x00") == strings.Join(e.Args, "\x00") &&
 				t.opAt(e.Client, e.Key, p.T) == t.opAt(e.Client, e.Key, e.T)
-			if retry >= 0 && same {
+			if same {
 				return retry
 			}
 			return -1
