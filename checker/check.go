@@ -101,21 +101,15 @@ func Check(tr *trace.Trace, opt Options) *Result {
 // the lease mutex over the grants each holder believed in) and explains
 // every overlap and foreign renewal.
 func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
-	believed := make(map[*grant]*hold, len(t.grants)) // a pointer: a hold is too big to live in a map
-	created := make(map[int]bool, len(t.grants))
-	for _, g := range t.grants {
-		if g.Op >= 0 {
-			created[g.Op] = true
-		}
-	}
+	believed := make(beliefs, len(t.grants))
 	reentrant := opt.Reentrant
 	for i, h := range hs {
 		reentrant = reentrant || h.Nested
 		for _, sg := range t.holdGrants(h) {
-			believed[sg.g] = &hs[i]
+			believed[sg.g.idx] = &hs[i]
 		}
 	}
-	lockOps, st := lockHistory(t, hs, created)
+	lockOps, st := lockHistory(t, hs)
 	res.lockModel, res.lockOps = mutexModel, lockOps
 	name := "mutex"
 	if reentrant || st.reentered {
@@ -124,7 +118,7 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 	if len(lockOps) > 0 {
 		res.record(PropMutex, name, len(lockOps), checkHistory(res.lockModel, lockOps, opt.Budget))
 	}
-	for _, ov := range overlaps(hs) {
+	for _, ov := range overlaps(ix) {
 		res.Violations = append(res.Violations, explainOverlap(t, ov, opt.LeaseMs))
 	}
 	res.Violations = append(res.Violations, foreignRenewals(t, ix)...)

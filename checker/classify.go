@@ -385,7 +385,7 @@ func (t *truth) renewals(x *grant, victim hold, until int64) (int, bool) {
 	}
 	tried := last >= 0
 	for _, c := range t.processClients(victim.Process) {
-		for _, id := range t.opsBy[c] {
+		for _, id := range t.opsBy.get(c) {
 			op := t.tr.Ops[id]
 			if op.Kind == model.OpRenew && op.Key == x.Key && op.Call >= x.T && op.Call <= until {
 				tried = true
@@ -398,7 +398,7 @@ func (t *truth) renewals(x *grant, victim hold, until int64) (int, bool) {
 // processClients lists the clients (threads) of a process.
 func (t *truth) processClients(process string) []string {
 	var out []string
-	for c := range t.opsBy {
+	for c := range t.opsBy.all() {
 		if model.ProcessOf(c) == process {
 			out = append(out, c)
 		}
@@ -508,7 +508,7 @@ func (t *truth) lastOf(party, kind string, from, to int64) int {
 // nodeParties lists the parties that ran Redis commands, sorted.
 func (t *truth) nodeParties() []string {
 	var out []string
-	for p, idx := range t.parties() {
+	for p, idx := range t.parties().all() {
 		for _, i := range idx {
 			if k := t.tr.Events[i].Kind; k == trace.EvCommand || k == trace.EvNodeCrash || k == trace.EvMasterDown {
 				out = append(out, p)

@@ -68,7 +68,7 @@ func coverage(t *truth, hs []hold) Coverage {
 // on the key, whatever it answered.
 func (t *truth) renewedAfter(h hold, at int64) bool {
 	proc := model.ProcessOf(h.Client)
-	for client, ids := range t.opsBy {
+	for client, ids := range t.opsBy.all() {
 		if model.ProcessOf(client) != proc {
 			continue
 		}
@@ -79,7 +79,7 @@ func (t *truth) renewedAfter(h hold, at int64) bool {
 			}
 		}
 	}
-	for client, idx := range t.byClient {
+	for client, idx := range t.byClient.all() {
 		if model.ProcessOf(client) != proc {
 			continue
 		}
@@ -105,9 +105,9 @@ func isExpireFamily(e trace.Event) bool {
 
 // otherOwnerAt reports whether, when h's release was invoked, another
 // client's key was live on a site where h had counted on its own.
-func otherOwnerAt(h hold, gs siteGrants, grants []*grant, byKeySite map[siteKey][]int) bool {
+func otherOwnerAt(h hold, gs siteGrants, grants []*grant, byKeySite groups[siteKey]) bool {
 	for _, sg := range gs {
-		for _, i := range byKeySite[siteKey{sg.site, h.Key}] {
+		for _, i := range byKeySite.get(siteKey{sg.site, h.Key}) {
 			g := grants[i]
 			if g.Owner != h.Client && g.T <= h.End && g.EndT > h.End {
 				return true

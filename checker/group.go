@@ -1,13 +1,46 @@
 package checker
 
-// groupBy lists the indexes 0..n-1 by key, each key's in increasing
-// order, all in one backing array (each slice capped at its own length);
-// an index whose key reports false is left out. A run's few keys are
-// found by comparison (a hash table only past smallKeys of them), once
-// per run of equal keys.
-func groupBy[K comparable](n int, key func(int) (K, bool)) map[K][]int {
-	keys := make([]K, 0, smallKeys) // by slot
-	var index map[K]int32
+import "iter"
+
+// groups is the indexes 0..n-1 grouped by key (groupBy): each key's in
+// increasing order, the keys in the order of their first index.
+type groups[K comparable] struct {
+	keys  []K
+	parts [][]int     // by key's slot
+	index map[K]int32 // slot by key, made past smallKeys keys
+}
+
+// get is k's indexes, nil for a key with none.
+func (g groups[K]) get(k K) []int {
+	if s, ok := g.slot(k); ok {
+		return g.parts[s]
+	}
+	return nil
+}
+
+// slot is k's place among the keys.
+func (g groups[K]) slot(k K) (int, bool) {
+	s := int(slotOf(g.keys, g.index, k))
+	return s, s < len(g.keys)
+}
+
+// all yields each key and its indexes, keys in first-seen order.
+func (g groups[K]) all() iter.Seq2[K, []int] {
+	return func(yield func(K, []int) bool) {
+		for s, k := range g.keys {
+			if !yield(k, g.parts[s]) {
+				return
+			}
+		}
+	}
+}
+
+// groupBy lists the indexes 0..n-1 by key, all in one backing array
+// (each key's slice capped at its own length); an index whose key
+// reports false is left out. A run's few keys are found by comparison (a
+// hash table only past smallKeys of them), once per run of equal keys.
+func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
+	g := groups[K]{keys: make([]K, 0, smallKeys)} // by slot
 	of := make([]int32, n)
 	count := make([]int, 0, smallKeys) // per slot: its count, then where it fills
 	var last K
@@ -19,11 +52,11 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) map[K][]int {
 			continue
 		}
 		if lastSlot < 0 || k != last {
-			lastSlot = slotOf(keys, index, k)
-			if int(lastSlot) == len(keys) {
-				keys, count = append(keys, k), append(count, 0)
-				if index != nil || len(keys) > smallKeys {
-					index = indexKeys(index, keys)
+			lastSlot = slotOf(g.keys, g.index, k)
+			if int(lastSlot) == len(g.keys) {
+				g.keys, count = append(g.keys, k), append(count, 0)
+				if g.index != nil || len(g.keys) > smallKeys {
+					g.index = indexKeys(g.index, g.keys)
 				}
 			}
 			last = k
@@ -42,14 +75,14 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) map[K][]int {
 			count[s]++
 		}
 	}
-	out := make(map[K][]int, len(keys))
+	g.parts = make([][]int, len(g.keys))
 	begin := 0
-	for s, k := range keys {
+	for s := range g.keys {
 		end := count[s]
-		out[k] = backing[begin:end:end]
+		g.parts[s] = backing[begin:end:end]
 		begin = end
 	}
-	return out
+	return g
 }
 
 const smallKeys = 16

@@ -1,8 +1,10 @@
 package checker
 
 import (
+	"maps"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -31,10 +33,18 @@ func TestGroupByAsAppend(t *testing.T) {
 				}
 			}
 			got := groupBy(n, func(i int) (string, bool) { return keys[i], keys[i] != skip })
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%d keys, round %d: got %v, want %v", distinct, round, got, want)
+			if m := maps.Collect(got.all()); !reflect.DeepEqual(m, want) {
+				t.Fatalf("%d keys, round %d: got %v, want %v", distinct, round, m, want)
 			}
-			for k, idx := range got {
+			for k, idx := range want {
+				if !slices.Equal(got.get(k), idx) {
+					t.Fatalf("%d keys, round %d: get(%s) = %v, want %v", distinct, round, k, got.get(k), idx)
+				}
+			}
+			if got.get(skip) != nil {
+				t.Fatalf("get of a key left out: %v", got.get(skip))
+			}
+			for k, idx := range got.all() {
 				if cap(idx) != len(idx) {
 					t.Fatalf("%s: cap %d, len %d: an append would write into another key's indexes", k, cap(idx), len(idx))
 				}

@@ -70,9 +70,9 @@ type lockStats struct {
 // ground truth says whether it made its client owner (an orphan, which
 // holds the key for nobody) or not (it changed nothing); a release takes
 // effect at the latest when ground truth shows the client's key gone.
-func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operation, lockStats) {
+func lockHistory(t *truth, hs []hold) ([]porcupine.Operation, lockStats) {
 	out := make([]porcupine.Operation, 0, lockOpsAtMost(t.tr.Ops, hs))
-	ins := make(lockInputs, 0, cap(out))
+	ins := make(inputs[model.LockInput], 0, cap(out))
 	var st lockStats
 	ids := newClientIDs()
 	held := map[[2]string]int{}
@@ -88,7 +88,7 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 				st.reentered = st.reentered || op.Call < pending[k]
 				out = ids.add(out, op, ins.of(in), model.LockOutput{OK: true}, false)
 			case !unknownOutcome(op):
-			case created[op.ID]:
+			case t.created(op.ID):
 				st.orphans = append(st.orphans, op.ID)
 			default:
 				st.failed = append(st.failed, op.ID)
@@ -104,7 +104,7 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 				pending[k] = settled.Return
 			}
 			out = ids.add(out, settled, ins.of(model.LockInput{Key: op.Key, Owner: op.Client}),
-				model.LockOutput{OK: op.Result == model.ResOK, Unknown: unknownOutcome(op)}, false)
+				lockOutput(op.Result == model.ResOK, unknownOutcome(op)), false)
 			if unknownOutcome(op) {
 				ids.retire(op.Client)
 			}
@@ -126,13 +126,42 @@ func lockHistory(t *truth, hs []hold, created map[int]bool) ([]porcupine.Operati
 	return out, st
 }
 
-// lockInputs holds a lock history's inputs in one array: its operations
-// point into it (the models read either), one allocation for them all.
-type lockInputs []model.LockInput
+// inputs holds a history's inputs in one array: its operations point
+// into it (the models read either), one allocation for them all. Its
+// capacity must hold them all.
+type inputs[T any] []T
 
-func (s *lockInputs) of(in model.LockInput) *model.LockInput {
+func (s *inputs[T]) of(in T) *T {
 	*s = append(*s, in)
 	return &(*s)[len(*s)-1]
+}
+
+// The outputs below are boxed from constants, which allocates nothing.
+
+func lockOutput(ok, unknown bool) any {
+	switch {
+	case ok && unknown:
+		return model.LockOutput{OK: true, Unknown: true}
+	case ok:
+		return model.LockOutput{OK: true}
+	case unknown:
+		return model.LockOutput{Unknown: true}
+	}
+	return model.LockOutput{}
+}
+
+func insertOutput(inserted bool) any {
+	if inserted {
+		return model.InsertOutput{Inserted: true}
+	}
+	return model.InsertOutput{}
+}
+
+func writeOutput(accepted bool) any {
+	if accepted {
+		return model.WriteOutput{Accepted: true}
+	}
+	return model.WriteOutput{}
 }
 
 // historyFor makes room for the operations of kinds among ops; nil when
@@ -183,7 +212,7 @@ func (t *truth) releaseSettled(op trace.Op) int64 {
 	}
 	var gone int64 = -1
 	for _, s := range t.sites[op.Key] {
-		gs := t.bySite[[3]string{op.Client, op.Key, s}]
+		gs := t.bySite.get(op.Client, op.Key, s)
 		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > op.Call })
 		if i > 0 {
 			gone = max(gone, min(gs[i-1].EndT, end))
@@ -251,7 +280,7 @@ func (t *truth) lateWrite(op trace.Op, own func(trace.Event) bool) int {
 		at := t.tr.Events[i].T
 		// A later operation of the client's on the key owns the write;
 		// one nested in op (the register's view of its INSERT) does not.
-		for _, j := range t.opsBy[op.Client] {
+		for _, j := range t.opsBy.get(op.Client) {
 			o := t.tr.Ops[j]
 			if o.Key == op.Key && o.Call > ret(op) && o.Call <= at && at <= ret(o) {
 				return -1
@@ -266,6 +295,7 @@ func (t *truth) lateWrite(op trace.Op, own func(trace.Event) bool) int {
 // client never learned is settled from the database's ground truth.
 func insertHistory(t *truth) []porcupine.Operation {
 	out := historyFor(t.tr.Ops, model.OpInsert)
+	ins := make(inputs[model.InsertInput], 0, cap(out))
 	ids := newClientIDs()
 	for _, op := range t.tr.Ops {
 		if op.Kind != model.OpInsert {
@@ -273,7 +303,7 @@ func insertHistory(t *truth) []porcupine.Operation {
 		}
 		in := model.InsertInput{Name: op.Key}
 		if !unknownOutcome(op) {
-			out = ids.add(out, op, in, model.InsertOutput{Inserted: op.Result == model.ResInserted}, false)
+			out = ids.add(out, op, ins.of(in), insertOutput(op.Result == model.ResInserted), false)
 			continue
 		}
 		at, reached, took := t.settle(op, nil)
@@ -282,7 +312,7 @@ func insertHistory(t *truth) []porcupine.Operation {
 		}
 		settled := op
 		settled.Return = max(at, op.Call)
-		out = ids.add(out, settled, in, model.InsertOutput{Inserted: true}, false)
+		out = ids.add(out, settled, ins.of(in), insertOutput(true), false)
 		if op.Open() || settled.Return > op.Return {
 			ids.retire(op.Client)
 		}
@@ -325,6 +355,7 @@ func buyHistory(tr *trace.Trace, initial int) []porcupine.Operation {
 // when it did not.
 func writeHistory(t *truth) []porcupine.Operation {
 	out := historyFor(t.tr.Ops, model.OpWrite)
+	ins := make(inputs[model.WriteInput], 0, cap(out))
 	ids := newClientIDs()
 	for _, op := range t.tr.Ops {
 		if op.Kind != model.OpWrite {
@@ -337,7 +368,7 @@ func writeHistory(t *truth) []porcupine.Operation {
 		in := model.WriteInput{Key: op.Key, Token: tok}
 		if !unknownOutcome(op) {
 			if op.Result == model.ResOK || op.Result == model.ResRejected {
-				out = ids.add(out, op, in, model.WriteOutput{Accepted: op.Result == model.ResOK}, false)
+				out = ids.add(out, op, ins.of(in), writeOutput(op.Result == model.ResOK), false)
 			}
 			continue
 		}
@@ -347,7 +378,7 @@ func writeHistory(t *truth) []porcupine.Operation {
 		}
 		settled := op
 		settled.Return = max(at, op.Call)
-		out = ids.add(out, settled, in, model.WriteOutput{Accepted: took}, false)
+		out = ids.add(out, settled, ins.of(in), writeOutput(took), false)
 		if op.Open() || settled.Return > op.Return {
 			ids.retire(op.Client)
 		}

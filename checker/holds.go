@@ -93,11 +93,11 @@ type overlap struct {
 
 // overlaps finds, for each hold, the earliest other hold that started
 // while it was held. Holds are sorted by start.
-func overlaps(hs []hold) []overlap {
-	byKey := groupBy(len(hs), func(i int) (string, bool) { return hs[i].Key, true })
+func overlaps(ix holdIndex) []overlap {
+	hs := ix.hs
 	var out []overlap
 	for first, h := range hs {
-		idx := byKey[h.Key]
+		idx := ix.byKey.get(h.Key)
 		if idx[0] != first {
 			continue // the key's first hold walks them all
 		}
@@ -122,10 +122,10 @@ func overlaps(hs []hold) []overlap {
 // holdIndex finds the hold of a client that covers a time.
 type holdIndex struct {
 	hs       []hold
-	byClient map[string][]int
-	byKey    map[string][]int
-	reach    map[string][]int64  // per key: the latest End among its holds so far
-	byOwner  map[[2]string][]int // (client, key)
+	byClient groups[string]
+	byKey    groups[string]
+	reach    [][]int64         // by byKey's slot: the latest End among the key's holds so far
+	byOwner  groups[[2]string] // (client, key)
 }
 
 func indexHolds(hs []hold) holdIndex {
@@ -134,22 +134,24 @@ func indexHolds(hs []hold) holdIndex {
 		byKey:    groupBy(len(hs), func(i int) (string, bool) { return hs[i].Key, true }),
 		byOwner:  groupBy(len(hs), func(i int) ([2]string, bool) { return [2]string{hs[i].Client, hs[i].Key}, true }),
 	}
-	ix.reach = make(map[string][]int64, len(ix.byKey))
-	for k, idx := range ix.byKey {
-		rs := make([]int64, len(idx))
+	ix.reach = make([][]int64, len(ix.byKey.parts))
+	backing := make([]int64, len(hs))
+	for s, idx := range ix.byKey.parts {
+		rs := backing[:len(idx):len(idx)]
+		backing = backing[len(idx):]
 		r := int64(math.MinInt64)
 		for n, i := range idx {
 			r = max(r, hs[i].End)
 			rs[n] = r
 		}
-		ix.reach[k] = rs
+		ix.reach[s] = rs
 	}
 	return ix
 }
 
 // holds reports whether client held key at time t.
 func (ix holdIndex) holds(client, key string, t int64) bool {
-	idx := ix.byOwner[[2]string{client, key}]
+	idx := ix.byOwner.get([2]string{client, key})
 	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > t })
 	return n > 0 && ix.hs[idx[n-1]].End >= t
 }
@@ -157,7 +159,7 @@ func (ix holdIndex) holds(client, key string, t int64) bool {
 // at returns client's hold that started at or before t and had not ended
 // before t.
 func (ix holdIndex) at(client string, t int64) (hold, bool) {
-	idx := ix.byClient[client]
+	idx := ix.byClient.get(client)
 	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > t })
 	for i := n - 1; i >= 0 && i >= n-4; i-- {
 		if h := ix.hs[idx[i]]; h.End >= t {

@@ -11,12 +11,22 @@ import (
 	"github.com/locksim/locksim/sim/trace"
 )
 
+// beliefs is the hold that counted on each grant, by its place in
+// truth.grants; nil for a grant no hold counted on.
+type beliefs []*hold
+
+// of is the hold that counted on g.
+func (b beliefs) of(g *grant) (*hold, bool) {
+	h := b[g.idx]
+	return h, h != nil
+}
+
 // leaseHistory is the deployment view: every grant a client counted on,
 // how it ended, and renewals by other processes, as one ordered sequence
 // of instantaneous events. A grant lost early (failover, clock jump,
 // restart) stays owed until its lease would have run out or its holder
 // stopped believing in it, whichever is first.
-func leaseHistory(t *truth, believed map[*grant]*hold) []porcupine.Operation {
+func leaseHistory(t *truth, believed beliefs) []porcupine.Operation {
 	type item struct {
 		t   int64
 		seq int
@@ -27,7 +37,7 @@ func leaseHistory(t *truth, believed map[*grant]*hold) []porcupine.Operation {
 		items = append(items, item{t.tr.Events[i].T, 2*i + 1, model.LeaseInput{Kind: k, Site: g.Site, Key: g.Key, Owner: owner}})
 	}
 	for _, g := range t.grants {
-		h, ok := believed[g]
+		h, ok := believed.of(g)
 		if !ok {
 			continue
 		}
@@ -82,7 +92,7 @@ func leaseHistory(t *truth, believed map[*grant]*hold) []porcupine.Operation {
 // leaseViolations explains grants the deployment made while an earlier,
 // believed grant it had lost early was still owed, when no
 // mutual-exclusion violation already covers the pair.
-func leaseViolations(t *truth, believed map[*grant]*hold, mv []Violation) []Violation {
+func leaseViolations(t *truth, believed beliefs, mv []Violation) []Violation {
 	covered := map[[3]string]bool{}
 	for _, v := range mv {
 		if len(v.Clients) == 2 {
@@ -91,7 +101,7 @@ func leaseViolations(t *truth, believed map[*grant]*hold, mv []Violation) []Viol
 	}
 	var out []Violation
 	for _, x := range t.grants {
-		h, ok := believed[x]
+		h, ok := believed.of(x)
 		if !ok || (x.EndKind != endLost && x.EndKind != endJump) {
 			continue
 		}
@@ -100,7 +110,7 @@ func leaseViolations(t *truth, believed map[*grant]*hold, mv []Violation) []Viol
 			if y.Key != x.Key || y.Site != x.Site || y.T < x.EndT || y.T >= owed || y == x {
 				continue
 			}
-			if _, ok := believed[y]; !ok || covered[[3]string{x.Key, x.Owner, y.Owner}] {
+			if _, ok := believed.of(y); !ok || covered[[3]string{x.Key, x.Owner, y.Owner}] {
 				continue
 			}
 			covered[[3]string{x.Key, x.Owner, y.Owner}] = true
@@ -123,7 +133,7 @@ func leaseViolations(t *truth, believed map[*grant]*hold, mv []Violation) []Viol
 // believing in it, whichever is first. On a lock of several masters one
 // master's grant is no hold, so a rival's grant there ends the debt on
 // that site when the rival's hold formed only after it.
-func (t *truth) owed(x *grant, h hold, believed map[*grant]*hold) int64 {
+func (t *truth) owed(x *grant, h hold, believed beliefs) int64 {
 	owed := h.End
 	if x.Deadline > 0 && x.Deadline < owed {
 		owed = x.Deadline
@@ -135,7 +145,7 @@ func (t *truth) owed(x *grant, h hold, believed map[*grant]*hold) int64 {
 		if y.Key != x.Key || y.Site != x.Site || y == x || y.T < x.EndT || y.T >= owed {
 			continue
 		}
-		if hy, ok := believed[y]; ok && hy.Start >= owed {
+		if hy, ok := believed.of(y); ok && hy.Start >= owed {
 			owed = y.T
 		}
 	}

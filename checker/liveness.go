@@ -170,7 +170,7 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 func (t *truth) lastHeld(ix holdIndex, g *grant) (int64, bool) {
 	var last int64
 	for _, c := range t.processClients(model.ProcessOf(g.Owner)) {
-		idx := ix.byOwner[[2]string{c, g.Key}]
+		idx := ix.byOwner.get([2]string{c, g.Key})
 		for _, i := range idx {
 			h := ix.hs[i]
 			if h.Start > g.EndT {

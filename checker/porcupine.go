@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/locksim/locksim/model"
 )
 
 // DefaultBudget is the search steps one history check may take, far above
@@ -25,8 +27,9 @@ func checkHistory(m porcupine.Model, ops []porcupine.Operation, budget int) porc
 	}
 	left := budget
 	out := porcupine.Ok
+	r := model.NewReplayer(m)
 	for _, part := range parts {
-		if provenWithoutSearch(m, part) {
+		if provenWithoutSearch(r, part) {
 			continue
 		}
 		switch linearizable(m, part, &left) {
@@ -43,12 +46,12 @@ func checkHistory(m porcupine.Model, ops []porcupine.Operation, budget int) porc
 // that respects real time, found without a search: when no two operations
 // overlap, every instant of their intervals gives the call order, so that
 // order alone is tried; otherwise the witness orders are.
-func provenWithoutSearch(m porcupine.Model, part []porcupine.Operation) bool {
+func provenWithoutSearch(r *model.Replayer, part []porcupine.Operation) bool {
 	byCall := inCallOrder(part)
 	if overlapping(byCall) {
-		return witnessOK(m, part)
+		return witnessOK(r, part)
 	}
-	return acceptsAll(m, byCall)
+	return r.Accepts(byCall, nil)
 }
 
 // inCallOrder is part sorted by call time (ties in history order), a copy
@@ -71,17 +74,4 @@ func overlapping(byCall []porcupine.Operation) bool {
 		}
 	}
 	return false
-}
-
-// acceptsAll steps m through ops in their order and reports whether every
-// step is legal.
-func acceptsAll(m porcupine.Model, ops []porcupine.Operation) bool {
-	state := m.Init()
-	for _, op := range ops {
-		var ok bool
-		if ok, state = m.Step(state, op.Input, op.Output); !ok {
-			return false
-		}
-	}
-	return true
 }

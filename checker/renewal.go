@@ -91,7 +91,11 @@ func ownHold(t *truth, ix holdIndex, op trace.Op) bool {
 
 // holderAt returns the earliest-starting hold of key in force at time at.
 func (ix holdIndex) holderAt(key string, at int64) (hold, bool) {
-	idx, reach := ix.byKey[key], ix.reach[key]
+	s, ok := ix.byKey.slot(key)
+	if !ok {
+		return hold{}, false
+	}
+	idx, reach := ix.byKey.parts[s], ix.reach[s]
 	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > at })
 	found := -1
 	for i := n - 1; i >= 0 && reach[i] > at; i-- {

@@ -41,6 +41,7 @@ type grant struct {
 	TTLBy    int    // the last command that set its TTL
 	Renewals []int  // TTL renewals by its owner's process
 	Op       int    // the owner's operation whose window holds the creation, -1
+	idx      int    // its place in truth.grants
 }
 
 // foreignRenewal is an EXPIRE-family command that extended a key another
@@ -60,16 +61,19 @@ type truth struct {
 	lockKeys    map[string]bool
 	lockKeyList []string // lockKeys' keys, for the few a run has
 	grants      []*grant
-	bySite      map[[3]string][]*grant // (owner, key, site), in creation order; made after the grants
-	sites       map[string][]string    // lock key -> sites it was granted on, sorted
+	createdBy   map[int]bool        // the ops that created a grant: created() makes it
+	block       []grant             // where the next grants go: a few allocations for them all
+	bySite      ownerGrants         // made after the grants
+	sites       map[string][]string // lock key -> sites it was granted on, sorted
 	foreign     []foreignRenewal
-	opsBy       map[string][]int // client -> op indexes, in invocation order
-	byClient    map[string][]int // events naming a client
-	byParty     map[string][]int // events by party (processes, nodes): parties() makes it
-	crashAt     map[string]int   // process -> its crash event
+	opsBy       groups[string] // client -> op indexes, in invocation order
+	byClient    groups[string] // events naming a client
+	byParty     groups[string] // events by party (processes, nodes): parties() makes it
+	crashAt     map[string]int // process -> its crash event
 	lastJump    map[string]int
 	live        map[siteKey][]*grant
 	held        map[int]siteGrants // holdGrants by the hold's acquire
+	sgBlock     siteGrants         // room() cuts siteGrants from it
 	lostKeys    map[string][]int   // any key -> events that lost it (Change=lost)
 	promotes    []int              // promotions (EvPromote without a key)
 	partitions  []int              // partitions and delays of links
@@ -82,7 +86,7 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
 		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16), sites: map[string][]string{},
-		live: map[siteKey][]*grant{}, held: map[int]siteGrants{}, units: scriptUnits{scripts: tr.Scripts},
+		live: map[siteKey][]*grant{}, units: scriptUnits{scripts: tr.Scripts},
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
@@ -279,7 +283,7 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk siteKey) *grant {
 
 // grant records that event i made its client owner of a key.
 func (t *truth) grant(i int, e *trace.Event, sk siteKey) *grant {
-	g := &grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
+	g := grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
 	if ttl, ok := commandTTL(*e, &t.units); ok {
 		g.Deadline = e.T + int64(ttl)
@@ -289,27 +293,60 @@ func (t *truth) grant(i int, e *trace.Event, sk siteKey) *grant {
 	return t.add(sk, g)
 }
 
-// add records a new live grant.
-func (t *truth) add(sk siteKey, g *grant) *grant {
-	t.live[sk] = append(t.live[sk], g)
-	t.grants = append(t.grants, g)
-	return g
+// created reports whether op created a grant. Only acquires of unknown
+// outcome ask: most runs never index them.
+func (t *truth) created(op int) bool {
+	if t.createdBy == nil {
+		t.createdBy = make(map[int]bool, len(t.grants))
+		for _, g := range t.grants {
+			if g.Op >= 0 {
+				t.createdBy[g.Op] = true
+			}
+		}
+	}
+	return t.createdBy[op]
 }
 
-// grantsBy groups gs by owner, key and site, each in creation order, in
-// one backing array.
-func grantsBy(gs []*grant) map[[3]string][]*grant {
-	idx := groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })
+// add records a new live grant.
+func (t *truth) add(sk siteKey, g grant) *grant {
+	if len(t.block) == cap(t.block) {
+		t.block = make([]grant, 0, max(16, len(t.grants)))
+	}
+	g.idx = len(t.grants)
+	t.block = append(t.block, g)
+	p := &t.block[len(t.block)-1]
+	t.live[sk] = append(t.live[sk], p)
+	t.grants = append(t.grants, p)
+	return p
+}
+
+// ownerGrants is grants grouped by owner, key and site, each in creation
+// order.
+type ownerGrants struct {
+	idx   groups[[3]string]
+	parts [][]*grant // by idx's slot, in one backing array
+}
+
+// get is owner's grants on key at site.
+func (o ownerGrants) get(owner, key, site string) []*grant {
+	if s, ok := o.idx.slot([3]string{owner, key, site}); ok {
+		return o.parts[s]
+	}
+	return nil
+}
+
+func grantsBy(gs []*grant) ownerGrants {
+	o := ownerGrants{idx: groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })}
 	backing := make([]*grant, 0, len(gs))
-	out := make(map[[3]string][]*grant, len(idx))
-	for k, is := range idx {
+	o.parts = make([][]*grant, len(o.idx.parts))
+	for s, is := range o.idx.parts {
 		start := len(backing)
 		for _, i := range is {
 			backing = append(backing, gs[i])
 		}
-		out[k] = backing[start:len(backing):len(backing)]
+		o.parts[s] = backing[start:len(backing):len(backing)]
 	}
-	return out
+	return o
 }
 
 // revive gives a key a promoted replica brought back (its deletion on the
@@ -332,7 +369,7 @@ func (t *truth) revive(i int, e *trace.Event, sk siteKey) *grant {
 	if last == nil {
 		return nil
 	}
-	return t.add(sk, &grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: last.Owner, Create: i, T: e.T,
+	return t.add(sk, grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: last.Owner, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: -1, Deadline: last.Deadline})
 }
 
@@ -355,7 +392,7 @@ func (t *truth) end(sk siteKey, g *grant, i int, kind string) {
 
 // opAt finds client's operation on key whose window holds time at.
 func (t *truth) opAt(client, key string, at int64) int {
-	ids := t.opsBy[client]
+	ids := t.opsBy.get(client)
 	n := sort.Search(len(ids), func(i int) bool { return t.tr.Ops[ids[i]].Call > at })
 	for i := n - 1; i >= 0 && i >= n-8; i-- {
 		op := t.tr.Ops[ids[i]]
@@ -368,13 +405,13 @@ func (t *truth) opAt(client, key string, at int64) int {
 
 // clientEvents returns the events naming client in [from, to].
 func (t *truth) clientEvents(client string, from, to int64) []int {
-	return window(t.tr, t.byClient[client], from, to)
+	return window(t.tr, t.byClient.get(client), from, to)
 }
 
 // parties indexes the events by party on first use: explanations read
 // it, most runs need none.
-func (t *truth) parties() map[string][]int {
-	if t.byParty == nil {
+func (t *truth) parties() groups[string] {
+	if t.byParty.keys == nil { // groupBy makes keys
 		t.byParty = groupBy(len(t.tr.Events), func(i int) (string, bool) { return t.tr.Events[i].Party, true })
 	}
 	return t.byParty
@@ -382,7 +419,7 @@ func (t *truth) parties() map[string][]int {
 
 // partyEvents returns the events by party in [from, to].
 func (t *truth) partyEvents(party string, from, to int64) []int {
-	return window(t.tr, t.parties()[party], from, to)
+	return window(t.tr, t.parties().get(party), from, to)
 }
 
 func window(tr *trace.Trace, idx []int, from, to int64) []int {
@@ -400,6 +437,9 @@ func window(tr *trace.Trace, idx []int, from, to int64) []int {
 func (t *truth) holdGrants(h hold) siteGrants {
 	if gs, ok := t.held[h.Acquire.ID]; ok {
 		return gs
+	}
+	if t.held == nil {
+		t.held = make(map[int]siteGrants, acquiredOK(t.tr.Ops)) // one a hold
 	}
 	gs := t.countedOn(h)
 	t.held[h.Acquire.ID] = gs
@@ -459,9 +499,10 @@ func (t *truth) owners() []string {
 // countedOnOwner is the grants of owner's on h's key that h counted on:
 // those made during its acquire, else those live when it began.
 func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
-	var made, adopted siteGrants
+	n := len(t.sites[h.Key])
+	made, adopted := t.room(n), t.room(n)
 	for _, s := range t.sites[h.Key] {
-		gs := t.bySite[[3]string{owner, h.Key, s}]
+		gs := t.bySite.get(owner, h.Key, s)
 		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
 		if n == 0 {
 			continue
@@ -478,6 +519,17 @@ func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
 		return made
 	}
 	return adopted
+}
+
+// room is an empty siteGrants of capacity n, cut from an array the
+// truth shares among them.
+func (t *truth) room(n int) siteGrants {
+	if cap(t.sgBlock)-len(t.sgBlock) < n {
+		t.sgBlock = make(siteGrants, 0, max(64, n))
+	}
+	start := len(t.sgBlock)
+	t.sgBlock = t.sgBlock[:start+n]
+	return t.sgBlock[start : start : start+n]
 }
 
 // siteGrants is a hold's grants, one a site, in the order of the key's
@@ -503,7 +555,7 @@ func (gs siteGrants) get(site string) *grant {
 func (t *truth) liveAt(client, key string, at int64) int {
 	n := 0
 	for _, s := range t.sites[key] {
-		gs := t.bySite[[3]string{client, key, s}]
+		gs := t.bySite.get(client, key, s)
 		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > at })
 		if i > 0 && gs[i-1].EndT > at {
 			n++
@@ -527,7 +579,7 @@ func (t *truth) quorum(key string) int {
 // too: the command ran twice. -1 otherwise.
 func (t *truth) retryOf(i int) int {
 	e := t.tr.Events[i]
-	idx := t.byClient[e.Client]
+	idx := t.byClient.get(e.Client)
 	k := sort.SearchInts(idx, i)
 	retry := -1
 	for j := k - 1; j >= 0; j-- {
@@ -538,9 +590,9 @@ func (t *truth) retryOf(i int) int {
 				retry = idx[j]
 			}
 		case trace.EvCommand, trace.EvService:
-			same := p.Party == e.Party && strings.Join(p.Args, "\x00") == strings.Join(e.Args, "\x00") &&
+			same := retry >= 0 && p.Party == e.Party && strings.Join(p.Args, "\x00") == strings.Join(e.Args, "\x00") &&
 				t.opAt(e.Client, e.Key, p.T) == t.opAt(e.Client, e.Key, e.T)
-			if retry >= 0 && same {
+			if same {
 				return retry
 			}
 			return -1

@@ -28,13 +28,7 @@ func TestUnknownOutcomes(t *testing.T) {
 	tr := b.trace()
 	tt := newTruth(tr, Options{LeaseMs: 10000})
 	hs := holds(tt)
-	created := map[int]bool{}
-	for _, g := range tt.grants {
-		if g.Op >= 0 {
-			created[g.Op] = true
-		}
-	}
-	ops, st := lockHistory(tt, hs, created)
+	ops, st := lockHistory(tt, hs)
 	if len(ops) != 2 || len(st.failed) != 2 || len(st.orphans) != 1 {
 		t.Fatalf("%d ops, %+v", len(ops), st)
 	}
@@ -73,7 +67,7 @@ func TestCrashGivesFreshIdentity(t *testing.T) {
 	if len(ops) != 2 || ops[0].Return != sec(1.5) || !ops[0].Output.(model.InsertOutput).Inserted {
 		t.Fatalf("insert history %+v", ops)
 	}
-	lock, _ := lockHistory(tt, holds(tt), nil)
+	lock, _ := lockHistory(tt, holds(tt))
 	ids := map[int]bool{}
 	crashed := false
 	for _, op := range lock {

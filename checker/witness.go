@@ -21,9 +21,10 @@ import (
 // clients wait: a release reaches the server after it is sent and a
 // waiting acquire succeeds just before it returns, so releases take
 // effect at their call and everything else at its return.
-func witnessOK(m porcupine.Model, part []porcupine.Operation) bool {
+func witnessOK(r *model.Replayer, part []porcupine.Operation) bool {
+	order := make([]int, len(part))
 	for _, at := range []func(porcupine.Operation) int64{releaseAtCall, atReturn, atCall} {
-		if acceptsInOrder(m, part, at) {
+		if acceptsInOrder(r, part, at, order) {
 			return true
 		}
 	}
@@ -40,20 +41,13 @@ func releaseAtCall(op porcupine.Operation) int64 {
 func atReturn(op porcupine.Operation) int64 { return op.Return }
 func atCall(op porcupine.Operation) int64   { return op.Call }
 
-// acceptsInOrder steps m through part ordered by at (ties in history
-// order) and reports whether every step is legal.
-func acceptsInOrder(m porcupine.Model, part []porcupine.Operation, at func(porcupine.Operation) int64) bool {
-	order := make([]int, len(part))
+// acceptsInOrder steps the model through part ordered by at (ties in
+// history order), order its room for the order, and reports whether
+// every step is legal.
+func acceptsInOrder(r *model.Replayer, part []porcupine.Operation, at func(porcupine.Operation) int64, order []int) bool {
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(at(part[a]), at(part[b])) })
-	state := m.Init()
-	for _, i := range order {
-		var ok bool
-		if ok, state = m.Step(state, part[i].Input, part[i].Output); !ok {
-			return false
-		}
-	}
-	return true
+	return r.Accepts(part, order)
 }

@@ -22,9 +22,9 @@ func TestWitnessNeverContradictsPorcupine(t *testing.T) {
 		ops := randomLockHistory(r, 2+r.IntN(12))
 		want := porcupine.CheckOperationsTimeout(m, ops, 10*time.Second)
 		switch {
-		case witnessOK(m, ops) && want != porcupine.Ok:
+		case witnessOK(model.NewReplayer(m), ops) && want != porcupine.Ok:
 			t.Fatalf("history %d: witness order accepted, porcupine %v:\n%s", i, want, fmt.Sprint(ops))
-		case witnessOK(m, ops):
+		case witnessOK(model.NewReplayer(m), ops):
 			found++
 		case want == porcupine.Ok:
 			missed++
@@ -73,7 +73,7 @@ func TestWitnessDecidesManyWaitingClients(t *testing.T) {
 		t.Fatalf("waiting clients, holds apart: %v, want ok", got)
 	}
 	bad := waitingClients(300, true)
-	if witnessOK(m, bad) {
+	if witnessOK(model.NewReplayer(m), bad) {
 		t.Fatal("a witness accepted overlapping holds")
 	}
 	if got := checkHistory(m, bad, 1000); got == porcupine.Ok {

@@ -26,29 +26,12 @@ type WriteOutput struct {
 // not lower than the highest it accepted before, and rejects the others.
 // The state is that highest token. Partitioned by key.
 func FencedRegister() porcupine.Model {
-	return constInit(powerset(&porcupine.NondeterministicModel{
+	return constInit(powerset(porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{int64(math.MinInt64)} },
-		Step: func(state, input, output any) []any {
-			hi := state.(int64)
-			in := input.(WriteInput)
-			out := output.(WriteOutput)
-			fresh := in.Token >= hi
-			switch {
-			case out.Unknown && fresh:
-				return []any{state, in.Token}
-			case out.Unknown:
-				return []any{state}
-			case out.Accepted && fresh:
-				return []any{in.Token}
-			case !out.Accepted && !fresh:
-				return []any{state}
-			}
-			return nil
-		},
-		Equal: func(a, b any) bool { return a.(int64) == b.(int64) },
+		Equal:     func(a, b any) bool { return a.(int64) == b.(int64) },
 		DescribeOperation: func(input, output any) string {
-			in, out := input.(WriteInput), output.(WriteOutput)
+			in, out := inputOf[WriteInput](input), output.(WriteOutput)
 			res := ResRejected
 			switch {
 			case out.Unknown:
@@ -64,5 +47,23 @@ func FencedRegister() porcupine.Model {
 			}
 			return fmt.Sprintf("highest token %d", state.(int64))
 		},
-	}))
+	}, fencedStep))
+}
+
+func fencedStep(state, input, output any, next []any) []any {
+	hi := state.(int64)
+	in := inputOf[WriteInput](input)
+	out := output.(WriteOutput)
+	fresh := in.Token >= hi
+	switch {
+	case out.Unknown && fresh:
+		return append(next, state, in.Token)
+	case out.Unknown:
+		return append(next, state)
+	case out.Accepted && fresh:
+		return append(next, in.Token)
+	case !out.Accepted && !fresh:
+		return append(next, state)
+	}
+	return next
 }

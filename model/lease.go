@@ -29,15 +29,6 @@ type LeaseInput struct {
 
 func (in LeaseInput) partitionKey() partKey { return partKey{in.Site, in.Key} }
 
-// leaseInput reads an operation's LeaseInput, held as a value or, sparing
-// the checker an allocation per operation, as a pointer.
-func leaseInput(input any) LeaseInput {
-	if p, ok := input.(*LeaseInput); ok {
-		return *p
-	}
-	return input.(LeaseInput)
-}
-
 // Lease is the state of one key at one site: who the deployment granted
 // it to, and whether the key has vanished while that grant still runs.
 type Lease struct {
@@ -55,36 +46,18 @@ func LeaseMutex() porcupine.Model {
 		Partition: partitionByKey,
 		Init:      func() any { return Lease{} },
 		Step: func(state, input, _ any) (bool, any) {
-			s := state.(Lease)
-			in := leaseInput(input)
-			switch in.Kind {
-			case LeaseGrant:
-				if s.Owner != "" {
-					return false, state
-				}
-				return true, Lease{Owner: in.Owner}
-			case LeaseEnd:
-				if s.Owner == in.Owner {
-					return true, Lease{}
-				}
-			case LeaseLost:
-				if s.Owner == in.Owner {
-					return true, Lease{Owner: s.Owner, Lost: true}
-				}
-			case LeaseDeadline:
-				if s.Owner == in.Owner && s.Lost {
-					return true, Lease{}
-				}
-			case LeaseRenew:
-				if s.Owner != "" && !sameHolder(s.Owner, in.Owner) {
-					return false, state
-				}
+			next, ok := leaseStep(state.(Lease), inputOf[LeaseInput](input))
+			switch next {
+			case state.(Lease):
+				return ok, state
+			case Lease{}:
+				return ok, Lease{} // boxed from a constant
 			}
-			return true, state
+			return ok, next
 		},
 		Equal: func(a, b any) bool { return a.(Lease) == b.(Lease) },
 		DescribeOperation: func(input, _ any) string {
-			in := leaseInput(input)
+			in := inputOf[LeaseInput](input)
 			return leaseVerbs[in.Kind] + "(" + in.Owner + ")"
 		},
 		DescribeState: func(state any) string {
@@ -98,4 +71,33 @@ func LeaseMutex() porcupine.Model {
 			return "granted to " + s.Owner
 		},
 	})
+}
+
+// leaseStep is the lease mutex's step from s: the next state, and false
+// for an illegal event (which leaves s).
+func leaseStep(s Lease, in LeaseInput) (Lease, bool) {
+	switch in.Kind {
+	case LeaseGrant:
+		if s.Owner != "" {
+			return s, false
+		}
+		return Lease{Owner: in.Owner}, true
+	case LeaseEnd:
+		if s.Owner == in.Owner {
+			return Lease{}, true
+		}
+	case LeaseLost:
+		if s.Owner == in.Owner {
+			return Lease{Owner: s.Owner, Lost: true}, true
+		}
+	case LeaseDeadline:
+		if s.Owner == in.Owner && s.Lost {
+			return Lease{}, true
+		}
+	case LeaseRenew:
+		if s.Owner != "" && !sameHolder(s.Owner, in.Owner) {
+			return s, false
+		}
+	}
+	return s, true
 }

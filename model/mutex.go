@@ -21,15 +21,6 @@ type LockInput struct {
 
 func (in LockInput) partitionKey() partKey { return partKey{in.Key} }
 
-// lockInput reads an operation's LockInput, held as a value or, sparing
-// the checker an allocation per operation, as a pointer.
-func lockInput(input any) LockInput {
-	if p, ok := input.(*LockInput); ok {
-		return *p
-	}
-	return input.(LockInput)
-}
-
 // AsLockInput is an operation's LockInput, value or pointer; ok is false
 // for an input of another model.
 func AsLockInput(input any) (in LockInput, ok bool) {
@@ -57,51 +48,71 @@ type LockOutput struct {
 // stops believing it holds the lock. A foreign renewal is illegal (see
 // foreignRenewal). Partitioned by key.
 func Mutex() porcupine.Model {
-	return constInit(powerset(&porcupine.NondeterministicModel{
-		Partition: partitionByKey,
-		Init:      func() []any { return []any{""} },
-		Step: func(state, input, output any) []any {
-			owner := state.(string)
-			in := lockInput(input)
-			out := output.(LockOutput)
-			switch {
-			case in.Acquire:
-				switch {
-				case out.Unknown:
-					if owner == "" {
-						return []any{"", in.Owner}
-					}
-					return []any{state}
-				case out.OK && owner == "":
-					return []any{in.Owner}
-				case !out.OK:
-					return []any{state}
-				}
-				return nil
-			case in.Renew:
-				if foreignRenewal(owner, in, out) {
-					return nil
-				}
-				return []any{state}
-			}
-			if owner == in.Owner {
-				return []any{""}
-			}
-			return nil
-		},
-		Equal:             func(a, b any) bool { return a.(string) == b.(string) },
+	return constInit(powerset(porcupine.NondeterministicModel{
+		Partition:         partitionByKey,
+		Init:              func() []any { return []any{""} },
+		Equal:             func(a, b any) bool { return mutexOwner(a) == mutexOwner(b) },
 		DescribeOperation: describeLock,
 		DescribeState: func(state any) string {
-			if state.(string) == "" {
+			if mutexOwner(state) == "" {
 				return "free"
 			}
-			return "held by " + state.(string)
+			return "held by " + mutexOwner(state)
 		},
-	}))
+	}, mutexStep))
+}
+
+// mutexOwner is a Mutex state's owner, "" when free: a string, or a
+// pointer to the Owner of the acquire's input (see heldBy).
+func mutexOwner(state any) string {
+	if p, ok := state.(*string); ok {
+		return *p
+	}
+	return state.(string)
+}
+
+// heldBy is the Mutex state an acquire's input takes it to: its Owner,
+// as a pointer into the input when the input is one, which boxes without
+// allocating.
+func heldBy(input any) any {
+	if p, ok := input.(*LockInput); ok {
+		return &p.Owner
+	}
+	return input.(LockInput).Owner
+}
+
+func mutexStep(state, input, output any, next []any) []any {
+	owner := mutexOwner(state)
+	in := inputOf[LockInput](input)
+	out := output.(LockOutput)
+	switch {
+	case in.Acquire:
+		switch {
+		case out.Unknown:
+			if owner == "" {
+				return append(next, "", heldBy(input))
+			}
+			return append(next, state)
+		case out.OK && owner == "":
+			return append(next, heldBy(input))
+		case !out.OK:
+			return append(next, state)
+		}
+		return next
+	case in.Renew:
+		if foreignRenewal(owner, in, out) {
+			return next
+		}
+		return append(next, state)
+	}
+	if owner == in.Owner {
+		return append(next, "")
+	}
+	return next
 }
 
 func describeLock(input, output any) string {
-	in, out := lockInput(input), output.(LockOutput)
+	in, out := inputOf[LockInput](input), output.(LockOutput)
 	verb := "release"
 	switch {
 	case in.Acquire:

@@ -66,6 +66,15 @@ func oneKey(history []porcupine.Operation, key func(any) partKey) bool {
 	return true
 }
 
+// inputOf reads an operation's input of type T, held as a value or,
+// sparing the checker an allocation per operation, as a pointer.
+func inputOf[T any](input any) T {
+	if p, ok := input.(*T); ok {
+		return *p
+	}
+	return input.(T)
+}
+
 // ProcessOf is the process part of a client name ("c1/t1" -> "c1").
 func ProcessOf(client string) string {
 	p, _, _ := strings.Cut(client, "/")

@@ -6,36 +6,64 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// powerset is porcupine's NondeterministicModel.ToModel (v1.3.1): a state
-// is the set of the model's possible states, as a []any in first-seen
-// order. Its Step gives the same sets in the same order with fewer
-// allocations: from one state whose successors are distinct (the common
-// case), the successors the model returned are the next set as they are,
-// where ToModel copies them twice; so are distinct initial states. Equal
-// and the descriptions are ToModel's.
-func powerset(nm *porcupine.NondeterministicModel) porcupine.Model {
+// successors appends the states a model may reach from state by one
+// operation to next: a NondeterministicModel's Step writing into a slice
+// it is given.
+type successors func(state, input, output any, next []any) []any
+
+// stateSet is a state of a powerset model: the model's possible states,
+// distinct, in first-seen order. Most sets hold one or two states, kept
+// in the set itself, so a step allocates the set alone, and a pointer
+// boxes into an interface without allocating.
+type stateSet struct {
+	states []any
+	inline [2]any
+	of     *nondeterministic // the model it is a state of (Replayer steps it)
+}
+
+// nondeterministic is what a powerset model steps states with.
+type nondeterministic struct {
+	step  successors
+	equal func(a, b any) bool
+}
+
+func (nd *nondeterministic) newStateSet() *stateSet {
+	s := &stateSet{of: nd}
+	s.states = s.inline[:0]
+	return s
+}
+
+// powerset is porcupine's NondeterministicModel.ToModel (v1.3.1) of nm
+// with Step step: a state is the set of the model's possible states, a
+// *stateSet, and a step gives the same sets in the same order as ToModel
+// with fewer allocations. Equal and the descriptions are ToModel's.
+func powerset(nm porcupine.NondeterministicModel, step successors) porcupine.Model {
+	nm.Step = func(state, input, output any) []any { return step(state, input, output, nil) }
 	m := nm.ToModel()
-	step := func(state, input, output any) (bool, any) {
-		states := state.([]any)
-		if len(states) == 1 {
-			next := deduped(nm.Step(states[0], input, output), nm.Equal)
-			return len(next) > 0, next
+	describe := m.DescribeState
+	nd := &nondeterministic{step, nm.Equal}
+	stepSet := func(state, input, output any) (bool, any) {
+		next := nd.newStateSet()
+		for _, s := range state.(*stateSet).states {
+			next.states = step(s, input, output, next.states)
 		}
-		var all []any
-		for _, s := range states {
-			all = append(all, nm.Step(s, input, output)...)
-		}
-		next := merged(all, nm.Equal)
-		return len(next) > 0, next
+		next.states = dedupe(next.states, nm.Equal)
+		return len(next.states) > 0, next
 	}
-	m.Init = func() any { return deduped(nm.Init(), nm.Equal) }
-	m.Step = step
+	m.Init = func() any {
+		s := nd.newStateSet()
+		s.states = dedupe(append(s.states, nm.Init()...), nm.Equal)
+		return s
+	}
+	m.Step = stepSet
 	m.StepContext = func(ctx context.Context, state, input, output any) (bool, any) {
 		if ctx.Err() != nil {
 			return false, nil
 		}
-		return step(state, input, output)
+		return stepSet(state, input, output)
 	}
+	m.Equal = func(a, b any) bool { return sameSet(a.(*stateSet).states, b.(*stateSet).states, nm.Equal) }
+	m.DescribeState = func(state any) string { return describe(state.(*stateSet).states) }
 	return m
 }
 
@@ -48,41 +76,40 @@ func constInit(m porcupine.Model) porcupine.Model {
 	return m
 }
 
-// deduped is states without repeats: states itself when it has none.
-func deduped(states []any, equal func(a, b any) bool) []any {
-	if distinct(states, equal) {
-		return states
-	}
-	return merged(states, equal)
-}
-
-// distinct reports whether no two of states are equal.
-func distinct(states []any, equal func(a, b any) bool) bool {
-	for i := 1; i < len(states); i++ {
-		for _, s := range states[:i] {
-			if equal(states[i], s) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// merged is states without repeats, each kept at its first place; nil
-// when states is empty.
-func merged(states []any, equal func(a, b any) bool) []any {
-	var out []any
+// dedupe drops the repeats of states in place, each state kept at its
+// first place.
+func dedupe(states []any, equal func(a, b any) bool) []any {
+	out := states[:0]
 	for _, s := range states {
-		dup := false
-		for _, u := range out {
-			if equal(s, u) {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if !containsEqual(out, s, equal) {
 			out = append(out, s)
 		}
 	}
+	clear(states[len(out):])
 	return out
+}
+
+// containsEqual reports whether s equals one of set (compared as
+// equal(s, u), ToModel's order).
+func containsEqual(set []any, s any, equal func(a, b any) bool) bool {
+	for _, u := range set {
+		if equal(s, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameSet is ToModel's Equal of two deduplicated sets: the same size,
+// and every state of a equal to one of b.
+func sameSet(a, b []any, equal func(a, b any) bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, s := range a {
+		if !containsEqual(b, s, equal) {
+			return false
+		}
+	}
+	return true
 }

@@ -30,13 +30,15 @@ func TestPowersetIsToModel(t *testing.T) {
 		return []any{(s + in) % 5, (s + 3) % 5, (s + 4) % 5}
 	}
 	for _, init := range [][]any{{0}, {3, 1, 3}} {
-		nm := &porcupine.NondeterministicModel{
+		nm := porcupine.NondeterministicModel{
 			Init:          func() []any { return append([]any(nil), init...) },
-			Step:          func(state, input, _ any) []any { return succ(state, input) },
 			Equal:         func(a, b any) bool { return a.(int) == b.(int) },
 			DescribeState: func(s any) string { return fmt.Sprint(s) },
 		}
-		walkBoth(t, nm.ToModel(), powerset(nm))
+		step := func(state, input, _ any, next []any) []any { return append(next, succ(state, input)...) }
+		want := nm
+		want.Step = func(state, input, _ any) []any { return succ(state, input) }
+		walkBoth(t, want.ToModel(), powerset(nm, step))
 	}
 }
 
@@ -59,10 +61,14 @@ func walkBoth(t *testing.T, want, got porcupine.Model) {
 			if !wok {
 				break
 			}
-			if d, w := got.DescribeState(gnext), want.DescribeState(wnext); d != w || !want.Equal(wnext, gnext) {
+			states := gnext.(*stateSet).states
+			if d, w := got.DescribeState(gnext), want.DescribeState(wnext); d != w || !want.Equal(wnext, states) {
 				t.Fatalf("walk %d step %d: state %s, ToModel %s", walk, step, d, w)
 			}
-			if len(gnext.([]any)) > 1 {
+			if got.Equal(gs, gnext) != want.Equal(ws, wnext) {
+				t.Fatalf("walk %d step %d: Equal to the last state disagrees with ToModel's", walk, step)
+			}
+			if len(states) > 1 {
 				multi++
 			}
 			ws, gs = wnext, gnext

@@ -18,44 +18,9 @@ type Reentrant struct {
 // free when the count reaches zero. A crash frees it at once. Inputs and
 // outputs as Mutex; partitioned by key.
 func ReentrantMutex() porcupine.Model {
-	return constInit(powerset(&porcupine.NondeterministicModel{
-		Partition: partitionByKey,
-		Init:      func() []any { return []any{Reentrant{}} },
-		Step: func(state, input, output any) []any {
-			s := state.(Reentrant)
-			in := lockInput(input)
-			out := output.(LockOutput)
-			switch {
-			case in.Acquire:
-				next, legal := reacquire(s, in.Owner)
-				switch {
-				case out.Unknown && legal:
-					return []any{state, next}
-				case out.Unknown || !out.OK:
-					return []any{state}
-				case legal:
-					return []any{next}
-				}
-				return nil
-			case in.Renew:
-				if foreignRenewal(s.Owner, in, out) {
-					return nil
-				}
-				return []any{state}
-			case in.Crash:
-				if s.Owner == in.Owner {
-					return []any{Reentrant{}}
-				}
-				return nil
-			}
-			if s.Owner != in.Owner {
-				return nil
-			}
-			if s.Count <= 1 {
-				return []any{Reentrant{}}
-			}
-			return []any{Reentrant{Owner: s.Owner, Count: s.Count - 1}}
-		},
+	return constInit(powerset(porcupine.NondeterministicModel{
+		Partition:         partitionByKey,
+		Init:              func() []any { return []any{Reentrant{}} },
 		Equal:             func(a, b any) bool { return a.(Reentrant) == b.(Reentrant) },
 		DescribeOperation: describeLock,
 		DescribeState: func(state any) string {
@@ -65,7 +30,43 @@ func ReentrantMutex() porcupine.Model {
 			}
 			return fmt.Sprintf("held by %s (count %d)", s.Owner, s.Count)
 		},
-	}))
+	}, reentrantStep))
+}
+
+func reentrantStep(state, input, output any, next []any) []any {
+	s := state.(Reentrant)
+	in := inputOf[LockInput](input)
+	out := output.(LockOutput)
+	switch {
+	case in.Acquire:
+		after, legal := reacquire(s, in.Owner)
+		switch {
+		case out.Unknown && legal:
+			return append(next, state, after)
+		case out.Unknown || !out.OK:
+			return append(next, state)
+		case legal:
+			return append(next, after)
+		}
+		return next
+	case in.Renew:
+		if foreignRenewal(s.Owner, in, out) {
+			return next
+		}
+		return append(next, state)
+	case in.Crash:
+		if s.Owner == in.Owner {
+			return append(next, Reentrant{})
+		}
+		return next
+	}
+	if s.Owner != in.Owner {
+		return next
+	}
+	if s.Count <= 1 {
+		return append(next, Reentrant{})
+	}
+	return append(next, Reentrant{Owner: s.Owner, Count: s.Count - 1})
 }
 
 func reacquire(s Reentrant, owner string) (Reentrant, bool) {

@@ -22,25 +22,12 @@ type InsertOutput struct {
 // succeeds only if the name is absent. Partitioned by name, so the state
 // is whether the name is present.
 func UniqueSet() porcupine.Model {
-	return constInit(powerset(&porcupine.NondeterministicModel{
+	return constInit(powerset(porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{false} },
-		Step: func(state, input, output any) []any {
-			present := state.(bool)
-			out := output.(InsertOutput)
-			switch {
-			case out.Unknown:
-				return []any{present, true}
-			case out.Inserted && !present:
-				return []any{true}
-			case !out.Inserted && present:
-				return []any{true}
-			}
-			return nil
-		},
-		Equal: func(a, b any) bool { return a.(bool) == b.(bool) },
+		Equal:     func(a, b any) bool { return a.(bool) == b.(bool) },
 		DescribeOperation: func(input, output any) string {
-			in, out := input.(InsertInput), output.(InsertOutput)
+			in, out := inputOf[InsertInput](input), output.(InsertOutput)
 			res := "exists"
 			switch {
 			case out.Unknown:
@@ -56,7 +43,21 @@ func UniqueSet() porcupine.Model {
 			}
 			return "absent"
 		},
-	}))
+	}, insertStep))
+}
+
+func insertStep(state, _, output any, next []any) []any {
+	present := state.(bool)
+	out := output.(InsertOutput)
+	switch {
+	case out.Unknown:
+		return append(next, present, true)
+	case out.Inserted && !present:
+		return append(next, true)
+	case !out.Inserted && present:
+		return append(next, true)
+	}
+	return next
 }
 
 // BuyInput is one stock purchase on Key: read the stock and, if positive,
@@ -79,10 +80,9 @@ type BuyOutput struct {
 // initial units and only decrements when positive: each purchase must read
 // exactly the current stock. Partitioned by key; the state is the stock.
 func StockCounterFrom(initial int) porcupine.Model {
-	return constInit(powerset(&porcupine.NondeterministicModel{
+	return constInit(powerset(porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{initial} },
-		Step:      stockStep,
 		Equal:     func(a, b any) bool { return a.(int) == b.(int) },
 		DescribeOperation: func(input, output any) string {
 			out := output.(BuyOutput)
@@ -95,24 +95,24 @@ func StockCounterFrom(initial int) porcupine.Model {
 			return fmt.Sprintf("buy -> sold out (read %d)", out.Read)
 		},
 		DescribeState: func(state any) string { return fmt.Sprintf("stock %d", state.(int)) },
-	}))
+	}, stockStep))
 }
 
-func stockStep(state, input, output any) []any {
+func stockStep(state, _, output any, next []any) []any {
 	stock := state.(int)
 	out := output.(BuyOutput)
 	switch {
 	case out.Unknown:
 		if stock > 0 {
-			return []any{stock, stock - 1}
+			return append(next, stock, stock-1)
 		}
-		return []any{stock}
+		return append(next, stock)
 	case out.Read != stock:
-		return nil
+		return next
 	case out.Sold && stock > 0:
-		return []any{stock - 1}
+		return append(next, stock-1)
 	case !out.Sold && stock <= 0:
-		return []any{stock}
+		return append(next, stock)
 	}
-	return nil
+	return next
 }

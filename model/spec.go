@@ -91,23 +91,10 @@ func (s Spec) Model() porcupine.Model {
 	if describe == nil {
 		describe = func(st any) string { return fmt.Sprint(st) }
 	}
-	return powerset(&porcupine.NondeterministicModel{
+	return powerset(porcupine.NondeterministicModel{
 		Partition: partitionByKey,
 		Init:      func() []any { return []any{s.Init()} },
-		Step: func(state, input, output any) []any {
-			in, out := input.(Call), output.(Outcome)
-			next, res := s.Apply(state, in.Op, in.Arg)
-			switch {
-			case out.Unknown:
-				return []any{state, next}
-			case out.Result == resRefused:
-				return []any{state}
-			case out.Result == res:
-				return []any{next}
-			}
-			return nil
-		},
-		Equal: equal,
+		Equal:     equal,
 		DescribeOperation: func(input, output any) string {
 			in, out := input.(Call), output.(Outcome)
 			res := out.Result
@@ -117,5 +104,21 @@ func (s Spec) Model() porcupine.Model {
 			return fmt.Sprintf("%s(%s) -> %s", in.Op, in.Arg, res)
 		},
 		DescribeState: describe,
-	})
+	}, s.step)
+}
+
+// step is the successors of state by one call: with and without it when
+// its outcome is unknown, none when Apply disagrees with its result.
+func (s Spec) step(state, input, output any, next []any) []any {
+	in, out := input.(Call), output.(Outcome)
+	after, res := s.Apply(state, in.Op, in.Arg)
+	switch {
+	case out.Unknown:
+		return append(next, state, after)
+	case out.Result == resRefused:
+		return append(next, state)
+	case out.Result == res:
+		return append(next, after)
+	}
+	return next
 }
