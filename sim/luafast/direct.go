@@ -19,29 +19,36 @@ func (e *Engine) SetPreHook(h server.Hook) {
 	e.hook, e.direct = h, h != nil
 }
 
-// directCmd is a nested command a twin sends whose effect and reply the
-// engine computes itself, with miniredis's exported keyspace functions,
-// exactly as miniredis v2.40.0's command would. plan decides from args and
-// the keyspace alone (nothing changed yet) whether the case is one it
-// models; do applies it and returns the integer reply.
-type directCmd struct {
-	plan func(db *miniredis.RedisDB, args []string) (directPlan, bool)
-}
-
-// directPlan is what a planned command will do.
+// A direct command is a nested command a twin sends whose effect and
+// reply the engine computes itself, with miniredis's exported keyspace
+// functions, exactly as miniredis v2.40.0's command would. Its plan
+// decides from args and the keyspace alone (nothing changed yet) whether
+// the case is one it models; the plan's do applies it and returns the
+// integer reply.
 type directPlan struct {
 	do  func(db *miniredis.RedisDB, args []string, p directPlan) int
 	n   int           // a parsed argument (HINCRBY's delta)
 	ttl time.Duration // PEXPIRE's new TTL
 }
 
-var directCmds = map[string]directCmd{
-	"EXISTS":  {planExists},
-	"HEXISTS": {planHexists},
-	"HINCRBY": {planHincrby},
-	"PEXPIRE": {planPexpire},
-	"PTTL":    {planPTTL},
-	"DEL":     {planDel},
+// directCmd is the plan of the command called name, if it is one the
+// engine serves directly.
+func directCmd(name string) (func(*miniredis.RedisDB, []string) (directPlan, bool), bool) {
+	switch name {
+	case "EXISTS":
+		return planExists, true
+	case "HEXISTS":
+		return planHexists, true
+	case "HINCRBY":
+		return planHincrby, true
+	case "PEXPIRE":
+		return planPexpire, true
+	case "PTTL":
+		return planPTTL, true
+	case "DEL":
+		return planDel, true
+	}
+	return nil, false
 }
 
 // runDirect serves args (upper-case name first) directly if it is a case
@@ -51,12 +58,12 @@ func (e *Engine) runDirect(args []string) bool {
 	if !e.direct {
 		return false
 	}
-	c, ok := directCmds[args[0]]
+	plan, ok := directCmd(args[0])
 	if !ok {
 		return false
 	}
 	db := e.m.DB(0) // twins never change the inner connection's DB
-	p, ok := c.plan(db, args[1:])
+	p, ok := plan(db, args[1:])
 	if !ok {
 		return false
 	}
