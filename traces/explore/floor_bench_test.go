@@ -89,7 +89,9 @@ func newBareNode() *bareNode {
 	}
 	c.Close()
 	n := &bareNode{m: m, srv: m.Server(), peers: map[string]*server.Peer{}, eng: luafast.New(m)}
-	n.srv.SetPreHook(func(c *server.Peer, cmd string, args ...string) bool { return n.eng.Handle(c, cmd, args) })
+	hook := func(c *server.Peer, cmd string, args ...string) bool { return n.eng.Handle(c, cmd, args) }
+	n.srv.SetPreHook(hook)
+	n.eng.SetPreHook(hook) // the twins' direct commands, as on a sim node
 	m.SetTime(epoch)
 	return n
 }
@@ -128,7 +130,8 @@ func (n *bareNode) do(at time.Duration, client string, args []string) {
 //     node (clock, key-change detection and recording included), node
 //     creation not timed
 //   - floor-bare: the same commands on bare miniredis plus the script
-//     engine, node creation not timed: the work no simulator avoids
+//     engine (its twins' direct commands on), node creation not timed:
+//     the work no simulator avoids
 //
 // Besides ns/op each reports cpu-ns/op, the process's CPU time per run,
 // which a loaded machine inflates far less than wall time.
