@@ -17,6 +17,8 @@ type Subscription struct {
 	Channel string
 	handler func(msg string)
 	active  bool
+	cmd     [2]string // SUBSCRIBE Channel, as traced
+	what    string    // "message on Channel", once a message was sent
 }
 
 // Subscribe sends SUBSCRIBE channel to node and waits for the
@@ -30,20 +32,23 @@ func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Sub
 	if n == nil {
 		return nil, ErrUnknownParty
 	}
-	s := &Subscription{node: n, p: t.p, Channel: channel, handler: handler}
-	_, err := t.roundTrip(&rpc{cfg: t.p.Client, to: node, what: "SUBSCRIBE", serve: func(a *rpcAttempt) {
-		if n.down {
-			return
-		}
-		s.active = true
-		n.subs[channel] = append(n.subs[channel], s)
-		n.w.rec.event(trace.Command(n.Name, t.Client(), channel, []string{"SUBSCRIBE", channel}, "subscribed", ""))
-		a.answer(Reply{Kind: '+', Str: "OK"})
-	}})
-	if err != nil {
+	s := &Subscription{node: n, p: t.p, Channel: channel, handler: handler, cmd: [2]string{"SUBSCRIBE", channel}}
+	if _, err := t.roundTrip(&rpc{cfg: t.p.Client, to: node, what: "SUBSCRIBE", sub: s}); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// register is the SUBSCRIBE of s arriving at its node, sent by t.
+func (s *Subscription) register(t *Thread, a *rpcAttempt) {
+	n := s.node
+	if n.down {
+		return
+	}
+	s.active = true
+	n.subs[s.Channel] = append(n.subs[s.Channel], s)
+	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, s.cmd[:], "subscribed", ""))
+	a.answer(Reply{Kind: '+', Str: "OK"})
 }
 
 // receive runs the handler on a published message, unless the process
@@ -77,11 +82,13 @@ func (s *Subscription) Unsubscribe() {
 func (n *Node) publish(channel, msg string) int {
 	subs := n.subs[channel]
 	n.w.rec.event(trace.Publish(n.Name, channel, msg+" to "+strconv.Itoa(len(subs))+" subscribers"))
-	what := "message on " + channel
 	for _, s := range subs {
 		e := n.w.newEvent()
 		e.proc, e.do, e.ref, e.text = s.p, doPublished, s, msg
-		n.w.net.post(n.Name, s.p.Name, e, what)
+		if s.what == "" {
+			s.what = "message on " + channel
+		}
+		n.w.net.post(n.Name, s.p.Name, e, s.what)
 	}
 	return len(subs)
 }

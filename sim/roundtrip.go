@@ -20,6 +20,7 @@ type rpc struct {
 	what    string
 	args    []string            // a command for the node, or a request for svc
 	svc     *Service            // the service args go to
+	sub     *Subscription       // a SUBSCRIBE
 	serve   func(a *rpcAttempt) // any other request
 	tok     uint64
 	timeout time.Duration
@@ -186,6 +187,9 @@ func (a *rpcAttempt) arrive() {
 	switch {
 	case c.svc != nil:
 		a.answer(c.svc.handle(c.t, c.args))
+		return
+	case c.sub != nil:
+		c.sub.register(c.t, a)
 		return
 	case c.serve != nil:
 		c.serve(a)

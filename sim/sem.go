@@ -9,6 +9,7 @@ type Sem struct {
 	p       *Process
 	permits int
 	waiters []*semWaiter
+	first   [1]*semWaiter // waiters' room for one, the usual case
 }
 
 type semWaiter struct {
@@ -56,6 +57,9 @@ func (s *Sem) Acquire(t *Thread, timeout time.Duration) bool {
 		return false
 	}
 	w := &semWaiter{s: s, t: t, tok: t.waitTok}
+	if len(s.waiters) == 0 {
+		s.waiters = s.first[:0]
+	}
 	s.waiters = append(s.waiters, w)
 	if timeout > 0 {
 		e := t.w.newEvent()
