@@ -57,7 +57,6 @@ type Process struct {
 	stallHeld   []*event   // their wake-ups, held
 	rng         *rand.Rand // the process's stream, once drawn from
 	onCrash     []func()
-	clientNames []threadClient // names clientName made
 	// OwnDiscovery marks a process whose client library learns a new
 	// master itself (go-redis asking the sentinel): a failover does not
 	// move its view of the master.
@@ -65,24 +64,6 @@ type Process struct {
 	// SlowWork is added to every critical section while a slow-work fault
 	// is on (the workload reads it).
 	SlowWork time.Duration
-}
-
-// threadClient is a thread's name in histories, <process>/<thread>.
-type threadClient struct{ proc, thread, client string }
-
-// clientName is the name in histories of p's thread called thread, made
-// once per name: a Redisson watchdog is spawned at every acquire.
-func (p *Process) clientName(thread string) string {
-	for _, c := range p.clientNames {
-		if c.thread == thread && c.proc == p.Name {
-			return c.client
-		}
-	}
-	c := p.Name + "/" + thread
-	if len(p.clientNames) < 32 {
-		p.clientNames = append(p.clientNames, threadClient{p.Name, thread, c})
-	}
-	return c
 }
 
 // master resolves Master for this process.

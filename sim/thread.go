@@ -44,7 +44,7 @@ func (w *World) spawn(p *Process, name string, fn func(*Thread)) *Thread {
 }
 
 func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bool) *Thread {
-	t := &Thread{w: w, p: p, Name: name, client: p.clientName(name), id: len(w.threads), bg: daemon, fn: fn}
+	t := &Thread{w: w, p: p, Name: name, client: p.Name + "/" + name, id: len(w.threads), bg: daemon, fn: fn}
 	if !daemon {
 		w.live++
 	}
