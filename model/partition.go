@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
@@ -28,18 +29,18 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 	if len(history) > 0 && oneKey(history, key) {
 		return [][]porcupine.Operation{history}
 	}
-	idx := map[partKey]int{}
-	of := make([]int, len(history)) // the part of each operation
-	var sizes []int
-	for j, op := range history {
+	keys := make([]partKey, 0, smallParts) // in first-seen order
+	var idx map[partKey]int                // keys' slots, made past smallParts keys
+	sizes := make([]int, 0, smallParts)
+	for _, op := range history {
 		k := key(op.Input)
-		i, ok := idx[k]
-		if !ok {
-			i = len(sizes)
-			idx[k] = i
-			sizes = append(sizes, 0)
+		i := slotOf(keys, idx, k)
+		if i == len(keys) {
+			keys, sizes = append(keys, k), append(sizes, 0)
+			if idx != nil || len(keys) > smallParts {
+				idx = indexKeys(idx, keys)
+			}
 		}
-		of[j] = i
 		sizes[i]++
 	}
 	backing := make([]porcupine.Operation, len(history))
@@ -49,10 +50,43 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 		out[i] = backing[at : at : at+n]
 		at += n
 	}
-	for j, op := range history {
-		out[of[j]] = append(out[of[j]], op)
+	for _, op := range history {
+		i := slotOf(keys, idx, key(op.Input))
+		out[i] = append(out[i], op)
 	}
 	return out
+}
+
+// smallParts is how many keys partition finds by comparison, before it
+// makes a hash table.
+const smallParts = 16
+
+// slotOf is k's place in keys, len(keys) for a new key; idx, when made,
+// holds the same.
+func slotOf(keys []partKey, idx map[partKey]int, k partKey) int {
+	if idx != nil {
+		if i, ok := idx[k]; ok {
+			return i
+		}
+		return len(keys)
+	}
+	if i := slices.Index(keys, k); i >= 0 {
+		return i
+	}
+	return len(keys)
+}
+
+// indexKeys adds keys' last to idx, making it from all of keys if nil.
+func indexKeys(idx map[partKey]int, keys []partKey) map[partKey]int {
+	if idx == nil {
+		idx = make(map[partKey]int, 2*len(keys))
+		for i, k := range keys {
+			idx[k] = i
+		}
+		return idx
+	}
+	idx[keys[len(keys)-1]] = len(keys) - 1
+	return idx
 }
 
 // oneKey reports a history whose operations all have one key: it is its
