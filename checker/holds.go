@@ -33,12 +33,14 @@ type acquireOp struct {
 	Call int64
 }
 
-// holds lists every hold in the trace, by start time.
+// holds lists every hold in the trace, by start time, and marks in
+// t.heldAtRelease the releases that found their client holding the key.
 func holds(t *truth) []hold {
 	type state struct{ idx, count int }
 	open := map[[2]string]state{}
 	out := make([]hold, 0, acquiredOK(t.tr.Ops))
-	for _, op := range t.tr.Ops {
+	t.heldAtRelease = make([]bool, len(t.tr.Ops))
+	for i, op := range t.tr.Ops {
 		k := [2]string{op.Client, op.Key}
 		switch op.Kind {
 		case model.OpAcquire:
@@ -55,6 +57,7 @@ func holds(t *truth) []hold {
 				Release: -1, Start: op.Return, End: maxTime, Crash: -1})
 		case model.OpRelease:
 			if s, ok := open[k]; ok {
+				t.heldAtRelease[i] = true
 				if s.count--; s.count == 0 {
 					out[s.idx].End, out[s.idx].Release = op.Call, op.ID
 					delete(open, k)

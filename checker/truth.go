@@ -54,30 +54,31 @@ type foreignRenewal struct {
 // truth indexes the trace's ground truth: what every node did with every
 // lock key, and the events of each client, process and key.
 type truth struct {
-	tr          *trace.Trace
-	lease       time.Duration
-	replicated  bool
-	allSites    bool // a hold needs every site (MultiLock), not a majority
-	lockKeys    map[string]bool
-	lockKeyList []string // lockKeys' keys, for the few a run has
-	grants      []*grant
-	createdBy   map[int]bool        // the ops that created a grant: created() makes it
-	block       []grant             // where the next grants go: a few allocations for them all
-	bySite      ownerGrants         // made after the grants
-	sites       map[string][]string // lock key -> sites it was granted on, sorted
-	foreign     []foreignRenewal
-	opsBy       groups[string] // client -> op indexes, in invocation order
-	byClient    groups[string] // events naming a client
-	byParty     groups[string] // events by party (processes, nodes): parties() makes it
-	crashAt     map[string]int // process -> its crash event
-	lastJump    map[string]int
-	live        map[siteKey][]*grant
-	held        map[int]siteGrants // holdGrants by the hold's acquire
-	sgBlock     siteGrants         // room() cuts siteGrants from it
-	lostKeys    map[string][]int   // any key -> events that lost it (Change=lost)
-	promotes    []int              // promotions (EvPromote without a key)
-	partitions  []int              // partitions and delays of links
-	units       scriptUnits
+	tr            *trace.Trace
+	lease         time.Duration
+	replicated    bool
+	allSites      bool // a hold needs every site (MultiLock), not a majority
+	lockKeys      map[string]bool
+	lockKeyList   []string // lockKeys' keys, for the few a run has
+	grants        []*grant
+	createdBy     map[int]bool        // the ops that created a grant: created() makes it
+	heldAtRelease []bool              // by op: a release that found its client holding the key (holds makes it)
+	block         []grant             // where the next grants go: a few allocations for them all
+	bySite        ownerGrants         // made after the grants
+	sites         map[string][]string // lock key -> sites it was granted on, sorted
+	foreign       []foreignRenewal
+	opsBy         groups[string] // client -> op indexes, in invocation order
+	byClient      groups[string] // events naming a client
+	byParty       groups[string] // events by party (processes, nodes): parties() makes it
+	crashAt       map[string]int // process -> its crash event
+	lastJump      map[string]int
+	live          map[siteKey][]*grant
+	held          map[int]siteGrants // holdGrants by the hold's acquire
+	sgBlock       siteGrants         // room() cuts siteGrants from it
+	lostKeys      map[string][]int   // any key -> events that lost it (Change=lost)
+	promotes      []int              // promotions (EvPromote without a key)
+	partitions    []int              // partitions and delays of links
+	units         scriptUnits
 }
 
 type siteKey struct{ site, key string }
