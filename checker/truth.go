@@ -73,6 +73,7 @@ type truth struct {
 	crashAt       map[string]int // process -> its crash event
 	lastJump      map[string]int
 	live          map[siteKey][]*grant
+	liveBlock     []*grant           // liveRoom cuts live's slices from it
 	held          map[int]siteGrants // holdGrants by the hold's acquire
 	sgBlock       siteGrants         // room() cuts siteGrants from it
 	lostKeys      map[string][]int   // any key -> events that lost it (Change=lost)
@@ -316,9 +317,24 @@ func (t *truth) add(sk siteKey, g grant) *grant {
 	g.idx = len(t.grants)
 	t.block = append(t.block, g)
 	p := &t.block[len(t.block)-1]
-	t.live[sk] = append(t.live[sk], p)
+	gs := t.live[sk]
+	if cap(gs) == 0 {
+		gs = t.liveRoom()
+	}
+	t.live[sk] = append(gs, p)
 	t.grants = append(t.grants, p)
 	return p
+}
+
+// liveRoom is an empty slice of capacity 2 for a key's live grants, cut
+// from an array the keys share.
+func (t *truth) liveRoom() []*grant {
+	if cap(t.liveBlock)-len(t.liveBlock) < 2 {
+		t.liveBlock = make([]*grant, 0, 32)
+	}
+	n := len(t.liveBlock)
+	t.liveBlock = t.liveBlock[:n+2]
+	return t.liveBlock[n : n : n+2]
 }
 
 // ownerGrants is grants grouped by owner, key and site, each in creation
