@@ -38,17 +38,16 @@ func (g groups[K]) all() iter.Seq2[K, []int] {
 // groupBy lists the indexes 0..n-1 by key, all in one backing array
 // (each key's slice capped at its own length); an index whose key
 // reports false is left out. A run's few keys are found by comparison (a
-// hash table only past smallKeys of them), once per run of equal keys.
+// hash table only past smallKeys of them), once per run of equal keys:
+// once to count each key's indexes, once to place them.
 func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 	g := groups[K]{keys: make([]K, 0, smallKeys)} // by slot
-	of := make([]int32, n)
-	count := make([]int, 0, smallKeys) // per slot: its count, then where it fills
+	count := make([]int, 0, smallKeys)            // per slot: its count, then where it fills
 	var last K
 	lastSlot := int32(-1)
 	for i := range n {
 		k, ok := key(i)
 		if !ok {
-			of[i] = -1
 			continue
 		}
 		if lastSlot < 0 || k != last {
@@ -61,7 +60,6 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 			}
 			last = k
 		}
-		of[i] = lastSlot
 		count[lastSlot]++
 	}
 	start := 0
@@ -69,11 +67,17 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 		count[s], start = start, start+c
 	}
 	backing := make([]int, start)
-	for i, s := range of {
-		if s >= 0 {
-			backing[count[s]] = i
-			count[s]++
+	lastSlot = -1
+	for i := range n {
+		k, ok := key(i)
+		if !ok {
+			continue
 		}
+		if lastSlot < 0 || k != last {
+			lastSlot, last = slotOf(g.keys, g.index, k), k
+		}
+		backing[count[lastSlot]] = i
+		count[lastSlot]++
 	}
 	g.parts = make([][]int, len(g.keys))
 	begin := 0
