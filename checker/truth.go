@@ -87,7 +87,7 @@ type siteKey struct{ site, key string }
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
-		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16), sites: map[string][]string{},
+		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16),
 		live: map[siteKey][]*grant{}, units: scriptUnits{scripts: tr.Scripts},
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
@@ -132,15 +132,34 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		t.apply(i, e)
 	}
 	t.bySite = grantsBy(t.grants)
-	for _, g := range t.grants {
-		if !slices.Contains(t.sites[g.Key], g.Site) {
-			t.sites[g.Key] = append(t.sites[g.Key], g.Site)
+	t.sites = keySites(t.grants, len(t.lockKeyList))
+	return t
+}
+
+// keySites lists, by key, the sites the grants were made on, sorted; the
+// lists are cut from one array, room for every site for each of keys.
+func keySites(gs []*grant, keys int) map[string][]string {
+	all := make([]string, 0, 8)
+	for _, g := range gs {
+		if !slices.Contains(all, g.Site) {
+			all = append(all, g.Site)
 		}
 	}
-	for _, ss := range t.sites {
+	backing := make([]string, keys*len(all))
+	out := map[string][]string{}
+	for _, g := range gs {
+		ss, ok := out[g.Key]
+		if !ok {
+			ss, backing = backing[:0:len(all)], backing[len(all):]
+		}
+		if !slices.Contains(ss, g.Site) {
+			out[g.Key] = append(ss, g.Site)
+		}
+	}
+	for _, ss := range out {
 		sort.Strings(ss)
 	}
-	return t
+	return out
 }
 
 // setIndex sets m[k], making m on its first entry (most runs have none).
