@@ -73,12 +73,12 @@ type truth struct {
 	crashAt       map[string]int // process -> its crash event
 	lastJump      map[string]int
 	live          map[siteKey][]*grant
-	liveBlock     []*grant           // liveRoom cuts live's slices from it
-	held          map[int]siteGrants // holdGrants by the hold's acquire
-	sgBlock       siteGrants         // room() cuts siteGrants from it
-	lostKeys      map[string][]int   // any key -> events that lost it (Change=lost)
-	promotes      []int              // promotions (EvPromote without a key)
-	partitions    []int              // partitions and delays of links
+	liveBlock     []*grant         // liveRoom cuts live's slices from it
+	held          []heldGrants     // holdGrants by the hold's acquire's id
+	sgBlock       siteGrants       // room() cuts siteGrants from it
+	lostKeys      map[string][]int // any key -> events that lost it (Change=lost)
+	promotes      []int            // promotions (EvPromote without a key)
+	partitions    []int            // partitions and delays of links
 	units         scriptUnits
 }
 
@@ -471,15 +471,25 @@ func window(tr *trace.Trace, idx []int, from, to int64) []int {
 // acquire created; failing that, the holder's grants still live when the
 // acquire began (a reentry, or an earlier acquire whose reply was lost).
 func (t *truth) holdGrants(h hold) siteGrants {
-	if gs, ok := t.held[h.Acquire.ID]; ok {
-		return gs
+	id := h.Acquire.ID
+	if id < 0 || id >= len(t.tr.Ops) {
+		return t.countedOn(h) // not an index: not kept
 	}
 	if t.held == nil {
-		t.held = make(map[int]siteGrants, acquiredOK(t.tr.Ops)) // one a hold
+		t.held = make([]heldGrants, len(t.tr.Ops))
+	}
+	if c := &t.held[id]; c.known {
+		return c.gs
 	}
 	gs := t.countedOn(h)
-	t.held[h.Acquire.ID] = gs
+	t.held[id] = heldGrants{gs, true}
 	return gs
+}
+
+// heldGrants keeps a hold's holdGrants.
+type heldGrants struct {
+	gs    siteGrants
+	known bool
 }
 
 func (t *truth) countedOn(h hold) siteGrants {
