@@ -359,28 +359,24 @@ func (t *truth) liveRoom() []*grant {
 // ownerGrants is grants grouped by owner, key and site, each in creation
 // order.
 type ownerGrants struct {
-	idx   groups[[3]string]
-	parts [][]*grant // by idx's slot, in one backing array
+	idx    groups[[3]string]
+	grants []*grant // laid out as idx's flat
 }
 
 // get is owner's grants on key at site.
 func (o ownerGrants) get(owner, key, site string) []*grant {
 	if s, ok := o.idx.slot([3]string{owner, key, site}); ok {
-		return o.parts[s]
+		begin, end := o.idx.span(s)
+		return o.grants[begin:end:end]
 	}
 	return nil
 }
 
 func grantsBy(gs []*grant) ownerGrants {
 	o := ownerGrants{idx: groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })}
-	backing := make([]*grant, 0, len(gs))
-	o.parts = make([][]*grant, len(o.idx.parts))
-	for s, is := range o.idx.parts {
-		start := len(backing)
-		for _, i := range is {
-			backing = append(backing, gs[i])
-		}
-		o.parts[s] = backing[start:len(backing):len(backing)]
+	o.grants = make([]*grant, len(gs))
+	for n, i := range o.idx.flat[:len(gs)] {
+		o.grants[n] = gs[i]
 	}
 	return o
 }
