@@ -55,7 +55,7 @@ type Result struct {
 	budget    int
 	trace     *trace.Trace
 	holds     []hold
-	lockKeys  map[string]bool
+	lockKeys  []string
 }
 
 // Check checks every history in tr and explains what it finds. Violations
@@ -70,7 +70,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 	res := &Result{trace: tr, budget: opt.Budget}
 	t := newTruth(tr, opt)
 	hs := holds(t)
-	res.holds, res.lockKeys = hs, t.lockKeys
+	res.holds, res.lockKeys = hs, t.lockKeyList
 	ix := indexHolds(hs)
 	res.Coverage = coverage(t, hs)
 	res.checkLock(t, hs, ix, opt)

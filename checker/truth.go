@@ -57,9 +57,9 @@ type truth struct {
 	tr            *trace.Trace
 	lease         time.Duration
 	replicated    bool
-	allSites      bool // a hold needs every site (MultiLock), not a majority
-	lockKeys      map[string]bool
-	lockKeyList   []string // lockKeys' keys, for the few a run has
+	allSites      bool            // a hold needs every site (MultiLock), not a majority
+	lockKeyList   []string        // the keys the lock operations name, in first-seen order
+	lockKeys      map[string]bool // lockKeyList's keys, made past smallLockKeys of them
 	grants        []*grant
 	createdBy     map[int]bool        // the ops that created a grant: created() makes it
 	heldAtRelease []bool              // by op: a release that found its client holding the key (holds makes it)
@@ -87,7 +87,7 @@ type siteKey struct{ site, key string }
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
-		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16),
+		lockKeyList: make([]string, 0, smallLockKeys), grants: make([]*grant, 0, 16),
 		live: map[siteKey][]*grant{}, units: scriptUnits{scripts: tr.Scripts},
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
@@ -95,9 +95,8 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	for _, op := range tr.Ops {
 		switch op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
-			if !t.lockKeys[op.Key] {
-				t.lockKeys[op.Key] = true
-				t.lockKeyList = append(t.lockKeyList, op.Key)
+			if !t.isLockKey(op.Key) {
+				t.addLockKey(op.Key)
 			}
 		}
 	}
@@ -171,12 +170,30 @@ func setIndex(m map[string]int, k string, i int) map[string]int {
 	return m
 }
 
-// isLockKey is lockKeys[key], without hashing for a run's few keys.
+// isLockKey reports one of the lock keys, without hashing for a run's
+// few keys.
 func (t *truth) isLockKey(key string) bool {
-	if len(t.lockKeyList) > 8 {
+	if t.lockKeys != nil {
 		return t.lockKeys[key]
 	}
 	return slices.Contains(t.lockKeyList, key)
+}
+
+// smallLockKeys is how many lock keys isLockKey finds by comparison,
+// before addLockKey makes a hash table.
+const smallLockKeys = 8
+
+func (t *truth) addLockKey(key string) {
+	t.lockKeyList = append(t.lockKeyList, key)
+	switch {
+	case t.lockKeys != nil:
+		t.lockKeys[key] = true
+	case len(t.lockKeyList) > smallLockKeys:
+		t.lockKeys = make(map[string]bool, 2*len(t.lockKeyList))
+		for _, k := range t.lockKeyList {
+			t.lockKeys[k] = true
+		}
+	}
 }
 
 func (t *truth) site(node string) string {
