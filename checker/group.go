@@ -54,16 +54,21 @@ func (g groups[K]) all() iter.Seq2[K, []int] {
 // groupBy lists the indexes 0..n-1 by key, all in one array with the
 // keys' ends (each key's slice capped at its own length); an index whose key
 // reports false is left out. A run's few keys are found by comparison (a
-// hash table only past smallKeys of them), once per run of equal keys:
-// once to count each key's indexes, once to place them.
+// hash table only past smallKeys of them), once per run of equal keys.
 func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 	g := groups[K]{keys: make([]K, 0, smallKeys)} // by slot
 	count := make([]int, 0, smallKeys)            // per slot: its count, then where it fills
+	var small [256]int32                          // of, for a run's few indexes
+	of := small[:0]                               // by index: its slot, -1 if left out
+	if n > len(small) {
+		of = make([]int32, 0, n)
+	}
 	var last K
 	lastSlot := int32(-1)
 	for i := range n {
 		k, ok := key(i)
 		if !ok {
+			of = append(of, -1)
 			continue
 		}
 		if lastSlot < 0 || k != last {
@@ -76,6 +81,7 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 			}
 			last = k
 		}
+		of = append(of, lastSlot)
 		count[lastSlot]++
 	}
 	start := 0
@@ -83,17 +89,11 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 		count[s], start = start, start+c
 	}
 	g.flat = make([]int, start+len(g.keys))
-	lastSlot = -1
-	for i := range n {
-		k, ok := key(i)
-		if !ok {
-			continue
+	for i, s := range of {
+		if s >= 0 {
+			g.flat[count[s]] = i
+			count[s]++
 		}
-		if lastSlot < 0 || k != last {
-			lastSlot, last = slotOf(g.keys, g.index, k), k
-		}
-		g.flat[count[lastSlot]] = i
-		count[lastSlot]++
 	}
 	copy(g.flat[start:], count) // each slot now counts to its end
 	return g

@@ -32,6 +32,11 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 	keys := make([]partKey, 0, smallParts) // in first-seen order
 	var idx map[partKey]int                // keys' slots, made past smallParts keys
 	sizes := make([]int, 0, smallParts)
+	var small [256]int32 // of, for a short history
+	of := small[:0]      // the part of each operation
+	if len(history) > len(small) {
+		of = make([]int32, 0, len(history))
+	}
 	for _, op := range history {
 		k := key(op.Input)
 		i := slotOf(keys, idx, k)
@@ -41,6 +46,7 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 				idx = indexKeys(idx, keys)
 			}
 		}
+		of = append(of, int32(i))
 		sizes[i]++
 	}
 	backing := make([]porcupine.Operation, len(history))
@@ -50,9 +56,8 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 		out[i] = backing[at : at : at+n]
 		at += n
 	}
-	for _, op := range history {
-		i := slotOf(keys, idx, key(op.Input))
-		out[i] = append(out[i], op)
+	for j, op := range history {
+		out[of[j]] = append(out[of[j]], op)
 	}
 	return out
 }
