@@ -97,8 +97,9 @@ func indexKeys(idx map[partKey]int, keys []partKey) map[partKey]int {
 // oneKey reports a history whose operations all have one key: it is its
 // own only part, as it is.
 func oneKey(history []porcupine.Operation, key func(any) partKey) bool {
+	first := key(history[0].Input)
 	for i := 1; i < len(history); i++ {
-		if key(history[i].Input) != key(history[0].Input) {
+		if key(history[i].Input) != first {
 			return false
 		}
 	}
