@@ -55,7 +55,7 @@ type Result struct {
 	budget    int
 	trace     *trace.Trace
 	holds     []hold
-	lockKeys  map[string]bool
+	lockKeys  []string
 }
 
 // Check checks every history in tr and explains what it finds. Violations
@@ -70,7 +70,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 	res := &Result{trace: tr, budget: opt.Budget}
 	t := newTruth(tr, opt)
 	hs := holds(t)
-	res.holds, res.lockKeys = hs, t.lockKeys
+	res.holds, res.lockKeys = hs, t.lockKeyList
 	ix := indexHolds(hs)
 	res.Coverage = coverage(t, hs)
 	res.checkLock(t, hs, ix, opt)
@@ -139,43 +139,27 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 // illegal history explained from the lock's violations mv.
 func (res *Result) checkResources(t *truth, opt Options, mv []Violation) {
 	tr := res.trace
-	type resourceCheck struct {
-		name    string
-		ops     []porcupine.Operation
-		m       func() porcupine.Model // made only for a history to check
-		explain func() []Violation
-		refuted func() bool // a proof of illegality without a search, or nil
-	}
-	for _, c := range []resourceCheck{
-		{"unique-set", insertHistory(t), func() porcupine.Model { return uniqueSetModel }, func() []Violation {
-			return append(duplicateInserts(t, mv), lateInserts(t)...)
-		}, nil},
-		{"stock-counter", buyHistory(tr, opt.InitialStock), func() porcupine.Model { return model.StockCounterFrom(opt.InitialStock) }, func() []Violation {
-			if vs := lostUpdates(t, mv); len(vs) > 0 {
-				return vs
-			}
-			return dataLosses(t, model.OpBuy)
-		}, nil},
-		{"fenced-register", writeHistory(t), func() porcupine.Model { return fencedModel }, func() []Violation { return staleAccepts(t, mv) }, nil},
-		{"lock-set", setHistory(tr), model.LockSet, func() []Violation {
-			if vs := lostElements(t, mv); len(vs) > 0 {
-				return vs
-			}
-			return dataLosses(t, model.OpAdd, model.OpRead)
-		}, func() bool { return len(lostAdds(tr)) > 0 }},
+	for _, c := range []struct {
+		name string
+		ops  []porcupine.Operation
+	}{
+		{"unique-set", insertHistory(t)},
+		{"stock-counter", buyHistory(tr, opt.InitialStock)},
+		{"fenced-register", writeHistory(t)},
+		{"lock-set", setHistory(tr)},
 	} {
 		if len(c.ops) == 0 {
 			continue
 		}
 		r := porcupine.Illegal
-		if c.refuted == nil || !c.refuted() {
-			r = checkHistory(c.m(), c.ops, opt.Budget)
+		if !refutedWithoutSearch(c.name, tr) {
+			r = checkHistory(resourceModel(c.name, opt), c.ops, opt.Budget)
 		}
 		res.record(PropResource, c.name, len(c.ops), r)
 		if r != porcupine.Illegal {
 			continue
 		}
-		vs := c.explain()
+		vs := explainResource(c.name, t, mv)
 		if len(vs) == 0 {
 			vs = []Violation{{Property: PropResource, Cause: CauseUnexplained,
 				Explanation: "porcupine found no linearization of the " + c.name + " history."}}
@@ -187,6 +171,45 @@ func (res *Result) checkResources(t *truth, opt Options, mv []Violation) {
 	}
 }
 
+// resourceModel is the model of the built-in resource name.
+func resourceModel(name string, opt Options) porcupine.Model {
+	switch name {
+	case "unique-set":
+		return uniqueSetModel
+	case "stock-counter":
+		return model.StockCounterFrom(opt.InitialStock)
+	case "fenced-register":
+		return fencedModel
+	}
+	return model.LockSet()
+}
+
+// refutedWithoutSearch reports a proof that resource name's history is
+// illegal, found without a search.
+func refutedWithoutSearch(name string, tr *trace.Trace) bool {
+	return name == "lock-set" && len(lostAdds(tr)) > 0
+}
+
+// explainResource explains the illegal history of resource name from the
+// lock's violations mv.
+func explainResource(name string, t *truth, mv []Violation) []Violation {
+	switch name {
+	case "unique-set":
+		return append(duplicateInserts(t, mv), lateInserts(t)...)
+	case "stock-counter":
+		if vs := lostUpdates(t, mv); len(vs) > 0 {
+			return vs
+		}
+		return dataLosses(t, model.OpBuy)
+	case "fenced-register":
+		return staleAccepts(t, mv)
+	}
+	if vs := lostElements(t, mv); len(vs) > 0 {
+		return vs
+	}
+	return dataLosses(t, model.OpAdd, model.OpRead)
+}
+
 func (res *Result) record(prop, name string, n int, r porcupine.CheckResult) {
 	c := Checked{Property: prop, Model: name, Operations: n, Result: VerdictOK}
 	switch r {
@@ -195,6 +218,9 @@ func (res *Result) record(prop, name string, n int, r porcupine.CheckResult) {
 	case porcupine.Unknown:
 		c.Result = VerdictUnknown
 		c.Unknown = fmt.Sprintf("budget exceeded: no answer within %d search steps (checker.Options.Budget)", res.budget)
+	}
+	if res.Checked == nil {
+		res.Checked = make([]Checked, 0, 8) // a history a property and resource, at most a few
 	}
 	res.Checked = append(res.Checked, c)
 }

@@ -67,10 +67,10 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 	if a.End != maxTime {
 		v.UntilMs = trace.Ms(a.End)
 	}
-	held := fmt.Sprintf("%s acquired %s at %s", a.Client, a.Key, fmtMs(a.Start))
-	second := fmt.Sprintf("%s acquired it at %s while %s still believed it held the lock", b.Client, fmtMs(b.Start), a.Client)
+	held := a.Client + " acquired " + a.Key + " at " + fmtMs(a.Start)
+	second := b.Client + " acquired it at " + fmtMs(b.Start) + " while " + a.Client + " still believed it held the lock"
 	if a.End != maxTime {
-		second += fmt.Sprintf(" (until %s)", fmtMs(a.End))
+		second += " (until " + fmtMs(a.End) + ")"
 	}
 	ga, gb := t.holdGrants(a), t.holdGrants(b)
 	if len(ga) == 0 || len(gb) == 0 {
@@ -130,13 +130,13 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 	}
 	if len(ga) > 1 || len(gb) > 1 {
 		held += " on " + strings.Join(nodesOf(t, ga), ", ")
-		second = fmt.Sprintf("%s acquired it on %s at %s while %s still believed it held the lock",
-			b.Client, strings.Join(nodesOf(t, gb), ", "), fmtMs(b.Start), a.Client)
+		second = b.Client + " acquired it on " + strings.Join(nodesOf(t, gb), ", ") + " at " + fmtMs(b.Start) +
+			" while " + a.Client + " still believed it held the lock"
 		if a.End != maxTime {
-			second += fmt.Sprintf(" (until %s)", fmtMs(a.End))
+			second += " (until " + fmtMs(a.End) + ")"
 		}
 	}
-	v.Explanation = fmt.Sprintf("%s; %s; %s.", held, tell(ends), second)
+	v.Explanation = held + "; " + tell(ends) + "; " + second + "."
 	v.Events = sortedUnique(v.Events)
 	return v
 }

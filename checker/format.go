@@ -1,11 +1,16 @@
 package checker
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 const maxTime = int64(^uint64(0) >> 1)
 
 func fmtMs(ns int64) string {
-	return fmt.Sprintf("t=%.1f s", float64(ns)/1e9)
+	b := make([]byte, 0, 24)
+	b = strconv.AppendFloat(append(b, "t="...), float64(ns)/1e9, 'f', 1, 64) // as %.1f
+	return string(append(b, " s"...))
 }
 
 func fmtDur(ns int64) string {

@@ -6,16 +6,32 @@ import "iter"
 // increasing order, the keys in the order of their first index.
 type groups[K comparable] struct {
 	keys  []K
-	parts [][]int     // by key's slot
+	flat  []int       // the indexes, key after key (by slot); then each slot's end among them
 	index map[K]int32 // slot by key, made past smallKeys keys
 }
 
 // get is k's indexes, nil for a key with none.
 func (g groups[K]) get(k K) []int {
 	if s, ok := g.slot(k); ok {
-		return g.parts[s]
+		return g.part(s)
 	}
 	return nil
+}
+
+// part is the indexes of the key in slot s.
+func (g groups[K]) part(s int) []int {
+	begin, end := g.span(s)
+	return g.flat[begin:end:end]
+}
+
+// span is where the indexes of the key in slot s lie in flat (and in any
+// array laid out like it).
+func (g groups[K]) span(s int) (begin, end int) {
+	ends := g.flat[len(g.flat)-len(g.keys):]
+	if s > 0 {
+		begin = ends[s-1]
+	}
+	return begin, ends[s]
 }
 
 // slot is k's place among the keys.
@@ -28,27 +44,31 @@ func (g groups[K]) slot(k K) (int, bool) {
 func (g groups[K]) all() iter.Seq2[K, []int] {
 	return func(yield func(K, []int) bool) {
 		for s, k := range g.keys {
-			if !yield(k, g.parts[s]) {
+			if !yield(k, g.part(s)) {
 				return
 			}
 		}
 	}
 }
 
-// groupBy lists the indexes 0..n-1 by key, all in one backing array
-// (each key's slice capped at its own length); an index whose key
+// groupBy lists the indexes 0..n-1 by key, all in one array with the
+// keys' ends (each key's slice capped at its own length); an index whose key
 // reports false is left out. A run's few keys are found by comparison (a
 // hash table only past smallKeys of them), once per run of equal keys.
 func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 	g := groups[K]{keys: make([]K, 0, smallKeys)} // by slot
-	of := make([]int32, n)
-	count := make([]int, 0, smallKeys) // per slot: its count, then where it fills
+	count := make([]int, 0, smallKeys)            // per slot: its count, then where it fills
+	var small [256]int32                          // of, for a run's few indexes
+	of := small[:0]                               // by index: its slot, -1 if left out
+	if n > len(small) {
+		of = make([]int32, 0, n)
+	}
 	var last K
 	lastSlot := int32(-1)
 	for i := range n {
 		k, ok := key(i)
 		if !ok {
-			of[i] = -1
+			of = append(of, -1)
 			continue
 		}
 		if lastSlot < 0 || k != last {
@@ -61,27 +81,21 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 			}
 			last = k
 		}
-		of[i] = lastSlot
+		of = append(of, lastSlot)
 		count[lastSlot]++
 	}
 	start := 0
 	for s, c := range count {
 		count[s], start = start, start+c
 	}
-	backing := make([]int, start)
+	g.flat = make([]int, start+len(g.keys))
 	for i, s := range of {
 		if s >= 0 {
-			backing[count[s]] = i
+			g.flat[count[s]] = i
 			count[s]++
 		}
 	}
-	g.parts = make([][]int, len(g.keys))
-	begin := 0
-	for s := range g.keys {
-		end := count[s]
-		g.parts[s] = backing[begin:end:end]
-		begin = end
-	}
+	copy(g.flat[start:], count) // each slot now counts to its end
 	return g
 }
 

@@ -70,21 +70,20 @@ type lockStats struct {
 // ground truth says whether it made its client owner (an orphan, which
 // holds the key for nobody) or not (it changed nothing); a release takes
 // effect at the latest when ground truth shows the client's key gone.
+// hs is holds(t), which marked the releases that found a hold.
 func lockHistory(t *truth, hs []hold) ([]porcupine.Operation, lockStats) {
 	out := make([]porcupine.Operation, 0, lockOpsAtMost(t.tr.Ops, hs))
 	ins := make(inputs[model.LockInput], 0, cap(out))
 	var st lockStats
 	ids := newClientIDs()
-	held := map[[2]string]int{}
 	pending := map[[2]string]int64{} // settled return of the client's last release of unknown outcome
-	for _, op := range t.tr.Ops {
+	for i, op := range t.tr.Ops {
 		k := [2]string{op.Client, op.Key}
 		switch op.Kind {
 		case model.OpAcquire:
 			in := model.LockInput{Acquire: true, Key: op.Key, Owner: op.Client}
 			switch {
 			case op.Result == model.ResOK && !op.Open():
-				held[k]++
 				st.reentered = st.reentered || op.Call < pending[k]
 				out = ids.add(out, op, ins.of(in), model.LockOutput{OK: true}, false)
 			case !unknownOutcome(op):
@@ -94,10 +93,9 @@ func lockHistory(t *truth, hs []hold) ([]porcupine.Operation, lockStats) {
 				st.failed = append(st.failed, op.ID)
 			}
 		case model.OpRelease:
-			if held[k] == 0 {
+			if !t.heldAtRelease[i] {
 				continue
 			}
-			held[k]--
 			settled := op
 			if unknownOutcome(op) {
 				settled.Return = t.releaseSettled(op)

@@ -33,12 +33,14 @@ type acquireOp struct {
 	Call int64
 }
 
-// holds lists every hold in the trace, by start time.
+// holds lists every hold in the trace, by start time, and marks in
+// t.heldAtRelease the releases that found their client holding the key.
 func holds(t *truth) []hold {
 	type state struct{ idx, count int }
 	open := map[[2]string]state{}
 	out := make([]hold, 0, acquiredOK(t.tr.Ops))
-	for _, op := range t.tr.Ops {
+	t.heldAtRelease = make([]bool, len(t.tr.Ops))
+	for i, op := range t.tr.Ops {
 		k := [2]string{op.Client, op.Key}
 		switch op.Kind {
 		case model.OpAcquire:
@@ -55,6 +57,7 @@ func holds(t *truth) []hold {
 				Release: -1, Start: op.Return, End: maxTime, Crash: -1})
 		case model.OpRelease:
 			if s, ok := open[k]; ok {
+				t.heldAtRelease[i] = true
 				if s.count--; s.count == 0 {
 					out[s.idx].End, out[s.idx].Release = op.Call, op.ID
 					delete(open, k)
@@ -124,7 +127,7 @@ type holdIndex struct {
 	hs       []hold
 	byClient groups[string]
 	byKey    groups[string]
-	reach    [][]int64         // by byKey's slot: the latest End among the key's holds so far
+	reach    []int64           // laid out as byKey's flat: the latest End among the key's holds so far
 	byOwner  groups[[2]string] // (client, key)
 }
 
@@ -134,17 +137,14 @@ func indexHolds(hs []hold) holdIndex {
 		byKey:    groupBy(len(hs), func(i int) (string, bool) { return hs[i].Key, true }),
 		byOwner:  groupBy(len(hs), func(i int) ([2]string, bool) { return [2]string{hs[i].Client, hs[i].Key}, true }),
 	}
-	ix.reach = make([][]int64, len(ix.byKey.parts))
-	backing := make([]int64, len(hs))
-	for s, idx := range ix.byKey.parts {
-		rs := backing[:len(idx):len(idx)]
-		backing = backing[len(idx):]
+	ix.reach = make([]int64, len(hs))
+	for s := range ix.byKey.keys {
+		begin, end := ix.byKey.span(s)
 		r := int64(math.MinInt64)
-		for n, i := range idx {
-			r = max(r, hs[i].End)
-			rs[n] = r
+		for n := begin; n < end; n++ {
+			r = max(r, hs[ix.byKey.flat[n]].End)
+			ix.reach[n] = r
 		}
-		ix.reach[s] = rs
 	}
 	return ix
 }

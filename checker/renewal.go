@@ -95,7 +95,8 @@ func (ix holdIndex) holderAt(key string, at int64) (hold, bool) {
 	if !ok {
 		return hold{}, false
 	}
-	idx, reach := ix.byKey.parts[s], ix.reach[s]
+	begin, end := ix.byKey.span(s)
+	idx, reach := ix.byKey.flat[begin:end], ix.reach[begin:end]
 	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > at })
 	found := -1
 	for i := n - 1; i >= 0 && reach[i] > at; i-- {

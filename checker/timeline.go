@@ -40,5 +40,9 @@ func (res *Result) KeySpans() []KeySpan {
 	if res.trace == nil {
 		return []KeySpan{}
 	}
-	return keySpans(res.trace, res.lockKeys)
+	lockKeys := make(map[string]bool, len(res.lockKeys))
+	for _, k := range res.lockKeys {
+		lockKeys[k] = true
+	}
+	return keySpans(res.trace, lockKeys)
 }

@@ -54,30 +54,32 @@ type foreignRenewal struct {
 // truth indexes the trace's ground truth: what every node did with every
 // lock key, and the events of each client, process and key.
 type truth struct {
-	tr          *trace.Trace
-	lease       time.Duration
-	replicated  bool
-	allSites    bool // a hold needs every site (MultiLock), not a majority
-	lockKeys    map[string]bool
-	lockKeyList []string // lockKeys' keys, for the few a run has
-	grants      []*grant
-	createdBy   map[int]bool        // the ops that created a grant: created() makes it
-	block       []grant             // where the next grants go: a few allocations for them all
-	bySite      ownerGrants         // made after the grants
-	sites       map[string][]string // lock key -> sites it was granted on, sorted
-	foreign     []foreignRenewal
-	opsBy       groups[string] // client -> op indexes, in invocation order
-	byClient    groups[string] // events naming a client
-	byParty     groups[string] // events by party (processes, nodes): parties() makes it
-	crashAt     map[string]int // process -> its crash event
-	lastJump    map[string]int
-	live        map[siteKey][]*grant
-	held        map[int]siteGrants // holdGrants by the hold's acquire
-	sgBlock     siteGrants         // room() cuts siteGrants from it
-	lostKeys    map[string][]int   // any key -> events that lost it (Change=lost)
-	promotes    []int              // promotions (EvPromote without a key)
-	partitions  []int              // partitions and delays of links
-	units       scriptUnits
+	tr            *trace.Trace
+	lease         time.Duration
+	replicated    bool
+	allSites      bool            // a hold needs every site (MultiLock), not a majority
+	lockKeyList   []string        // the keys the lock operations name, in first-seen order
+	lockKeys      map[string]bool // lockKeyList's keys, made past smallLockKeys of them
+	grants        []*grant
+	createdBy     map[int]bool        // the ops that created a grant: created() makes it
+	heldAtRelease []bool              // by op: a release that found its client holding the key (holds makes it)
+	block         []grant             // where the next grants go: a few allocations for them all
+	bySite        ownerGrants         // made after the grants
+	sites         map[string][]string // lock key -> sites it was granted on, sorted
+	foreign       []foreignRenewal
+	opsBy         groups[string] // client -> op indexes, in invocation order
+	byClient      groups[string] // events naming a client
+	byParty       groups[string] // events by party (processes, nodes): parties() makes it
+	crashAt       map[string]int // process -> its crash event
+	lastJump      map[string]int
+	live          map[siteKey][]*grant
+	liveBlock     []*grant         // liveRoom cuts live's slices from it
+	held          []heldGrants     // holdGrants by the hold's acquire's id
+	sgBlock       siteGrants       // room() cuts siteGrants from it
+	lostKeys      map[string][]int // any key -> events that lost it (Change=lost)
+	promotes      []int            // promotions (EvPromote without a key)
+	partitions    []int            // partitions and delays of links
+	units         scriptUnits
 }
 
 type siteKey struct{ site, key string }
@@ -85,7 +87,7 @@ type siteKey struct{ site, key string }
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
-		lockKeys: map[string]bool{}, grants: make([]*grant, 0, 16), sites: map[string][]string{},
+		lockKeyList: make([]string, 0, smallLockKeys), grants: make([]*grant, 0, 16),
 		live: map[siteKey][]*grant{}, units: scriptUnits{scripts: tr.Scripts},
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
@@ -93,9 +95,8 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	for _, op := range tr.Ops {
 		switch op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
-			if !t.lockKeys[op.Key] {
-				t.lockKeys[op.Key] = true
-				t.lockKeyList = append(t.lockKeyList, op.Key)
+			if !t.isLockKey(op.Key) {
+				t.addLockKey(op.Key)
 			}
 		}
 	}
@@ -130,15 +131,34 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		t.apply(i, e)
 	}
 	t.bySite = grantsBy(t.grants)
-	for _, g := range t.grants {
-		if !slices.Contains(t.sites[g.Key], g.Site) {
-			t.sites[g.Key] = append(t.sites[g.Key], g.Site)
+	t.sites = keySites(t.grants, len(t.lockKeyList))
+	return t
+}
+
+// keySites lists, by key, the sites the grants were made on, sorted; the
+// lists are cut from one array, room for every site for each of keys.
+func keySites(gs []*grant, keys int) map[string][]string {
+	all := make([]string, 0, 8)
+	for _, g := range gs {
+		if !slices.Contains(all, g.Site) {
+			all = append(all, g.Site)
 		}
 	}
-	for _, ss := range t.sites {
+	backing := make([]string, keys*len(all))
+	out := map[string][]string{}
+	for _, g := range gs {
+		ss, ok := out[g.Key]
+		if !ok {
+			ss, backing = backing[:0:len(all)], backing[len(all):]
+		}
+		if !slices.Contains(ss, g.Site) {
+			out[g.Key] = append(ss, g.Site)
+		}
+	}
+	for _, ss := range out {
 		sort.Strings(ss)
 	}
-	return t
+	return out
 }
 
 // setIndex sets m[k], making m on its first entry (most runs have none).
@@ -150,12 +170,30 @@ func setIndex(m map[string]int, k string, i int) map[string]int {
 	return m
 }
 
-// isLockKey is lockKeys[key], without hashing for a run's few keys.
+// isLockKey reports one of the lock keys, without hashing for a run's
+// few keys.
 func (t *truth) isLockKey(key string) bool {
-	if len(t.lockKeyList) > 8 {
+	if t.lockKeys != nil {
 		return t.lockKeys[key]
 	}
 	return slices.Contains(t.lockKeyList, key)
+}
+
+// smallLockKeys is how many lock keys isLockKey finds by comparison,
+// before addLockKey makes a hash table.
+const smallLockKeys = 8
+
+func (t *truth) addLockKey(key string) {
+	t.lockKeyList = append(t.lockKeyList, key)
+	switch {
+	case t.lockKeys != nil:
+		t.lockKeys[key] = true
+	case len(t.lockKeyList) > smallLockKeys:
+		t.lockKeys = make(map[string]bool, 2*len(t.lockKeyList))
+		for _, k := range t.lockKeyList {
+			t.lockKeys[k] = true
+		}
+	}
 }
 
 func (t *truth) site(node string) string {
@@ -315,36 +353,47 @@ func (t *truth) add(sk siteKey, g grant) *grant {
 	g.idx = len(t.grants)
 	t.block = append(t.block, g)
 	p := &t.block[len(t.block)-1]
-	t.live[sk] = append(t.live[sk], p)
+	gs := t.live[sk]
+	if cap(gs) == 0 {
+		gs = t.liveRoom()
+	}
+	t.live[sk] = append(gs, p)
 	t.grants = append(t.grants, p)
 	return p
+}
+
+// liveRoom is an empty slice of capacity 2 for a key's live grants, cut
+// from an array the keys share.
+func (t *truth) liveRoom() []*grant {
+	if cap(t.liveBlock)-len(t.liveBlock) < 2 {
+		t.liveBlock = make([]*grant, 0, 32)
+	}
+	n := len(t.liveBlock)
+	t.liveBlock = t.liveBlock[:n+2]
+	return t.liveBlock[n : n : n+2]
 }
 
 // ownerGrants is grants grouped by owner, key and site, each in creation
 // order.
 type ownerGrants struct {
-	idx   groups[[3]string]
-	parts [][]*grant // by idx's slot, in one backing array
+	idx    groups[[3]string]
+	grants []*grant // laid out as idx's flat
 }
 
 // get is owner's grants on key at site.
 func (o ownerGrants) get(owner, key, site string) []*grant {
 	if s, ok := o.idx.slot([3]string{owner, key, site}); ok {
-		return o.parts[s]
+		begin, end := o.idx.span(s)
+		return o.grants[begin:end:end]
 	}
 	return nil
 }
 
 func grantsBy(gs []*grant) ownerGrants {
 	o := ownerGrants{idx: groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })}
-	backing := make([]*grant, 0, len(gs))
-	o.parts = make([][]*grant, len(o.idx.parts))
-	for s, is := range o.idx.parts {
-		start := len(backing)
-		for _, i := range is {
-			backing = append(backing, gs[i])
-		}
-		o.parts[s] = backing[start:len(backing):len(backing)]
+	o.grants = make([]*grant, len(gs))
+	for n, i := range o.idx.flat[:len(gs)] {
+		o.grants[n] = gs[i]
 	}
 	return o
 }
@@ -435,15 +484,25 @@ func window(tr *trace.Trace, idx []int, from, to int64) []int {
 // acquire created; failing that, the holder's grants still live when the
 // acquire began (a reentry, or an earlier acquire whose reply was lost).
 func (t *truth) holdGrants(h hold) siteGrants {
-	if gs, ok := t.held[h.Acquire.ID]; ok {
-		return gs
+	id := h.Acquire.ID
+	if id < 0 || id >= len(t.tr.Ops) {
+		return t.countedOn(h) // not an index: not kept
 	}
 	if t.held == nil {
-		t.held = make(map[int]siteGrants, acquiredOK(t.tr.Ops)) // one a hold
+		t.held = make([]heldGrants, len(t.tr.Ops))
+	}
+	if c := &t.held[id]; c.known {
+		return c.gs
 	}
 	gs := t.countedOn(h)
-	t.held[h.Acquire.ID] = gs
+	t.held[id] = heldGrants{gs, true}
 	return gs
+}
+
+// heldGrants keeps a hold's holdGrants.
+type heldGrants struct {
+	gs    siteGrants
+	known bool
 }
 
 func (t *truth) countedOn(h hold) siteGrants {

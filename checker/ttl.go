@@ -104,19 +104,35 @@ func digits(s string) bool {
 // PX, time.Second for expire or EX, 0 for none.
 type scriptUnits struct {
 	scripts map[string]string // the trace's script table
-	units   map[string]time.Duration
+	few     [8]namedUnit      // the first scripts' units, found by comparison
+	n       int               // how many of few are set
+	more    map[string]time.Duration
+}
+
+type namedUnit struct {
+	name string
+	unit time.Duration
 }
 
 func (s *scriptUnits) unit(name string) time.Duration {
-	u, ok := s.units[name]
-	if ok {
+	for _, f := range s.few[:s.n] {
+		if f.name == name {
+			return f.unit
+		}
+	}
+	if u, ok := s.more[name]; ok {
 		return u
 	}
-	u = bodyUnit(s.scripts[strings.TrimPrefix(name, "sha1:")])
-	if s.units == nil {
-		s.units = map[string]time.Duration{}
+	u := bodyUnit(s.scripts[strings.TrimPrefix(name, "sha1:")])
+	switch {
+	case s.n < len(s.few):
+		s.few[s.n] = namedUnit{name, u}
+		s.n++
+	case s.more == nil:
+		s.more = map[string]time.Duration{name: u}
+	default:
+		s.more[name] = u
 	}
-	s.units[name] = u
 	return u
 }
 

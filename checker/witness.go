@@ -22,7 +22,12 @@ import (
 // waiting acquire succeeds just before it returns, so releases take
 // effect at their call and everything else at its return.
 func witnessOK(r *model.Replayer, part []porcupine.Operation) bool {
-	order := make([]int, len(part))
+	var small [64]int // order, for a short part
+	order := small[:]
+	if len(part) > len(small) {
+		order = make([]int, len(part))
+	}
+	order = order[:len(part)]
 	for _, at := range []func(porcupine.Operation) int64{releaseAtCall, atReturn, atCall} {
 		if acceptsInOrder(r, part, at, order) {
 			return true
