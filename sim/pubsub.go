@@ -17,8 +17,7 @@ type Subscription struct {
 	Channel string
 	handler func(msg string)
 	active  bool
-	cmd     [2]string // SUBSCRIBE Channel, as traced
-	what    string    // "message on Channel", once a message was sent
+	what    string // "message on Channel", once a message was sent
 }
 
 // Subscribe sends SUBSCRIBE channel to node and waits for the
@@ -32,7 +31,7 @@ func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Sub
 	if n == nil {
 		return nil, ErrUnknownParty
 	}
-	s := &Subscription{node: n, p: t.p, Channel: channel, handler: handler, cmd: [2]string{"SUBSCRIBE", channel}}
+	s := &Subscription{node: n, p: t.p, Channel: channel, handler: handler}
 	if _, err := t.roundTrip(&rpc{cfg: t.p.Client, to: node, what: "SUBSCRIBE", sub: s}); err != nil {
 		return nil, err
 	}
@@ -47,7 +46,9 @@ func (s *Subscription) register(t *Thread, a *rpcAttempt) {
 	}
 	s.active = true
 	n.subs[s.Channel] = append(n.subs[s.Channel], s)
-	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, s.cmd[:], "subscribed", ""))
+	// The trace gets its own arguments: a slice of s would keep the
+	// subscription, its handler and the run's client state alive with it.
+	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, []string{"SUBSCRIBE", s.Channel}, "subscribed", ""))
 	a.answer(Reply{Kind: '+', Str: "OK"})
 }
 
