@@ -12,9 +12,9 @@ import (
 // server.SetPreHook), and lets the twins run their plainest nested
 // commands on miniredis's keyspace directly instead of through Dispatch,
 // which formats a reply per command and allocates twice for it. A direct
-// command calls h first, as Dispatch would; h must not serve (return true
-// for) EXISTS, HEXISTS, HINCRBY, PEXPIRE, PTTL or DEL. Without a hook
-// set, every nested command goes through Dispatch.
+// command calls h first, as Dispatch would, and one h serves (returns
+// true for) is done. Without a hook set, every nested command goes
+// through Dispatch.
 func (e *Engine) SetPreHook(h server.Hook) {
 	e.hook, e.direct = h, h != nil
 }
@@ -52,7 +52,7 @@ func directCmd(name string) (func(*miniredis.RedisDB, []string) (directPlan, boo
 }
 
 // runDirect serves args (upper-case name first) directly if it is a case
-// directCmds models, writing the reply to the inner peer's buffer as
+// directCmd models, writing the reply to the inner peer's buffer as
 // miniredis would; false: nothing was done, Dispatch must serve it.
 func (e *Engine) runDirect(args []string) bool {
 	if !e.direct {
