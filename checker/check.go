@@ -70,7 +70,7 @@ func Check(tr *trace.Trace, opt Options) *Result {
 	res := &Result{trace: tr, budget: opt.Budget}
 	t := newTruth(tr, opt)
 	hs := holds(t)
-	res.holds, res.lockKeys = hs, t.lockKeyList
+	res.holds, res.lockKeys = hs, t.lockKeys.Keys
 	ix := indexHolds(hs)
 	res.Coverage = coverage(t, hs)
 	res.checkLock(t, hs, ix, opt)

@@ -1,13 +1,16 @@
 package checker
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/locksim/locksim/model"
+)
 
 // groups is the indexes 0..n-1 grouped by key (groupBy): each key's in
 // increasing order, the keys in the order of their first index.
 type groups[K comparable] struct {
-	keys  []K
-	flat  []int       // the indexes, key after key (by slot); then each slot's end among them
-	index map[K]int32 // slot by key, made past smallKeys keys
+	model.Slots[K]       // the keys
+	flat           []int // the indexes, key after key (by slot); then each slot's end among them
 }
 
 // get is k's indexes, nil for a key with none.
@@ -27,7 +30,7 @@ func (g groups[K]) part(s int) []int {
 // span is where the indexes of the key in slot s lie in flat (and in any
 // array laid out like it).
 func (g groups[K]) span(s int) (begin, end int) {
-	ends := g.flat[len(g.flat)-len(g.keys):]
+	ends := g.flat[len(g.flat)-len(g.Keys):]
 	if s > 0 {
 		begin = ends[s-1]
 	}
@@ -35,15 +38,12 @@ func (g groups[K]) span(s int) (begin, end int) {
 }
 
 // slot is k's place among the keys.
-func (g groups[K]) slot(k K) (int, bool) {
-	s := int(slotOf(g.keys, g.index, k))
-	return s, s < len(g.keys)
-}
+func (g groups[K]) slot(k K) (int, bool) { return g.Find(k) }
 
 // all yields each key and its indexes, keys in first-seen order.
 func (g groups[K]) all() iter.Seq2[K, []int] {
 	return func(yield func(K, []int) bool) {
-		for s, k := range g.keys {
+		for s, k := range g.Keys {
 			if !yield(k, g.part(s)) {
 				return
 			}
@@ -53,13 +53,13 @@ func (g groups[K]) all() iter.Seq2[K, []int] {
 
 // groupBy lists the indexes 0..n-1 by key, all in one array with the
 // keys' ends (each key's slice capped at its own length); an index whose key
-// reports false is left out. A run's few keys are found by comparison (a
-// hash table only past smallKeys of them), once per run of equal keys.
+// reports false is left out. Each key is found once per run of equal
+// keys.
 func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
-	g := groups[K]{keys: make([]K, 0, smallKeys)} // by slot
-	count := make([]int, 0, smallKeys)            // per slot: its count, then where it fills
-	var small [256]int32                          // of, for a run's few indexes
-	of := small[:0]                               // by index: its slot, -1 if left out
+	g := groups[K]{Slots: model.MakeSlots[K](smallKeys)}
+	count := make([]int, 0, smallKeys) // per slot: its count, then where it fills
+	var small [256]int32               // of, for a run's few indexes
+	of := small[:0]                    // by index: its slot, -1 if left out
 	if n > len(small) {
 		of = make([]int32, 0, n)
 	}
@@ -72,12 +72,9 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 			continue
 		}
 		if lastSlot < 0 || k != last {
-			lastSlot = slotOf(g.keys, g.index, k)
-			if int(lastSlot) == len(g.keys) {
-				g.keys, count = append(g.keys, k), append(count, 0)
-				if g.index != nil || len(g.keys) > smallKeys {
-					g.index = indexKeys(g.index, g.keys)
-				}
+			lastSlot = int32(g.Add(k))
+			if int(lastSlot) == len(count) {
+				count = append(count, 0)
 			}
 			last = k
 		}
@@ -88,7 +85,7 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 	for s, c := range count {
 		count[s], start = start, start+c
 	}
-	g.flat = make([]int, start+len(g.keys))
+	g.flat = make([]int, start+len(g.Keys))
 	for i, s := range of {
 		if s >= 0 {
 			g.flat[count[s]] = i
@@ -99,34 +96,5 @@ func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 	return g
 }
 
+// smallKeys is the room a grouping makes for its keys before it grows.
 const smallKeys = 16
-
-// slotOf is k's place in keys, len(keys) for a new key; index, when
-// made, holds the same.
-func slotOf[K comparable](keys []K, index map[K]int32, k K) int32 {
-	if index != nil {
-		if s, ok := index[k]; ok {
-			return s
-		}
-		return int32(len(keys))
-	}
-	for s, x := range keys {
-		if x == k {
-			return int32(s)
-		}
-	}
-	return int32(len(keys))
-}
-
-// indexKeys adds keys' last to index, making it from all of keys if nil.
-func indexKeys[K comparable](index map[K]int32, keys []K) map[K]int32 {
-	if index == nil {
-		index = make(map[K]int32, 2*len(keys))
-		for s, k := range keys {
-			index[k] = int32(s)
-		}
-		return index
-	}
-	index[keys[len(keys)-1]] = int32(len(keys) - 1)
-	return index
-}

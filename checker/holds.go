@@ -138,7 +138,7 @@ func indexHolds(hs []hold) holdIndex {
 		byOwner:  groupBy(len(hs), func(i int) ([2]string, bool) { return [2]string{hs[i].Client, hs[i].Key}, true }),
 	}
 	ix.reach = make([]int64, len(hs))
-	for s := range ix.byKey.keys {
+	for s := range ix.byKey.Keys {
 		begin, end := ix.byKey.span(s)
 		r := int64(math.MinInt64)
 		for n := begin; n < end; n++ {

@@ -57,9 +57,8 @@ type truth struct {
 	tr            *trace.Trace
 	lease         time.Duration
 	replicated    bool
-	allSites      bool            // a hold needs every site (MultiLock), not a majority
-	lockKeyList   []string        // the keys the lock operations name, in first-seen order
-	lockKeys      map[string]bool // lockKeyList's keys, made past smallLockKeys of them
+	allSites      bool                // a hold needs every site (MultiLock), not a majority
+	lockKeys      model.Slots[string] // the keys the lock operations name, in first-seen order
 	grants        []*grant
 	createdBy     map[int]bool        // the ops that created a grant: created() makes it
 	heldAtRelease []bool              // by op: a release that found its client holding the key (holds makes it)
@@ -87,17 +86,15 @@ type siteKey struct{ site, key string }
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
-		lockKeyList: make([]string, 0, smallLockKeys), grants: make([]*grant, 0, 16),
-		live: map[siteKey][]*grant{}, units: scriptUnits{scripts: tr.Scripts},
+		lockKeys: model.MakeSlots[string](8), grants: make([]*grant, 0, 16),
+		live: map[siteKey][]*grant{}, units: newScriptUnits(tr.Scripts),
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
 	for _, op := range tr.Ops {
 		switch op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
-			if !t.isLockKey(op.Key) {
-				t.addLockKey(op.Key)
-			}
+			t.lockKeys.Add(op.Key)
 		}
 	}
 	for i := range tr.Events {
@@ -131,7 +128,7 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		t.apply(i, e)
 	}
 	t.bySite = grantsBy(t.grants)
-	t.sites = keySites(t.grants, len(t.lockKeyList))
+	t.sites = keySites(t.grants, len(t.lockKeys.Keys))
 	return t
 }
 
@@ -170,30 +167,10 @@ func setIndex(m map[string]int, k string, i int) map[string]int {
 	return m
 }
 
-// isLockKey reports one of the lock keys, without hashing for a run's
-// few keys.
+// isLockKey reports one of the lock keys.
 func (t *truth) isLockKey(key string) bool {
-	if t.lockKeys != nil {
-		return t.lockKeys[key]
-	}
-	return slices.Contains(t.lockKeyList, key)
-}
-
-// smallLockKeys is how many lock keys isLockKey finds by comparison,
-// before addLockKey makes a hash table.
-const smallLockKeys = 8
-
-func (t *truth) addLockKey(key string) {
-	t.lockKeyList = append(t.lockKeyList, key)
-	switch {
-	case t.lockKeys != nil:
-		t.lockKeys[key] = true
-	case len(t.lockKeyList) > smallLockKeys:
-		t.lockKeys = make(map[string]bool, 2*len(t.lockKeyList))
-		for _, k := range t.lockKeyList {
-			t.lockKeys[k] = true
-		}
-	}
+	_, ok := t.lockKeys.Find(key)
+	return ok
 }
 
 func (t *truth) site(node string) string {
@@ -460,7 +437,7 @@ func (t *truth) clientEvents(client string, from, to int64) []int {
 // parties indexes the events by party on first use: explanations read
 // it, most runs need none.
 func (t *truth) parties() groups[string] {
-	if t.byParty.keys == nil { // groupBy makes keys
+	if t.byParty.Keys == nil { // groupBy makes keys
 		t.byParty = groupBy(len(t.tr.Events), func(i int) (string, bool) { return t.tr.Events[i].Party, true })
 	}
 	return t.byParty

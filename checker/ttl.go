@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/trace"
 )
 
@@ -103,36 +104,23 @@ func digits(s string) bool {
 // text once: time.Millisecond for a script that calls pexpire or sets
 // PX, time.Second for expire or EX, 0 for none.
 type scriptUnits struct {
-	scripts map[string]string // the trace's script table
-	few     [8]namedUnit      // the first scripts' units, found by comparison
-	n       int               // how many of few are set
-	more    map[string]time.Duration
+	scripts map[string]string   // the trace's script table
+	names   model.Slots[string] // the scripts met so far
+	units   []time.Duration     // by names' slot
 }
 
-type namedUnit struct {
-	name string
-	unit time.Duration
+// newScriptUnits has room for a catalog run's few scripts.
+func newScriptUnits(scripts map[string]string) scriptUnits {
+	return scriptUnits{scripts: scripts, names: model.MakeSlots[string](8), units: make([]time.Duration, 0, 8)}
 }
 
 func (s *scriptUnits) unit(name string) time.Duration {
-	for _, f := range s.few[:s.n] {
-		if f.name == name {
-			return f.unit
-		}
-	}
-	if u, ok := s.more[name]; ok {
-		return u
+	if i, ok := s.names.Find(name); ok {
+		return s.units[i]
 	}
 	u := bodyUnit(s.scripts[strings.TrimPrefix(name, "sha1:")])
-	switch {
-	case s.n < len(s.few):
-		s.few[s.n] = namedUnit{name, u}
-		s.n++
-	case s.more == nil:
-		s.more = map[string]time.Duration{name: u}
-	default:
-		s.more[name] = u
-	}
+	s.names.Add(name)
+	s.units = append(s.units, u)
 	return u
 }
 

@@ -10,11 +10,12 @@ import (
 // A script's TTL unit is read from its text; every number form ParseInt
 // takes as positive is a TTL, anything else is not.
 func TestCommandTTLScriptsAndNumbers(t *testing.T) {
-	scripts := &scriptUnits{scripts: map[string]string{
+	units := newScriptUnits(map[string]string{
 		"a": "redis.call('hset', KEYS[1], ARGV[2], 1); redis.call('PEXPIRE', KEYS[1], ARGV[1])",
 		"b": "return redis.call('EXPIRE', KEYS[1], ARGV[1])",
 		"c": "return redis.call('GET', KEYS[1])",
-	}}
+	})
+	scripts := &units
 	cases := []struct {
 		args []string
 		want time.Duration

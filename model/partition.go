@@ -1,7 +1,6 @@
 package model
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
@@ -29,22 +28,17 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 	if len(history) > 0 && oneKey(history, key) {
 		return [][]porcupine.Operation{history}
 	}
-	keys := make([]partKey, 0, smallParts) // in first-seen order
-	var idx map[partKey]int                // keys' slots, made past smallParts keys
-	sizes := make([]int, 0, smallParts)
+	keys := MakeSlots[partKey](smallSlots)
+	sizes := make([]int, 0, smallSlots)
 	var small [256]int32 // of, for a short history
 	of := small[:0]      // the part of each operation
 	if len(history) > len(small) {
 		of = make([]int32, 0, len(history))
 	}
 	for _, op := range history {
-		k := key(op.Input)
-		i := slotOf(keys, idx, k)
-		if i == len(keys) {
-			keys, sizes = append(keys, k), append(sizes, 0)
-			if idx != nil || len(keys) > smallParts {
-				idx = indexKeys(idx, keys)
-			}
+		i := keys.Add(key(op.Input))
+		if i == len(sizes) {
+			sizes = append(sizes, 0)
 		}
 		of = append(of, int32(i))
 		sizes[i]++
@@ -60,38 +54,6 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 		out[of[j]] = append(out[of[j]], op)
 	}
 	return out
-}
-
-// smallParts is how many keys partition finds by comparison, before it
-// makes a hash table.
-const smallParts = 16
-
-// slotOf is k's place in keys, len(keys) for a new key; idx, when made,
-// holds the same.
-func slotOf(keys []partKey, idx map[partKey]int, k partKey) int {
-	if idx != nil {
-		if i, ok := idx[k]; ok {
-			return i
-		}
-		return len(keys)
-	}
-	if i := slices.Index(keys, k); i >= 0 {
-		return i
-	}
-	return len(keys)
-}
-
-// indexKeys adds keys' last to idx, making it from all of keys if nil.
-func indexKeys(idx map[partKey]int, keys []partKey) map[partKey]int {
-	if idx == nil {
-		idx = make(map[partKey]int, 2*len(keys))
-		for i, k := range keys {
-			idx[k] = i
-		}
-		return idx
-	}
-	idx[keys[len(keys)-1]] = len(keys) - 1
-	return idx
 }
 
 // oneKey reports a history whose operations all have one key: it is its

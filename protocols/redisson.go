@@ -99,10 +99,7 @@ func (c *rclient) lockName(th string) string {
 // redissonClient is the process's client of version v on node, created
 // on first use.
 func redissonClient(t *sim.Thread, env Env, node string, v redissonVersion) *rclient {
-	st := env.run
-	if st == nil {
-		st = &runState{} // see Env.local
-	}
+	st := env.state()
 	if st.redisson == nil {
 		st.redisson = map[redissonClientKey]*rclient{}
 	}

@@ -17,16 +17,20 @@ type runState struct {
 	redisson map[redissonClientKey]*rclient
 }
 
+// state is the run's client state. An Env built by hand (not through
+// Runner.Lock) gets state private to this call: per-process sharing is
+// lost, the protocol still runs.
+func (e Env) state() *runState {
+	if e.run == nil {
+		return &runState{}
+	}
+	return e.run
+}
+
 // local returns the value called key of process p, creating it with
 // init on first use. The sim is single-threaded, so no locking is needed.
 func (e Env) local(p *sim.Process, key string, init func() any) any {
-	st := e.run
-	if st == nil {
-		// An Env built by hand (not through Runner.Lock) gets state
-		// private to this call: per-process sharing is lost, the
-		// protocol still runs.
-		st = &runState{}
-	}
+	st := e.state()
 	if st.procs == nil {
 		st.procs = map[*sim.Process]map[string]any{}
 	}

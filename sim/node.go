@@ -95,8 +95,7 @@ func (w *World) AddNode(name string) *Node {
 	n.bw.Reset(&n.out)
 	n.lua = luafast.New(m)
 	n.scripts = newScriptSync(st.scripts)
-	n.srv.SetPreHook(n.preHook)
-	n.lua.SetPreHook(n.preHook)
+	n.lua.SetPreHook(n.preHook) // the server's, which the twins' direct commands call too
 	w.nodes[name] = n
 	return n
 }
@@ -232,7 +231,8 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	v := &n.value
 	v.Kind = 0
 	if isScript(cmd) && !n.inMulti[p] && !n.scripts.busy {
-		// Dispatch would hand it to the pre-hook, which serves it here.
+		// Dispatch would hand it to the pre-hook, whose scriptCommand
+		// serves every script command outside MULTI and the upkeep.
 		n.scriptCommand(p, cmd, args[1:], v)
 	} else {
 		n.srv.Dispatch(p, args)

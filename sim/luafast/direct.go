@@ -8,14 +8,14 @@ import (
 	"github.com/alicebob/miniredis/v2/server"
 )
 
-// SetPreHook tells the engine the server's pre-hook (the one given to
-// server.SetPreHook), and lets the twins run their plainest nested
-// commands on miniredis's keyspace directly instead of through Dispatch,
-// which formats a reply per command and allocates twice for it. A direct
-// command calls h first, as Dispatch would, and one h serves (returns
-// true for) is done. Without a hook set, every nested command goes
-// through Dispatch.
+// SetPreHook installs h as the server's pre-hook (server.SetPreHook),
+// and lets the twins run their plainest nested commands on miniredis's
+// keyspace directly instead of through Dispatch, which formats a reply
+// per command and allocates twice for it. A direct command calls h
+// first, as Dispatch would, and one h serves (returns true for) is done.
+// Without a hook, every nested command goes through Dispatch.
 func (e *Engine) SetPreHook(h server.Hook) {
+	e.srv.SetPreHook(h)
 	e.hook, e.direct = h, h != nil
 }
 

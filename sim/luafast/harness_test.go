@@ -54,9 +54,10 @@ func newNode(tb testTB, withEngine bool) *node {
 		}
 		return false
 	}
-	m.Server().SetPreHook(hook)
 	if n.eng != nil {
 		n.eng.SetPreHook(hook)
+	} else {
+		m.Server().SetPreHook(hook)
 	}
 	tb.Cleanup(m.Close)
 	return n

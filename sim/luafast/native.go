@@ -63,18 +63,8 @@ type nativeRun struct {
 	next     int // the recorded call a replaying Lua run takes next
 	left     int // recorded calls the Lua run has not taken yet
 
-	res    byte // result kind: resNil, resInt, resInts or resStatus
-	resInt int
-	resArr []int
-	resStr string
+	out Value // the twin's reply
 }
-
-const (
-	resNil byte = iota
-	resInt
-	resInts
-	resStatus
-)
 
 // runNative runs s's twin for c (args = KEYS then ARGV, numKeys of them
 // keys). If it returns false the caller must run s on the Lua VM, which
@@ -85,7 +75,7 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 	x.keys, x.argv = args[:numKeys], args[numKeys:]
 	x.sent, x.sentEnd, x.got, x.gotEnd = x.sent[:0], x.sentEnd[:0], x.got[:0], x.gotEnd[:0]
 	x.panicV, x.panicked, x.next = nil, false, 0
-	x.res = resNil
+	x.out.Kind = 'n'
 
 	e.depth++
 	e.cur, e.curSHA, e.readOnly = c, sha, false
@@ -101,18 +91,18 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 		c.SwitchResp3 = nil
 		return true
 	}
-	switch x.res {
-	case resNil:
+	switch v := &x.out; v.Kind {
+	case 'n':
 		c.WriteNull()
-	case resInt:
-		c.WriteInt(x.resInt)
-	case resInts:
-		c.WriteLen(len(x.resArr))
-		for _, n := range x.resArr {
+	case ':':
+		c.WriteInt(v.Int)
+	case '*':
+		c.WriteLen(len(v.Ints))
+		for _, n := range v.Ints {
 			c.WriteInt(n)
 		}
-	case resStatus:
-		c.WriteInline(x.resStr)
+	case '+':
+		c.WriteInline(v.Status)
 	}
 	c.SwitchResp3 = nil // as run does after a script
 	return true
@@ -189,15 +179,15 @@ func (x *nativeRun) endReplay() {
 	}
 }
 
-func (x *nativeRun) returnNil() bool { x.res = resNil; return true }
+func (x *nativeRun) returnNil() bool { x.out.Kind = 'n'; return true }
 
-func (x *nativeRun) returnInt(n int) bool { x.res, x.resInt = resInt, n; return true }
+func (x *nativeRun) returnInt(n int) bool { x.out.Kind, x.out.Int = ':', n; return true }
 
 // returnStatus is `return redis.status_reply(s)`.
-func (x *nativeRun) returnStatus(s string) bool { x.res, x.resStr = resStatus, s; return true }
+func (x *nativeRun) returnStatus(s string) bool { x.out.Kind, x.out.Status = '+', s; return true }
 
 func (x *nativeRun) returnInts(ns ...int) bool {
-	x.res, x.resArr = resInts, append(x.resArr[:0], ns...)
+	x.out.Kind, x.out.Ints = '*', append(x.out.Ints[:0], ns...)
 	return true
 }
 

@@ -117,7 +117,7 @@ func renewLatest(x *nativeRun) bool {
 	if len(x.keys) > 0 && !x.has(0, len(x.keys)+1) {
 		return false
 	}
-	res := x.resArr[:0]
+	res := x.out.Ints[:0]
 	for i, key := range x.keys {
 		r, ok := x.call("HEXISTS", key, x.argv[i+1])
 		if !ok {
@@ -132,7 +132,7 @@ func renewLatest(x *nativeRun) bool {
 		}
 		res = append(res, 1)
 	}
-	x.resArr = res
+	x.out.Ints = res
 	return x.returnInts(res...)
 }
 

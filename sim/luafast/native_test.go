@@ -174,7 +174,6 @@ func newTwinNode(tb testTB, native bool, hs []hijack) *twinNode {
 		}
 		return false
 	}
-	n.m.Server().SetPreHook(hook)
 	n.eng.SetPreHook(hook)
 	return n
 }

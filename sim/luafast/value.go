@@ -2,10 +2,10 @@ package luafast
 
 import "github.com/alicebob/miniredis/v2/server"
 
-// Value is a native twin's reply handed back as a value (HandleValue)
-// to a caller that would only parse the RESP written for it: Kind ':' an
-// integer, '*' an array of integers, '+' a status, 'n' nil; 0 when the
-// reply was written to the peer instead.
+// Value is a native twin's reply: Kind ':' an integer, '*' an array of
+// integers, '+' a status, 'n' nil. HandleValue hands it to a caller that
+// would only parse the RESP written for it; Kind 0 there: the reply was
+// written to the peer instead.
 type Value struct {
 	Kind   byte
 	Int    int
@@ -23,23 +23,14 @@ func (e *Engine) HandleValue(c *server.Peer, cmd string, args []string, v *Value
 	return e.Handle(c, cmd, args)
 }
 
-// takeValue stores x's result in the value HandleValue waits for, if
-// any, and reports whether it did.
+// takeValue hands x's reply to the value HandleValue waits for, if any,
+// and reports whether it did.
 func (e *Engine) takeValue(c *server.Peer, x *nativeRun) bool {
 	v := e.value
 	if v == nil || c.Resp3 {
 		return false
 	}
 	e.value = nil
-	switch x.res {
-	case resNil:
-		v.Kind = 'n'
-	case resInt:
-		v.Kind, v.Int = ':', x.resInt
-	case resInts:
-		v.Kind, v.Ints = '*', x.resArr
-	case resStatus:
-		v.Kind, v.Status = '+', x.resStr
-	}
+	*v = x.out
 	return true
 }

@@ -89,9 +89,7 @@ func newBareNode() *bareNode {
 	}
 	c.Close()
 	n := &bareNode{m: m, srv: m.Server(), peers: map[string]*server.Peer{}, eng: luafast.New(m)}
-	hook := func(c *server.Peer, cmd string, args ...string) bool { return n.eng.Handle(c, cmd, args) }
-	n.srv.SetPreHook(hook)
-	n.eng.SetPreHook(hook) // the twins' direct commands, as on a sim node
+	n.eng.SetPreHook(func(c *server.Peer, cmd string, args ...string) bool { return n.eng.Handle(c, cmd, args) })
 	m.SetTime(epoch)
 	return n
 }
