@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"sort"
@@ -348,22 +349,37 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 // pauseCovering returns the pause of process that covers to, or else the
 // longest pause within [from, to] lasting at least half of it; -1 if none.
 func (t *truth) pauseCovering(process string, from, to int64) int {
-	return t.covering(process, from, to, func(e trace.Event) bool { return e.Kind == trace.EvPause })
+	return t.covering(t.pausesUntil(to), process, from, to, nil)
+}
+
+// pausesUntil is the pause events at or before to, in trace order.
+func (t *truth) pausesUntil(to int64) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := range t.tr.Events {
+			if e := &t.tr.Events[i]; e.T > to {
+				return
+			} else if e.Kind == trace.EvPause && !yield(i) {
+				return
+			}
+		}
+	}
 }
 
 // faultCovering is pauseCovering for an injected fault of kind (the event
 // the fault table says it records).
 func (t *truth) faultCovering(process, kind string, from, to int64) int {
-	return t.covering(process, from, to, func(e trace.Event) bool {
+	return t.covering(slices.Values(t.partyEvents(process, 0, to)), process, from, to, func(e trace.Event) bool {
 		return trace.CitesFault(e, kind)
 	})
 }
 
-func (t *truth) covering(process string, from, to int64, match func(trace.Event) bool) int {
+// covering picks among the events idx (in trace order, none after to)
+// those of process that match (any, when match is nil).
+func (t *truth) covering(idx iter.Seq[int], process string, from, to int64, match func(trace.Event) bool) int {
 	best := -1
-	for _, i := range t.partyEvents(process, 0, to) {
+	for i := range idx {
 		p := t.tr.Events[i]
-		if !match(p) || p.T+p.DurNs < from {
+		if p.Party != process || match != nil && !match(p) || p.T+p.DurNs < from {
 			continue
 		}
 		if p.T+p.DurNs >= to {

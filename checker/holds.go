@@ -127,15 +127,13 @@ type holdIndex struct {
 	hs       []hold
 	byClient groups[string]
 	byKey    groups[string]
-	reach    []int64           // laid out as byKey's flat: the latest End among the key's holds so far
-	byOwner  groups[[2]string] // (client, key)
+	reach    []int64 // laid out as byKey's flat: the latest End among the key's holds so far
 }
 
 func indexHolds(hs []hold) holdIndex {
 	ix := holdIndex{hs: hs,
 		byClient: groupBy(len(hs), func(i int) (string, bool) { return hs[i].Client, true }),
 		byKey:    groupBy(len(hs), func(i int) (string, bool) { return hs[i].Key, true }),
-		byOwner:  groupBy(len(hs), func(i int) ([2]string, bool) { return [2]string{hs[i].Client, hs[i].Key}, true }),
 	}
 	ix.reach = make([]int64, len(hs))
 	for s := range ix.byKey.Keys {
@@ -151,9 +149,14 @@ func indexHolds(hs []hold) holdIndex {
 
 // holds reports whether client held key at time t.
 func (ix holdIndex) holds(client, key string, t int64) bool {
-	idx := ix.byOwner.get([2]string{client, key})
+	idx := ix.byClient.get(client)
 	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > t })
-	return n > 0 && ix.hs[idx[n-1]].End >= t
+	for i := n - 1; i >= 0; i-- {
+		if h := &ix.hs[idx[i]]; h.Key == key {
+			return h.End >= t // the client's last hold of key that started by t
+		}
+	}
+	return false
 }
 
 // at returns client's hold that started at or before t and had not ended

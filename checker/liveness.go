@@ -119,9 +119,10 @@ func longGap(gaps []freeSpan, from, to, bound int64) (int64, int64, bool) {
 // last held them, the fault-free world included.
 func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 	var out []Violation
+	byOwner := groupBy(len(ix.hs), func(i int) ([2]string, bool) { return [2]string{ix.hs[i].Client, ix.hs[i].Key}, true })
 	for _, g := range t.grants {
 		gone := min(g.EndT, end)
-		last, ok := t.lastHeld(ix, g)
+		last, ok := t.lastHeld(ix.hs, byOwner, g)
 		if !ok {
 			continue
 		}
@@ -167,12 +168,12 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 // lastHeld is when the owner's process last believed it held g's key
 // (the end of its last hold that started before the key vanished; 0
 // when none did), and false while a hold lasts to the end of the run.
-func (t *truth) lastHeld(ix holdIndex, g *grant) (int64, bool) {
+// byOwner groups the holds hs by client and key.
+func (t *truth) lastHeld(hs []hold, byOwner groups[[2]string], g *grant) (int64, bool) {
 	var last int64
 	for _, c := range t.processClients(model.ProcessOf(g.Owner)) {
-		idx := ix.byOwner.get([2]string{c, g.Key})
-		for _, i := range idx {
-			h := ix.hs[i]
+		for _, i := range byOwner.get([2]string{c, g.Key}) {
+			h := hs[i]
 			if h.Start > g.EndT {
 				break
 			}

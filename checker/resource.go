@@ -438,14 +438,19 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 }
 
 // finalReads returns, per set key, the read that returned last.
+// The map is made on the first read: most workloads have none.
 func finalReads(tr *trace.Trace) map[string]trace.Op {
-	out := map[string]trace.Op{}
-	for _, op := range tr.Ops {
-		if op.Kind != model.OpRead || unknownOutcome(op) {
+	var out map[string]trace.Op
+	for i := range tr.Ops {
+		op := &tr.Ops[i]
+		if op.Kind != model.OpRead || unknownOutcome(*op) {
 			continue
 		}
+		if out == nil {
+			out = map[string]trace.Op{}
+		}
 		if r, ok := out[op.Key]; !ok || op.Return > r.Return {
-			out[op.Key] = op
+			out[op.Key] = *op
 		}
 	}
 	return out
@@ -455,6 +460,9 @@ func finalReads(tr *trace.Trace) map[string]trace.Op {
 // began, that the final read lacks.
 func lostAdds(tr *trace.Trace) []trace.Op {
 	reads := finalReads(tr)
+	if len(reads) == 0 {
+		return nil // no read can lack an add
+	}
 	var out []trace.Op
 	for _, op := range tr.Ops {
 		r, ok := reads[op.Key]

@@ -71,7 +71,7 @@ type truth struct {
 	byParty       groups[string] // events by party (processes, nodes): parties() makes it
 	crashAt       map[string]int // process -> its crash event
 	lastJump      map[string]int
-	live          map[siteKey][]*grant
+	live          [][]siteLive     // by lock key (lockKeys' slot), its live grants at each site
 	liveBlock     []*grant         // liveRoom cuts live's slices from it
 	held          []heldGrants     // holdGrants by the hold's acquire's id
 	sgBlock       siteGrants       // room() cuts siteGrants from it
@@ -83,11 +83,23 @@ type truth struct {
 
 type siteKey struct{ site, key string }
 
+// liveKey is a lock key at a site, the key by its slot in lockKeys.
+type liveKey struct {
+	site string
+	key  int
+}
+
+// siteLive is a key's live grants at a site.
+type siteLive struct {
+	site string
+	gs   []*grant
+}
+
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
 		lockKeys: model.MakeSlots[string](8), grants: make([]*grant, 0, 16),
-		live: map[siteKey][]*grant{}, units: newScriptUnits(tr.Scripts),
+		units: newScriptUnits(tr.Scripts),
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
@@ -97,6 +109,7 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 			t.lockKeys.Add(op.Key)
 		}
 	}
+	t.live = liveSites(len(t.lockKeys.Keys))
 	for i := range tr.Events {
 		switch tr.Events[i].Kind {
 		case trace.EvReplicate, trace.EvPromote, trace.EvDemote, trace.EvMasterDown:
@@ -158,6 +171,38 @@ func keySites(gs []*grant, keys int) map[string][]string {
 	return out
 }
 
+// liveSites has room for each of keys lock keys' live grants at one
+// site (a lock of several masters grows its keys' rooms).
+func liveSites(keys int) [][]siteLive {
+	live, room := make([][]siteLive, keys), make([]siteLive, keys)
+	for k := range live {
+		live[k] = room[k : k : k+1]
+	}
+	return live
+}
+
+// liveOn is the live grants of k.
+func (t *truth) liveOn(k liveKey) []*grant {
+	for _, s := range t.live[k.key] {
+		if s.site == k.site {
+			return s.gs
+		}
+	}
+	return nil
+}
+
+// setLive makes gs the live grants of k.
+func (t *truth) setLive(k liveKey, gs []*grant) {
+	ss := t.live[k.key]
+	for i := range ss {
+		if ss[i].site == k.site {
+			ss[i].gs = gs
+			return
+		}
+	}
+	t.live[k.key] = append(ss, siteLive{k.site, gs})
+}
+
 // setIndex sets m[k], making m on its first entry (most runs have none).
 func setIndex(m map[string]int, k string, i int) map[string]int {
 	if m == nil {
@@ -186,22 +231,25 @@ func (t *truth) apply(i int, e *trace.Event) *grant {
 		// The keys of the replaced master now live on the promoted node;
 		// keys on another node (an old master still up: split brain) stay.
 		old := e.Replaced()
-		for _, gs := range t.live {
-			for _, g := range gs {
-				if g.Node == old || old == "" {
-					g.Node = e.Party
+		for _, ss := range t.live {
+			for _, s := range ss {
+				for _, g := range s.gs {
+					if g.Node == old || old == "" {
+						g.Node = e.Party
+					}
 				}
 			}
 		}
 		return nil
 	}
-	if !t.isLockKey(e.Key) {
+	key, ok := t.lockKeys.Find(e.Key)
+	if !ok {
 		return nil
 	}
-	sk := siteKey{t.site(e.Party), e.Key}
+	sk := liveKey{t.site(e.Party), key}
 	switch {
 	case e.Change == trace.KeyLost:
-		for _, g := range t.live[sk] {
+		for _, g := range t.liveOn(sk) {
 			// A promoted replica lacked what the old master held; any
 			// other loss (demotion, restart, resync) is of the node's own.
 			if e.Kind == trace.EvPromote || g.Node == e.Party {
@@ -211,7 +259,7 @@ func (t *truth) apply(i int, e *trace.Event) *grant {
 	case e.Change == trace.KeyRevived:
 		return t.revive(i, e, sk)
 	case e.Kind == trace.EvExpire:
-		for _, g := range t.live[sk] {
+		for _, g := range t.liveOn(sk) {
 			if g.Node != e.Party {
 				continue
 			}
@@ -248,12 +296,12 @@ func (t *truth) jumpShortened(j trace.Event, g *grant, at int64) bool {
 // applyCommand updates the grants with a client's command: a key it
 // created or overwrote (a takeover when another process owned it) is
 // granted to it; one it deleted ends; a TTL it set renews the grant.
-func (t *truth) applyCommand(i int, e *trace.Event, sk siteKey) *grant {
+func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 	switch e.Change {
 	case trace.KeyCreated:
 		return t.grant(i, e, sk)
 	case trace.KeyDeleted:
-		for _, g := range t.live[sk] {
+		for _, g := range t.liveOn(sk) {
 			if g.Node == e.Party {
 				g.EndBy = e.Client
 				t.end(sk, g, i, endDeleted)
@@ -262,7 +310,7 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk siteKey) *grant {
 		return nil
 	case trace.KeyOverwritten:
 		held := false
-		for _, g := range t.live[sk] {
+		for _, g := range t.liveOn(sk) {
 			if g.Node != e.Party {
 				continue
 			}
@@ -277,7 +325,7 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk siteKey) *grant {
 			return t.grant(i, e, sk)
 		}
 	}
-	for _, g := range t.live[sk] {
+	for _, g := range t.liveOn(sk) {
 		if g.Node != e.Party {
 			continue
 		}
@@ -297,7 +345,7 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk siteKey) *grant {
 }
 
 // grant records that event i made its client owner of a key.
-func (t *truth) grant(i int, e *trace.Event, sk siteKey) *grant {
+func (t *truth) grant(i int, e *trace.Event, sk liveKey) *grant {
 	g := grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
 	if ttl, ok := commandTTL(*e, &t.units); ok {
@@ -323,18 +371,18 @@ func (t *truth) created(op int) bool {
 }
 
 // add records a new live grant.
-func (t *truth) add(sk siteKey, g grant) *grant {
+func (t *truth) add(sk liveKey, g grant) *grant {
 	if len(t.block) == cap(t.block) {
 		t.block = make([]grant, 0, max(16, len(t.grants)))
 	}
 	g.idx = len(t.grants)
 	t.block = append(t.block, g)
 	p := &t.block[len(t.block)-1]
-	gs := t.live[sk]
+	gs := t.liveOn(sk)
 	if cap(gs) == 0 {
 		gs = t.liveRoom()
 	}
-	t.live[sk] = append(gs, p)
+	t.setLive(sk, append(gs, p))
 	t.grants = append(t.grants, p)
 	return p
 }
@@ -379,7 +427,7 @@ func grantsBy(gs []*grant) ownerGrants {
 // old master, or a rival's newer key there, had not replicated) to the
 // owner of the grant that wrote its value: a key held for nobody who
 // believes in it until its owner counts on it again, or it ends.
-func (t *truth) revive(i int, e *trace.Event, sk siteKey) *grant {
+func (t *truth) revive(i int, e *trace.Event, sk liveKey) *grant {
 	var last, wrote *grant
 	for _, g := range t.grants {
 		if g.Key == e.Key && g.Site == sk.site && g.End >= 0 {
@@ -399,17 +447,17 @@ func (t *truth) revive(i int, e *trace.Event, sk siteKey) *grant {
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: -1, Deadline: last.Deadline})
 }
 
-func (t *truth) end(sk siteKey, g *grant, i int, kind string) {
+func (t *truth) end(sk liveKey, g *grant, i int, kind string) {
 	g.End, g.EndT, g.EndKind = i, t.tr.Events[i].T, kind
-	gs := t.live[sk]
+	gs := t.liveOn(sk)
 	for j, x := range gs {
 		if x == g {
 			// A copy: callers range over the slice as it was. A key's last
 			// grant leaves the array to the next, once no caller reads it.
 			if len(gs) == 1 {
-				t.live[sk] = gs[:0]
+				t.setLive(sk, gs[:0])
 			} else {
-				t.live[sk] = append(gs[:j:j], gs[j+1:]...)
+				t.setLive(sk, append(gs[:j:j], gs[j+1:]...))
 			}
 			break
 		}

@@ -28,15 +28,19 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 	if len(history) > 0 && oneKey(history, key) {
 		return [][]porcupine.Operation{history}
 	}
-	keys := MakeSlots[partKey](smallSlots)
+	keys := MakeSlots[partKey](4)
 	sizes := make([]int, 0, smallSlots)
-	var small [256]int32 // of, for a short history
-	of := small[:0]      // the part of each operation
+	var small [64]int32 // of, for a short history
+	of := small[:0]     // the part of each operation
 	if len(history) > len(small) {
 		of = make([]int32, 0, len(history))
 	}
+	var last partKey
+	i := -1
 	for _, op := range history {
-		i := keys.Add(key(op.Input))
+		if k := key(op.Input); i < 0 || k != last {
+			i, last = keys.Add(k), k
+		}
 		if i == len(sizes) {
 			sizes = append(sizes, 0)
 		}
