@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -19,8 +20,25 @@ func (res *Result) WriteLinearization(w io.Writer) error {
 		return fmt.Errorf("no lock operations to visualize")
 	}
 	_, info := porcupine.CheckOperationsVerbose(res.lockModel, res.lockOps, time.Minute)
+	canonicalPartials(info.PartialLinearizations())
 	info.AddAnnotations(faultAnnotations(res.trace))
 	return porcupine.Visualize(escaped(res.lockModel), info, w)
+}
+
+// canonicalPartials orders each partition's partial linearizations,
+// longest first, then by their operations. porcupine 1.3.1 collects them
+// from a map and sorts them by length alone, so two pages of one run
+// differed; its slices are the info's own, so sorting them here fixes the
+// order the page is drawn from.
+func canonicalPartials(parts [][][]int) {
+	for _, p := range parts {
+		slices.SortFunc(p, func(a, b []int) int {
+			if len(a) != len(b) {
+				return len(b) - len(a)
+			}
+			return slices.Compare(a, b)
+		})
+	}
 }
 
 // escaped wraps a model so that the state descriptions it gives the page
