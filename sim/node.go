@@ -96,6 +96,7 @@ func (w *World) AddNode(name string) *Node {
 	n.lua = luafast.New(m)
 	n.scripts = newScriptSync(st.scripts)
 	n.lua.SetPreHook(n.preHook) // the server's, which the twins' direct commands call too
+	n.lua.SetPublish(n.publish) // what preHook does for a PUBLISH outside MULTI
 	w.nodes[name] = n
 	return n
 }

@@ -61,9 +61,10 @@ type Engine struct {
 
 	inner innerConn // peer + buffer for nested redis.call
 
-	hook   server.Hook // the server's pre-hook, for direct commands
-	direct bool        // twins may run direct commands (SetPreHook)
-	value  *Value      // where a twin's reply goes instead of the peer (HandleValue)
+	hook    server.Hook                   // the server's pre-hook, for direct commands
+	direct  bool                          // twins may run direct commands (SetPreHook)
+	publish func(channel, msg string) int // a twin's direct PUBLISH (SetPublish)
+	value   *Value                        // where a twin's reply goes instead of the peer (HandleValue)
 
 	// State of the running script (depth > 0 while a script runs).
 	depth    int
