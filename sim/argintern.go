@@ -16,6 +16,21 @@ import (
 type argTable struct {
 	slots [][]string
 	mask  uint64
+	room  []string // where the next copies go: cut off, never reused
+}
+
+// argRoom is how many arguments one allocation of room holds.
+const argRoom = 64
+
+// copyOf is a copy of args in room, capped so that an append copies.
+func (t *argTable) copyOf(args []string) []string {
+	if len(t.room) < len(args) {
+		t.room = make([]string, max(argRoom, len(args)))
+	}
+	out := t.room[:len(args):len(args)]
+	t.room = t.room[len(args):]
+	copy(out, args)
+	return out
 }
 
 // argSlots is the table's size for a world of procs processes: a few
@@ -48,7 +63,7 @@ func (w *World) traceArgs(args []string) []string {
 	if sameArgs(*slot, args, script) {
 		return *slot
 	}
-	out := append([]string(nil), args...)
+	out := t.copyOf(args)
 	if script != "" {
 		out[1] = script
 	}
@@ -85,19 +100,16 @@ type lastScript struct {
 // contents never depend on it, so a per-process seed is safe.
 var argSeed = maphash.MakeSeed()
 
-// hashArgs hashes the traced arguments, each ended by a 0 byte (so that
-// "a","b" and "ab" differ).
+// hashArgs hashes the traced arguments: each one's hash, mixed in order.
 func hashArgs(args []string, script string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(argSeed)
+	h := uint64(len(args))
 	for i, a := range args {
 		if i == 1 && script != "" {
 			a = script
 		}
-		h.WriteString(a)
-		h.WriteByte(0)
+		h = (h ^ maphash.String(argSeed, a)) * 0x9e3779b97f4a7c15
 	}
-	return h.Sum64()
+	return h ^ h>>29
 }
 
 // sameArgs reports whether cached is args as traced.

@@ -61,6 +61,7 @@ type Node struct {
 	scripts     *scriptSync
 	Persistence string     // none, everysec, always
 	fsynced     []keyState // everysec: the dataset as of the last fsync
+	text        textRoom   // the run's trace texts
 }
 
 type nodeRole int
@@ -191,7 +192,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 			key, change = k, c
 		}
 	}
-	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), r.String(), change)
+	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.text.replyText(r), change)
 	if wait {
 		e.Reply = "(waiting for replicas)"
 	}
