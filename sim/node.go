@@ -32,6 +32,7 @@ type Node struct {
 	store      *store // pooled across runs: the miniredis and its writers
 	m          *miniredis.Miniredis
 	db         *miniredis.RedisDB // m's database 0, read directly (one lock a read, not two)
+	swapped    bool               // a SWAPDB may have replaced db
 	srv        *server.Server
 	out        bytes.Buffer
 	bw         *bufio.Writer
@@ -45,7 +46,7 @@ type Node struct {
 	queued     map[*server.Peer][]string
 	queuedN    map[*server.Peer]int         // commands queued in MULTI so far
 	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
-	writeCache map[string]bool
+	writeCache writeCache
 	before     []stored // storedAt's buffer
 	snap       snapshot // a script's keys, read before its first write
 	seeded     bool     // miniredis's random source seeded for this run
@@ -89,7 +90,7 @@ func (w *World) AddNode(name string) *Node {
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, store: st, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
 		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
-		queued: map[*server.Peer][]string{}, writeCache: map[string]bool{},
+		queued:  map[*server.Peer][]string{},
 		queuedN: map[*server.Peer]int{}, pubs: map[*server.Peer][]queuedPub{}}
 	n.db = m.DB(0)
 	n.bw = st.node
@@ -239,7 +240,9 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	} else {
 		n.srv.Dispatch(p, args)
 	}
-	n.db = n.m.DB(0) // SWAPDB, from a client or a script, replaces it
+	if n.swapped || cmd == "EXEC" { // the pre-hook saw SWAPDB, or one ran queued
+		n.db, n.swapped = n.m.DB(0), false
+	}
 	if v.Kind != 0 {
 		return valueReply(*v)
 	}
@@ -303,12 +306,31 @@ func (n *Node) touchedKeys(p *server.Peer, cmd string, args []string) []string {
 
 // writes reports whether cmd (upper case) may change data.
 func writes(n *Node, cmd string) bool {
-	if w, ok := n.writeCache[cmd]; ok {
-		return w
+	c := &n.writeCache
+	for i := range c.hot[:c.n] {
+		if h := &c.hot[i]; h.cmd == cmd {
+			return h.writes
+		}
 	}
 	w := writesUncached(n, cmd)
-	n.writeCache[cmd] = w
+	if c.n < len(c.hot) {
+		c.hot[c.n] = cmdWrites{cmd, w}
+		c.n++
+	}
 	return w
+}
+
+// writeCache holds writes's answers for the first commands a node sees.
+// Their names are mostly the callers' constants, whose strings compare
+// by pointer: a short scan beats a map's hashing.
+type writeCache struct {
+	hot [16]cmdWrites
+	n   int
+}
+
+type cmdWrites struct {
+	cmd    string
+	writes bool
 }
 
 func writesUncached(n *Node, cmd string) bool {

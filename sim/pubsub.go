@@ -121,6 +121,9 @@ func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 		}
 		c.WriteInt(n.publish(args[0], args[1]))
 		return true
+	case "SWAPDB":
+		n.swapped = true
+		return false
 	case "HRANDFIELD", "SPOP", "SRANDMEMBER", "ZRANDMEMBER": // miniredis's only draws (RANDOMKEY is refused)
 		n.seedRandom()
 		return false

@@ -245,6 +245,13 @@ func (e *Engine) cmdScript(c *server.Peer, cmd string, args []string) {
 	}
 }
 
+// Exposed is SCRIPT EXISTS sha's answer for sha alone: whether EVALSHA
+// finds it; false while a script runs, which may not send SCRIPT.
+func (e *Engine) Exposed(sha string) bool {
+	_, ok := e.bySHA[sha]
+	return ok && e.depth == 0
+}
+
 // Close gives the engine's Lua state back for reuse by another engine. The
 // engine must not run scripts afterwards.
 func (e *Engine) Close() {
