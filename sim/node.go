@@ -48,6 +48,7 @@ type Node struct {
 	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
 	writeCache writeCache
 	before     []stored // storedAt's buffer
+	vals       []string // the hash values in before (and keyChange's)
 	snap       snapshot // a script's keys, read before its first write
 	seeded     bool     // miniredis's random source seeded for this run
 	down       bool
