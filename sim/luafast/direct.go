@@ -62,43 +62,42 @@ func directCmd(name string) (planner, bool) {
 	return nil, false
 }
 
+// served says how runDirect served a call.
+type served int8
+
+const (
+	notDirect   served = iota // nothing done: Dispatch must serve it
+	byHook                    // the pre-hook wrote the reply, as Dispatch would let it
+	directReply               // the reply is the integer runDirect returned
+)
+
 // runDirect serves x's current call (upper-case name first) directly if
-// it is a case directCmd models, writing the reply to the inner peer's
-// buffer as miniredis would; false: nothing was done, Dispatch must
-// serve it.
-func (e *Engine) runDirect(x *nativeRun) bool {
+// it is a case directCmd models, as miniredis would.
+func (e *Engine) runDirect(x *nativeRun) (int, served) {
 	if !e.direct {
-		return false
+		return 0, notDirect
 	}
 	args := x.args
 	if args[0] == "PUBLISH" && len(args) == 3 && e.publish != nil {
-		e.writeInt(e.publish(args[1], args[2]))
-		return true
+		return e.publish(args[1], args[2]), directReply
 	}
 	plan, ok := directCmd(args[0])
 	if !ok {
-		return false
+		return 0, notDirect
 	}
 	db := x.database()
 	p, ok := plan(db, args[1:], x.lruSetOn(args[1:]))
 	if !ok {
-		return false
+		return 0, notDirect
 	}
 	if e.hook(e.inner.peer, args[0], args[1:]...) {
-		return true // served by the hook, as Dispatch would let it
+		return 0, byHook
 	}
 	n := p.do(db, args[1:], p)
 	if args[0] == "EXISTS" && len(args) == 2 && n == 1 {
 		x.lruSet, x.lruKey = true, args[1]
 	}
-	e.writeInt(n)
-	return true
-}
-
-// writeInt writes the integer reply n to the inner peer's buffer.
-func (e *Engine) writeInt(n int) {
-	w := e.vm.replyW
-	w.Write(append(strconv.AppendInt(append(w.AvailableBuffer(), ':'), int64(n), 10), '\r', '\n'))
+	return n, directReply
 }
 
 // lruSetOn reports whether this run set the LRU clock of args's key.

@@ -3,6 +3,7 @@ package luafast
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
@@ -130,8 +131,14 @@ func (x *nativeRun) call(args ...string) (r reply, ok bool) {
 	v.reply.Reset()
 	v.replyW.Reset(&v.reply)
 	p.Resp3, p.SwitchResp3, p.ClientName = false, nil, ""
-	if !x.dispatch() {
+	n, how, ok := x.dispatch()
+	if !ok {
 		return reply{}, false
+	}
+	if how == directReply {
+		x.got = append(strconv.AppendInt(append(x.got, ':'), int64(n), 10), '\r', '\n')
+		x.gotEnd = append(x.gotEnd, len(x.got))
+		return reply{kind: ':', n: n}, true
 	}
 	v.replyW.Flush()
 	b := v.reply.Bytes()
@@ -141,18 +148,19 @@ func (x *nativeRun) call(args ...string) (r reply, ok bool) {
 	return r, r.kind != 0
 }
 
-// dispatch runs x.args on the server; a panic is kept for the Lua run to
-// raise again at the same call (PCall turns it into the script's error).
-func (x *nativeRun) dispatch() (ok bool) {
+// dispatch runs x.args, directly or on the server; a panic is kept for
+// the Lua run to raise again at the same call (PCall turns it into the
+// script's error).
+func (x *nativeRun) dispatch() (n int, how served, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			x.panicV, x.panicked, ok = p, true, false
 		}
 	}()
-	if !x.e.runDirect(x) {
+	if n, how = x.e.runDirect(x); how == notDirect {
 		x.e.srv.Dispatch(x.e.inner.peer, x.args)
 	}
-	return true
+	return n, how, true
 }
 
 // replaying reports whether a Lua run has recorded calls left to take.
