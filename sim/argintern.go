@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"hash/maphash"
+	"encoding/binary"
 	"strings"
 	"unsafe"
 
@@ -74,8 +74,8 @@ func (w *World) traceArgs(args []string) []string {
 // scriptName is the trace's name of a script body, recording the body in
 // the trace's script table the first time.
 func (w *World) scriptName(body string) string {
-	if unsafe.StringData(body) == w.lastScript.body && len(body) == w.lastScript.n {
-		return w.lastScript.name // the same constant as last time: no map lookup
+	if name, ok := w.lastScript.find(body); ok {
+		return name // one of the constants named lately: no map lookup
 	}
 	name, ok := w.scriptNames[body]
 	if !ok {
@@ -84,32 +84,71 @@ func (w *World) scriptName(body string) string {
 		name = "sha1:" + sha
 		w.scriptNames[body] = name
 	}
-	w.lastScript = lastScript{unsafe.StringData(body), len(body), name}
+	w.lastScript.add(body, name)
 	return name
 }
 
-// lastScript is the body scriptName named last, by address: a protocol
-// passes the same string constant each time.
+// lastScript holds the bodies scriptName named last, by address: a
+// protocol passes the same few string constants each time.
 type lastScript struct {
+	hot  [4]namedScript
+	next int // the entry add replaces next
+}
+
+type namedScript struct {
 	body *byte
 	n    int
 	name string
 }
 
-// argSeed seeds hashArgs. The hash only picks a slot of the table, whose
-// contents never depend on it, so a per-process seed is safe.
-var argSeed = maphash.MakeSeed()
+func (l *lastScript) find(body string) (string, bool) {
+	p := unsafe.StringData(body)
+	for i := range l.hot {
+		if h := &l.hot[i]; h.body == p && h.n == len(body) && h.name != "" {
+			return h.name, true
+		}
+	}
+	return "", false
+}
 
-// hashArgs hashes the traced arguments: each one's hash, mixed in order.
+func (l *lastScript) add(body, name string) {
+	l.hot[l.next] = namedScript{unsafe.StringData(body), len(body), name}
+	l.next = (l.next + 1) % len(l.hot)
+}
+
+// hashArgs hashes the traced arguments, 8 bytes at a time, each one's
+// length mixed in with its last bytes (so that "a","b" and "ab" differ).
+// The hash only picks a slot of the table.
 func hashArgs(args []string, script string) uint64 {
 	h := uint64(len(args))
 	for i, a := range args {
 		if i == 1 && script != "" {
 			a = script
 		}
-		h = (h ^ maphash.String(argSeed, a)) * 0x9e3779b97f4a7c15
+		b := unsafe.Slice(unsafe.StringData(a), len(a))
+		for ; len(b) >= 8; b = b[8:] {
+			h = mixArgs(h ^ binary.LittleEndian.Uint64(b))
+		}
+		h = mixArgs(h ^ tailWord(b) ^ uint64(len(a))<<56)
 	}
-	return h ^ h>>29
+	return h
+}
+
+// tailWord packs b's last bytes (fewer than 8) into a word.
+func tailWord(b []byte) uint64 {
+	if len(b) >= 4 {
+		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[len(b)-4:]))<<32
+	}
+	var w uint64
+	for i, c := range b {
+		w |= uint64(c) << (8 * i)
+	}
+	return w
+}
+
+func mixArgs(h uint64) uint64 {
+	h *= 0x9e3779b97f4a7c15
+	return h ^ h>>32
 }
 
 // sameArgs reports whether cached is args as traced.
