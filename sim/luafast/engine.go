@@ -27,11 +27,15 @@
 //     with 0 for every run (miniredis uses Go's global, unseeded generator).
 //   - Returning a function/userdata/thread replies nil (miniredis panics).
 //   - Library tables are shared between runs (see vm).
-//   - A twin's direct commands (SetPreHook) are not counted by INFO.
+//   - A twin's direct commands (SetPreHook) are not counted by INFO, and
+//     its PUBLISH, with SetPublish, reaches the publish function instead of
+//     the pre-hook.
 //
-// Assumptions: no AUTH configured, the calling peer is neither in MULTI nor
-// in pub/sub mode, and scripts use DB 0 at start (miniredis would start them
-// in the caller's selected DB). An Engine is not safe for concurrent use.
+// Assumptions: the server's clock is set (SetTime) and stands still while
+// a script runs (else the LRU clock a twin's direct HEXISTS leaves may be
+// the nanoseconds the run took later), no AUTH configured, the calling
+// peer is neither in MULTI nor in pub/sub mode, and scripts use DB 0 at
+// start (miniredis would start them in the caller's selected DB). An Engine is not safe for concurrent use.
 // The server's pre-hook may keep the argument strings of a nested command,
 // never the slice: it is reused for the next redis.call.
 package luafast
