@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"hash/maphash"
+	"encoding/binary"
 	"strings"
 	"unsafe"
 
@@ -16,6 +16,21 @@ import (
 type argTable struct {
 	slots [][]string
 	mask  uint64
+	room  []string // where the next copies go: cut off, never reused
+}
+
+// argRoom is how many arguments one allocation of room holds.
+const argRoom = 64
+
+// copyOf is a copy of args in room, capped so that an append copies.
+func (t *argTable) copyOf(args []string) []string {
+	if len(t.room) < len(args) {
+		t.room = make([]string, max(argRoom, len(args)))
+	}
+	out := t.room[:len(args):len(args)]
+	t.room = t.room[len(args):]
+	copy(out, args)
+	return out
 }
 
 // argSlots is the table's size for a world of procs processes: a few
@@ -48,7 +63,7 @@ func (w *World) traceArgs(args []string) []string {
 	if sameArgs(*slot, args, script) {
 		return *slot
 	}
-	out := append([]string(nil), args...)
+	out := t.copyOf(args)
 	if script != "" {
 		out[1] = script
 	}
@@ -59,8 +74,8 @@ func (w *World) traceArgs(args []string) []string {
 // scriptName is the trace's name of a script body, recording the body in
 // the trace's script table the first time.
 func (w *World) scriptName(body string) string {
-	if unsafe.StringData(body) == w.lastScript.body && len(body) == w.lastScript.n {
-		return w.lastScript.name // the same constant as last time: no map lookup
+	if name, ok := w.lastScript.find(body); ok {
+		return name // one of the constants named lately: no map lookup
 	}
 	name, ok := w.scriptNames[body]
 	if !ok {
@@ -69,35 +84,71 @@ func (w *World) scriptName(body string) string {
 		name = "sha1:" + sha
 		w.scriptNames[body] = name
 	}
-	w.lastScript = lastScript{unsafe.StringData(body), len(body), name}
+	w.lastScript.add(body, name)
 	return name
 }
 
-// lastScript is the body scriptName named last, by address: a protocol
-// passes the same string constant each time.
+// lastScript holds the bodies scriptName named last, by address: a
+// protocol passes the same few string constants each time.
 type lastScript struct {
+	hot  [4]namedScript
+	next int // the entry add replaces next
+}
+
+type namedScript struct {
 	body *byte
 	n    int
 	name string
 }
 
-// argSeed seeds hashArgs. The hash only picks a slot of the table, whose
-// contents never depend on it, so a per-process seed is safe.
-var argSeed = maphash.MakeSeed()
+func (l *lastScript) find(body string) (string, bool) {
+	p := unsafe.StringData(body)
+	for i := range l.hot {
+		if h := &l.hot[i]; h.body == p && h.n == len(body) && h.name != "" {
+			return h.name, true
+		}
+	}
+	return "", false
+}
 
-// hashArgs hashes the traced arguments, each ended by a 0 byte (so that
-// "a","b" and "ab" differ).
+func (l *lastScript) add(body, name string) {
+	l.hot[l.next] = namedScript{unsafe.StringData(body), len(body), name}
+	l.next = (l.next + 1) % len(l.hot)
+}
+
+// hashArgs hashes the traced arguments, 8 bytes at a time, each one's
+// length mixed in with its last bytes (so that "a","b" and "ab" differ).
+// The hash only picks a slot of the table.
 func hashArgs(args []string, script string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(argSeed)
+	h := uint64(len(args))
 	for i, a := range args {
 		if i == 1 && script != "" {
 			a = script
 		}
-		h.WriteString(a)
-		h.WriteByte(0)
+		b := unsafe.Slice(unsafe.StringData(a), len(a))
+		for ; len(b) >= 8; b = b[8:] {
+			h = mixArgs(h ^ binary.LittleEndian.Uint64(b))
+		}
+		h = mixArgs(h ^ tailWord(b) ^ uint64(len(a))<<56)
 	}
-	return h.Sum64()
+	return h
+}
+
+// tailWord packs b's last bytes (fewer than 8) into a word.
+func tailWord(b []byte) uint64 {
+	if len(b) >= 4 {
+		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[len(b)-4:]))<<32
+	}
+	var w uint64
+	for i, c := range b {
+		w |= uint64(c) << (8 * i)
+	}
+	return w
+}
+
+func mixArgs(h uint64) uint64 {
+	h *= 0x9e3779b97f4a7c15
+	return h ^ h>>32
 }
 
 // sameArgs reports whether cached is args as traced.

@@ -1,10 +1,8 @@
 package sim
 
 import (
-	"sort"
+	"slices"
 	"strings"
-
-	"github.com/alicebob/miniredis/v2"
 
 	"github.com/locksim/locksim/sim/trace"
 )
@@ -12,8 +10,9 @@ import (
 // stored is what a node held under a key before a write: whether the key
 // existed and its value, so that the write's effect can be recorded.
 type stored struct {
-	exists      bool
-	kind, value string
+	exists       bool
+	kind, value  string
+	fields, vals []string // a hash's fields, sorted, and their values
 }
 
 // snapshot defers storedAt for a script: most scripts (an acquire that
@@ -42,15 +41,15 @@ func (n *Node) beforeWrite(cmd string) {
 	}
 }
 
-// storedAt reads what n stores under each key, into a buffer the next
+// storedAt reads what n stores under each key, into buffers the next
 // command reuses.
 func (n *Node) storedAt(keys []string) []stored {
 	out := n.before[:0]
+	n.vals = n.vals[:0]
 	for _, k := range keys {
 		var st stored
 		if n.db.Exists(k) {
-			kind, value := n.valueOf(k)
-			st = stored{true, kind, value}
+			st = n.valueOf(k)
 		}
 		out = append(out, st)
 	}
@@ -74,52 +73,59 @@ func (n *Node) keyChange(keys []string, before []stored) (string, string) {
 		if !before[i].exists || !n.db.Exists(k) {
 			continue
 		}
-		if kind, value := n.valueOf(k); kind != before[i].kind || value != before[i].value {
+		if !n.valueOf(k).same(before[i]) {
 			return k, trace.KeyOverwritten
 		}
 	}
 	return "", ""
 }
 
-// hashValue renders hash k's fields and values, in field order, as
-// ":f=v" for each, in one allocation when the hash has up to 8 fields.
-func hashValue(m *miniredis.RedisDB, k string) string {
-	fs, _ := m.HKeys(k)
-	sort.Strings(fs)
-	var buf [8]string
-	vs, n := buf[:0], 0
-	for _, f := range fs {
-		v := m.HGet(k, f)
-		vs = append(vs, v)
-		n += 2 + len(f) + len(v)
+// valueOf reads the type and value of key k, which exists; a hash's
+// values go to n.vals.
+func (n *Node) valueOf(k string) stored {
+	m := n.db
+	st := stored{exists: true, kind: m.Type(k)}
+	switch st.kind {
+	case "string":
+		st.value, _ = m.Get(k)
+	case "hash":
+		st.fields, _ = m.HKeys(k)
+		from := len(n.vals)
+		for _, f := range st.fields {
+			n.vals = append(n.vals, m.HGet(k, f))
+		}
+		st.vals = n.vals[from:len(n.vals):len(n.vals)]
+	case "set":
+		ms, _ := m.Members(k)
+		st.value = strings.Join(ms, "\x00")
+	case "list":
+		l, _ := m.List(k)
+		st.value = strings.Join(l, "\x00")
 	}
+	return st
+}
+
+// same reports whether a and b hold the same value; two hashes, whether
+// they render the same (hashText).
+func (a stored) same(b stored) bool {
+	if a.kind != b.kind || a.value != b.value {
+		return false
+	}
+	if slices.Equal(a.fields, b.fields) && slices.Equal(a.vals, b.vals) {
+		return true
+	}
+	return a.hashText() == b.hashText()
+}
+
+// hashText renders a hash's fields and values, in field order, as
+// ":f=v" for each.
+func (a stored) hashText() string {
 	var b strings.Builder
-	b.Grow(n)
-	for i, f := range fs {
+	for i, f := range a.fields {
 		b.WriteByte(':')
 		b.WriteString(f)
 		b.WriteByte('=')
-		b.WriteString(vs[i])
+		b.WriteString(a.vals[i])
 	}
 	return b.String()
-}
-
-// valueOf renders a key's type and value as two comparable strings.
-func (n *Node) valueOf(k string) (kind, value string) {
-	m := n.db
-	switch kind = m.Type(k); kind {
-	case "string":
-		v, _ := m.Get(k)
-		return kind, v
-	case "hash":
-		return kind, hashValue(m, k)
-	case "set":
-		ms, _ := m.Members(k)
-		return kind, strings.Join(ms, "\x00")
-	case "list":
-		l, _ := m.List(k)
-		return kind, strings.Join(l, "\x00")
-	default:
-		return kind, ""
-	}
 }

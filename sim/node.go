@@ -32,6 +32,7 @@ type Node struct {
 	store      *store // pooled across runs: the miniredis and its writers
 	m          *miniredis.Miniredis
 	db         *miniredis.RedisDB // m's database 0, read directly (one lock a read, not two)
+	swapped    bool               // a SWAPDB may have replaced db
 	srv        *server.Server
 	out        bytes.Buffer
 	bw         *bufio.Writer
@@ -45,8 +46,9 @@ type Node struct {
 	queued     map[*server.Peer][]string
 	queuedN    map[*server.Peer]int         // commands queued in MULTI so far
 	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
-	writeCache map[string]bool
+	writeCache writeCache
 	before     []stored // storedAt's buffer
+	vals       []string // the hash values in before (and keyChange's)
 	snap       snapshot // a script's keys, read before its first write
 	seeded     bool     // miniredis's random source seeded for this run
 	down       bool
@@ -61,6 +63,7 @@ type Node struct {
 	scripts     *scriptSync
 	Persistence string     // none, everysec, always
 	fsynced     []keyState // everysec: the dataset as of the last fsync
+	text        textRoom   // the run's trace texts
 }
 
 type nodeRole int
@@ -88,7 +91,7 @@ func (w *World) AddNode(name string) *Node {
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, store: st, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
 		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
-		queued: map[*server.Peer][]string{}, writeCache: map[string]bool{},
+		queued:  map[*server.Peer][]string{},
 		queuedN: map[*server.Peer]int{}, pubs: map[*server.Peer][]queuedPub{}}
 	n.db = m.DB(0)
 	n.bw = st.node
@@ -96,6 +99,7 @@ func (w *World) AddNode(name string) *Node {
 	n.lua = luafast.New(m)
 	n.scripts = newScriptSync(st.scripts)
 	n.lua.SetPreHook(n.preHook) // the server's, which the twins' direct commands call too
+	n.lua.SetPublish(n.publish) // what preHook does for a PUBLISH outside MULTI
 	w.nodes[name] = n
 	return n
 }
@@ -190,7 +194,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 			key, change = k, c
 		}
 	}
-	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), r.String(), change)
+	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.text.replyText(r), change)
 	if wait {
 		e.Reply = "(waiting for replicas)"
 	}
@@ -237,7 +241,9 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	} else {
 		n.srv.Dispatch(p, args)
 	}
-	n.db = n.m.DB(0) // SWAPDB, from a client or a script, replaces it
+	if n.swapped || cmd == "EXEC" { // the pre-hook saw SWAPDB, or one ran queued
+		n.db, n.swapped = n.m.DB(0), false
+	}
 	if v.Kind != 0 {
 		return valueReply(*v)
 	}
@@ -301,12 +307,31 @@ func (n *Node) touchedKeys(p *server.Peer, cmd string, args []string) []string {
 
 // writes reports whether cmd (upper case) may change data.
 func writes(n *Node, cmd string) bool {
-	if w, ok := n.writeCache[cmd]; ok {
-		return w
+	c := &n.writeCache
+	for i := range c.hot[:c.n] {
+		if h := &c.hot[i]; h.cmd == cmd {
+			return h.writes
+		}
 	}
 	w := writesUncached(n, cmd)
-	n.writeCache[cmd] = w
+	if c.n < len(c.hot) {
+		c.hot[c.n] = cmdWrites{cmd, w}
+		c.n++
+	}
 	return w
+}
+
+// writeCache holds writes's answers for the first commands a node sees.
+// Their names are mostly the callers' constants, whose strings compare
+// by pointer: a short scan beats a map's hashing.
+type writeCache struct {
+	hot [16]cmdWrites
+	n   int
+}
+
+type cmdWrites struct {
+	cmd    string
+	writes bool
 }
 
 func writesUncached(n *Node, cmd string) bool {

@@ -48,7 +48,7 @@ func (s *Subscription) register(t *Thread, a *rpcAttempt) {
 	n.subs[s.Channel] = append(n.subs[s.Channel], s)
 	// The trace gets its own arguments: a slice of s would keep the
 	// subscription, its handler and the run's client state alive with it.
-	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, []string{"SUBSCRIBE", s.Channel}, "subscribed", ""))
+	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, n.w.args.copyOf([]string{"SUBSCRIBE", s.Channel}), "subscribed", ""))
 	a.answer(Reply{Kind: '+', Str: "OK"})
 }
 
@@ -82,16 +82,23 @@ func (s *Subscription) Unsubscribe() {
 // many there were, as PUBLISH does.
 func (n *Node) publish(channel, msg string) int {
 	subs := n.subs[channel]
-	n.w.rec.event(trace.Publish(n.Name, channel, msg+" to "+strconv.Itoa(len(subs))+" subscribers"))
+	n.w.rec.event(trace.Publish(n.Name, channel, n.publishText(msg, len(subs))))
 	for _, s := range subs {
 		e := n.w.newEvent()
 		e.proc, e.do, e.ref, e.text = s.p, doPublished, s, msg
 		if s.what == "" {
-			s.what = "message on " + channel
+			s.what = n.text.keep(append(append(n.text.room(11+len(channel)), "message on "...), channel...))
 		}
 		n.w.net.post(n.Name, s.p.Name, e, s.what)
 	}
 	return len(subs)
+}
+
+// publishText is the trace's text of msg published to subs subscribers.
+func (n *Node) publishText(msg string, subs int) string {
+	b := append(n.text.room(len(msg)+36), msg...)
+	b = strconv.AppendInt(append(b, " to "...), int64(subs), 10)
+	return n.text.keep(append(b, " subscribers"...))
 }
 
 // preHook intercepts the commands the node serves itself: PUBLISH (also
@@ -114,6 +121,9 @@ func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 		}
 		c.WriteInt(n.publish(args[0], args[1]))
 		return true
+	case "SWAPDB":
+		n.swapped = true
+		return false
 	case "HRANDFIELD", "SPOP", "SRANDMEMBER", "ZRANDMEMBER": // miniredis's only draws (RANDOMKEY is refused)
 		n.seedRandom()
 		return false

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/locksim/locksim/sim/luafast"
 )
@@ -59,6 +60,36 @@ var smallInts = func() []string {
 	}
 	return out
 }()
+
+// textRoom cuts a run's short trace texts from shared blocks, one
+// allocation for many: a block is only appended to, so a text cut from
+// it never changes, and the trace keeps the blocks.
+type textRoom struct{ free []byte }
+
+const textBlock = 512
+
+// room is free space for a text of up to n bytes, to append to.
+func (t *textRoom) room(n int) []byte {
+	if cap(t.free) < n {
+		t.free = make([]byte, 0, max(textBlock, n))
+	}
+	return t.free
+}
+
+// keep is b, appended to room's space, as a text; the space after it is
+// free.
+func (t *textRoom) keep(b []byte) string {
+	t.free = b[len(b):]
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// replyText is r.String(), an integer's text cut from t.
+func (t *textRoom) replyText(r Reply) string {
+	if r.Kind != ':' || r.Int >= -2 && r.Int < int64(len(smallInts))-2 {
+		return r.String()
+	}
+	return t.keep(strconv.AppendInt(append(t.room(32), "(integer) "...), r.Int, 10))
+}
 
 var errBadRESP = errors.New("malformed RESP reply")
 

@@ -20,7 +20,9 @@ import (
 // before a script command is queued in MULTI and before EXEC, in the order
 // the engine cached them, after any SCRIPT FLUSH that came between.
 type scriptSync struct {
-	mini   map[string]bool           // bodies miniredis has loaded or will at the next sync
+	mini   map[string]bool // bodies miniredis has loaded or will at the next sync
+	hot    [8]string       // the first bodies of mini, scanned before it
+	nHot   int
 	unsent []string                  // bodies the engine cached that miniredis has yet to load
 	flushd bool                      // a SCRIPT FLUSH miniredis has yet to run (before unsent)
 	queued map[*server.Peer][]string // bodies queued in MULTI, for the engine after EXEC
@@ -73,13 +75,13 @@ func (n *Node) scriptCommand(c *server.Peer, cmd string, args []string, v *luafa
 		handled = n.lua.Handle(c, cmd, args)
 	}
 	switch {
-	case body != "" && !s.mini[body] && s.exists(n, true, body):
+	case body != "" && !s.loaded(body) && n.lua.Exposed(luafast.SHA1(body)):
 		s.unsent = append(s.unsent, body)
-		s.mini[body] = true
+		s.load(body)
 	case flush:
 		s.unsent = s.unsent[:0]
 		s.flushd = true
-		clear(s.mini)
+		s.forget()
 	}
 	return handled
 }
@@ -109,31 +111,51 @@ func (n *Node) afterExec(c *server.Peer, exec bool) {
 	}
 	if flush {
 		n.lua.Handle(s.peer, "SCRIPT", []string{"FLUSH"})
-		clear(s.mini)
+		s.forget()
 	}
 	for _, b := range bodies {
-		if s.exists(n, false, b) && !s.exists(n, true, b) {
+		if s.miniredisHas(n, b) && !n.lua.Exposed(luafast.SHA1(b)) {
 			s.out.Reset()
 			n.lua.Handle(s.peer, "SCRIPT", []string{"LOAD", b})
-			s.mini[b] = true
+			s.load(b)
 		}
 	}
 }
 
-// exists asks the engine (or miniredis) whether body is cached.
-func (s *scriptSync) exists(n *Node, engine bool, body string) bool {
-	args := []string{"SCRIPT", "EXISTS", luafast.SHA1(body)}
+// miniredisHas asks miniredis whether body is cached.
+func (s *scriptSync) miniredisHas(n *Node, body string) bool {
 	s.out.Reset()
-	if engine {
-		n.lua.Handle(s.peer, args[0], args[1:])
-	} else {
-		s.busy = true
-		n.srv.Dispatch(s.peer, args)
-		s.busy = false
-	}
+	s.busy = true
+	n.srv.Dispatch(s.peer, []string{"SCRIPT", "EXISTS", luafast.SHA1(body)})
+	s.busy = false
 	s.peer.Flush()
 	r, err := ParseReply(s.out.Bytes())
 	return err == nil && len(r.Array) == 1 && r.Array[0].Int == 1
+}
+
+// loaded reports whether body is in mini.
+func (s *scriptSync) loaded(body string) bool {
+	for _, b := range s.hot[:s.nHot] {
+		if b == body {
+			return true
+		}
+	}
+	return s.mini[body]
+}
+
+// load adds body to mini.
+func (s *scriptSync) load(body string) {
+	s.mini[body] = true
+	if s.nHot < len(s.hot) {
+		s.hot[s.nHot] = body
+		s.nHot++
+	}
+}
+
+// forget empties mini.
+func (s *scriptSync) forget() {
+	clear(s.mini)
+	s.hot, s.nHot = [8]string{}, 0
 }
 
 // miniredis runs one upkeep command on miniredis itself.

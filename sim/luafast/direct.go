@@ -1,6 +1,7 @@
 package luafast
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -19,6 +20,11 @@ func (e *Engine) SetPreHook(h server.Hook) {
 	e.hook, e.direct = h, h != nil
 }
 
+// SetPublish lets a twin's PUBLISH channel message (with a pre-hook set)
+// call publish instead of the pre-hook, and reply the subscriber count it
+// returns: publish must do what the pre-hook does for that PUBLISH.
+func (e *Engine) SetPublish(publish func(channel, msg string) int) { e.publish = publish }
+
 // A direct command is a nested command a twin sends whose effect and
 // reply the engine computes itself, with miniredis's exported keyspace
 // functions, exactly as miniredis v2.40.0's command would. Its plan
@@ -31,9 +37,14 @@ type directPlan struct {
 	ttl time.Duration // PEXPIRE's new TTL
 }
 
+// A planner decides whether a direct command models args (the name
+// dropped) on db; lruSet says whether this run's commands already set the
+// LRU clock of args[0] (see nativeRun.lruKey).
+type planner func(db *miniredis.RedisDB, args []string, lruSet bool) (directPlan, bool)
+
 // directCmd is the plan of the command called name, if it is one the
 // engine serves directly.
-func directCmd(name string) (func(*miniredis.RedisDB, []string) (directPlan, bool), bool) {
+func directCmd(name string) (planner, bool) {
 	switch name {
 	case "EXISTS":
 		return planExists, true
@@ -51,34 +62,61 @@ func directCmd(name string) (func(*miniredis.RedisDB, []string) (directPlan, boo
 	return nil, false
 }
 
-// runDirect serves args (upper-case name first) directly if it is a case
-// directCmd models, writing the reply to the inner peer's buffer as
-// miniredis would; false: nothing was done, Dispatch must serve it.
-func (e *Engine) runDirect(args []string) bool {
+// served says how runDirect served a call.
+type served int8
+
+const (
+	notDirect   served = iota // nothing done: Dispatch must serve it
+	byHook                    // the pre-hook wrote the reply, as Dispatch would let it
+	directReply               // the reply is the integer runDirect returned
+)
+
+// runDirect serves x's current call (upper-case name first) directly if
+// it is a case directCmd models, as miniredis would.
+func (e *Engine) runDirect(x *nativeRun) (int, served) {
 	if !e.direct {
-		return false
+		return 0, notDirect
+	}
+	args := x.args
+	if args[0] == "PUBLISH" && len(args) == 3 && e.publish != nil {
+		return e.publish(args[1], args[2]), directReply
 	}
 	plan, ok := directCmd(args[0])
 	if !ok {
-		return false
+		return 0, notDirect
 	}
-	db := e.m.DB(0) // twins never change the inner connection's DB
-	p, ok := plan(db, args[1:])
+	db := x.database()
+	p, ok := plan(db, args[1:], x.lruSetOn(args[1:]))
 	if !ok {
-		return false
+		return 0, notDirect
 	}
 	if e.hook(e.inner.peer, args[0], args[1:]...) {
-		return true // served by the hook, as Dispatch would let it
+		return 0, byHook
 	}
 	n := p.do(db, args[1:], p)
-	w := e.vm.replyW
-	w.Write(append(strconv.AppendInt(append(w.AvailableBuffer(), ':'), int64(n), 10), '\r', '\n'))
-	return true
+	if args[0] == "EXISTS" && len(args) == 2 && n == 1 {
+		x.lruSet, x.lruKey = true, args[1]
+	}
+	return n, directReply
+}
+
+// lruSetOn reports whether this run set the LRU clock of args's key.
+func (x *nativeRun) lruSetOn(args []string) bool {
+	return x.lruSet && len(args) > 0 && args[0] == x.lruKey
+}
+
+// database is miniredis's DB 0, looked up once a run: twins never change
+// the inner connection's DB, and their commands never swap DBs.
+func (x *nativeRun) database() *miniredis.RedisDB {
+	if x.db == nil {
+		x.db = x.e.m.DB(0)
+	}
+	return x.db
 }
 
 // EXISTS key... db.Exists touches a key's LRU clock, as EXISTS does;
 // db.Type, which the others read, does not, as they do not.
-func planExists(_ *miniredis.RedisDB, args []string) (directPlan, bool) {
+func planExists(_ *miniredis.RedisDB, args []string, _ bool) (directPlan, bool) {
 	return directPlan{do: func(db *miniredis.RedisDB, args []string, _ directPlan) int {
 		return count(args, db.Exists)
 	}}, len(args) >= 1
@@ -95,9 +133,12 @@ func count(keys []string, f func(string) bool) int {
 	return n
 }
 
-// HEXISTS key field, when the key is absent, or a hash whose field has a
-// non-empty value (HGet cannot tell a missing field from an empty one).
-func planHexists(db *miniredis.RedisDB, args []string) (directPlan, bool) {
+// HEXISTS key field, when the key is absent or a hash. HGet tells a
+// present field by a non-empty value; else the hash's fields must, and
+// HKeys, which reads them, touches the key's LRU clock as HEXISTS does
+// not: only when this run has set that clock already (lruSet), which
+// HKeys then sets to the time it holds.
+func planHexists(db *miniredis.RedisDB, args []string, lruSet bool) (directPlan, bool) {
 	if len(args) != 2 {
 		return directPlan{}, false
 	}
@@ -108,8 +149,20 @@ func planHexists(db *miniredis.RedisDB, args []string) (directPlan, bool) {
 		if db.HGet(args[0], args[1]) != "" {
 			return directPlan{do: reply1}, true
 		}
+		if lruSet {
+			return directPlan{do: hasField}, true
+		}
 	}
 	return directPlan{}, false
+}
+
+// hasField is 1 if hash args[0] has the field args[1], else 0.
+func hasField(db *miniredis.RedisDB, args []string, _ directPlan) int {
+	fields, _ := db.HKeys(args[0])
+	if _, ok := slices.BinarySearch(fields, args[1]); ok {
+		return 1
+	}
+	return 0
 }
 
 func reply0(*miniredis.RedisDB, []string, directPlan) int { return 0 }
@@ -117,7 +170,7 @@ func reply1(*miniredis.RedisDB, []string, directPlan) int { return 1 }
 
 // HINCRBY key field delta, when delta is an integer and the key absent,
 // or a hash whose field holds an integer.
-func planHincrby(db *miniredis.RedisDB, args []string) (directPlan, bool) {
+func planHincrby(db *miniredis.RedisDB, args []string, _ bool) (directPlan, bool) {
 	if len(args) != 3 {
 		return directPlan{}, false
 	}
@@ -145,7 +198,7 @@ func planHincrby(db *miniredis.RedisDB, args []string) (directPlan, bool) {
 
 // PEXPIRE key ms, without options: 0 for an absent key; a TTL that is
 // not positive (the key is deleted) goes through Dispatch.
-func planPexpire(db *miniredis.RedisDB, args []string) (directPlan, bool) {
+func planPexpire(db *miniredis.RedisDB, args []string, _ bool) (directPlan, bool) {
 	if len(args) != 2 {
 		return directPlan{}, false
 	}
@@ -167,7 +220,7 @@ func planPexpire(db *miniredis.RedisDB, args []string) (directPlan, bool) {
 }
 
 // PTTL key: -2 for an absent key, -1 for one without a TTL.
-func planPTTL(_ *miniredis.RedisDB, args []string) (directPlan, bool) {
+func planPTTL(_ *miniredis.RedisDB, args []string, _ bool) (directPlan, bool) {
 	return directPlan{do: func(db *miniredis.RedisDB, args []string, _ directPlan) int {
 		if db.Type(args[0]) == "" {
 			return -2
@@ -181,7 +234,7 @@ func planPTTL(_ *miniredis.RedisDB, args []string) (directPlan, bool) {
 }
 
 // DEL key...
-func planDel(_ *miniredis.RedisDB, args []string) (directPlan, bool) {
+func planDel(_ *miniredis.RedisDB, args []string, _ bool) (directPlan, bool) {
 	return directPlan{do: func(db *miniredis.RedisDB, args []string, _ directPlan) int {
 		return count(args, db.Del)
 	}}, len(args) >= 1

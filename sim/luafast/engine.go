@@ -27,11 +27,15 @@
 //     with 0 for every run (miniredis uses Go's global, unseeded generator).
 //   - Returning a function/userdata/thread replies nil (miniredis panics).
 //   - Library tables are shared between runs (see vm).
-//   - A twin's direct commands (SetPreHook) are not counted by INFO.
+//   - A twin's direct commands (SetPreHook) are not counted by INFO, and
+//     its PUBLISH, with SetPublish, reaches the publish function instead of
+//     the pre-hook.
 //
-// Assumptions: no AUTH configured, the calling peer is neither in MULTI nor
-// in pub/sub mode, and scripts use DB 0 at start (miniredis would start them
-// in the caller's selected DB). An Engine is not safe for concurrent use.
+// Assumptions: the server's clock is set (SetTime) and stands still while
+// a script runs (else the LRU clock a twin's direct HEXISTS leaves may be
+// the nanoseconds the run took later), no AUTH configured, the calling
+// peer is neither in MULTI nor in pub/sub mode, and scripts use DB 0 at
+// start (miniredis would start them in the caller's selected DB). An Engine is not safe for concurrent use.
 // The server's pre-hook may keep the argument strings of a nested command,
 // never the slice: it is reused for the next redis.call.
 package luafast
@@ -61,9 +65,10 @@ type Engine struct {
 
 	inner innerConn // peer + buffer for nested redis.call
 
-	hook   server.Hook // the server's pre-hook, for direct commands
-	direct bool        // twins may run direct commands (SetPreHook)
-	value  *Value      // where a twin's reply goes instead of the peer (HandleValue)
+	hook    server.Hook                   // the server's pre-hook, for direct commands
+	direct  bool                          // twins may run direct commands (SetPreHook)
+	publish func(channel, msg string) int // a twin's direct PUBLISH (SetPublish)
+	value   *Value                        // where a twin's reply goes instead of the peer (HandleValue)
 
 	// State of the running script (depth > 0 while a script runs).
 	depth    int
@@ -242,6 +247,13 @@ func (e *Engine) cmdScript(c *server.Peer, cmd string, args []string) {
 	default:
 		c.WriteError(fmt.Sprintf(msgFScriptUsageSimple, strings.ToUpper(sub)))
 	}
+}
+
+// Exposed is SCRIPT EXISTS sha's answer for sha alone: whether EVALSHA
+// finds it; false while a script runs, which may not send SCRIPT.
+func (e *Engine) Exposed(sha string) bool {
+	_, ok := e.bySHA[sha]
+	return ok && e.depth == 0
 }
 
 // Close gives the engine's Lua state back for reuse by another engine. The

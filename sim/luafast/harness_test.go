@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,15 @@ type node struct {
 	w        *bufio.Writer
 	publish  []string // PUBLISH commands seen by the pre-hook
 	hookSeen int      // commands seen by the pre-hook
+	now      time.Time
+	probe    *server.Peer // lru's connection, which the pre-hooks let through
+	probeBuf bytes.Buffer
 }
+
+// testEpoch is a node's clock at start. The clock stands still but for
+// fastForward, as the simulator's node clocks do, so that the keys' LRU
+// clocks (OBJECT IDLETIME) of two nodes compare.
+var testEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // testTB is what newNode needs from *testing.T, *testing.B and *rapid.T.
 type testTB interface {
@@ -38,13 +47,18 @@ func newNode(tb testTB, withEngine bool) *node {
 		tb.Fatal(err)
 	}
 	c.Close()
-	n := &node{m: m}
+	n := &node{m: m, now: testEpoch}
+	m.SetTime(n.now)
 	n.w = bufio.NewWriter(&n.buf)
 	n.peer = server.NewPeer(n.w)
+	n.probe = server.NewPeer(bufio.NewWriter(&n.probeBuf))
 	if withEngine {
 		n.eng = New(m)
 	}
 	hook := func(c *server.Peer, cmd string, args ...string) bool {
+		if c == n.probe {
+			return false
+		}
 		n.hookSeen++
 		if cmd == "PUBLISH" {
 			n.publish = append(n.publish, strings.Join(args, " "))
@@ -75,6 +89,7 @@ func (n *node) do(args ...string) string {
 func (n *node) state() string {
 	var b strings.Builder
 	b.WriteString(n.m.Dump())
+	b.WriteString(n.lru())
 	for _, i := range []int{0, 1} {
 		db := n.m.DB(i)
 		keys := db.Keys()
@@ -91,4 +106,31 @@ func (n *node) state() string {
 	return b.String()
 }
 
-func (n *node) fastForward(d time.Duration) { n.m.FastForward(d) }
+// lru lists the keys of DBs 0 and 1 with their OBJECT IDLETIME.
+func (n *node) lru() string {
+	var b strings.Builder
+	for _, i := range []int{0, 1} {
+		n.probeDo("SELECT", strconv.Itoa(i))
+		keys := n.m.DB(i).Keys()
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "db%d %q idle %q\n", i, k, n.probeDo("OBJECT", "IDLETIME", k))
+		}
+	}
+	return b.String()
+}
+
+// probeDo runs one command on the probe connection.
+func (n *node) probeDo(args ...string) string {
+	n.probeBuf.Reset()
+	n.m.Server().Dispatch(n.probe, args)
+	n.probe.Flush()
+	return n.probeBuf.String()
+}
+
+// fastForward moves the node's clock and its keys' TTLs by d.
+func (n *node) fastForward(d time.Duration) {
+	n.m.FastForward(d)
+	n.now = n.now.Add(d)
+	n.m.SetTime(n.now)
+}

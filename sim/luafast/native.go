@@ -3,7 +3,9 @@ package luafast
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
 )
 
@@ -50,7 +52,15 @@ func NativeBodies() []string {
 type nativeRun struct {
 	e          *Engine
 	keys, argv []string
-	args       []string // the current call's arguments
+	args       []string           // the current call's arguments
+	db         *miniredis.RedisDB // miniredis's DB 0 (database), nil until looked up
+	// lruKey is a key whose LRU clock this run's EXISTS set. miniredis
+	// sets a key's clock only to the server's time, or drops it with the
+	// key; time stands still while a script runs (the server's clock is
+	// set: SetTime), so any later touch of the key in the run writes the
+	// value it holds.
+	lruKey string
+	lruSet bool // lruKey is set
 
 	// What the calls sent (argument lists back to back) and got (reply
 	// bytes back to back); a call that panicked is last, with no reply.
@@ -75,6 +85,7 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 	x.keys, x.argv = args[:numKeys], args[numKeys:]
 	x.sent, x.sentEnd, x.got, x.gotEnd = x.sent[:0], x.sentEnd[:0], x.got[:0], x.gotEnd[:0]
 	x.panicV, x.panicked, x.next = nil, false, 0
+	x.db, x.lruSet = nil, false
 	x.out.Kind = 'n'
 
 	e.depth++
@@ -82,7 +93,7 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 	ok := fn(x)
 	e.depth--
 	e.cur, e.curSHA = nil, ""
-	x.e, x.keys, x.argv = nil, nil, nil // a pooled state must not keep the engine
+	x.e, x.keys, x.argv, x.db, x.lruKey = nil, nil, nil, nil, "" // a pooled state must not keep the engine
 	if !ok {
 		x.next, x.left = 0, len(x.sentEnd)
 		return false
@@ -120,8 +131,14 @@ func (x *nativeRun) call(args ...string) (r reply, ok bool) {
 	v.reply.Reset()
 	v.replyW.Reset(&v.reply)
 	p.Resp3, p.SwitchResp3, p.ClientName = false, nil, ""
-	if !x.dispatch() {
+	n, how, ok := x.dispatch()
+	if !ok {
 		return reply{}, false
+	}
+	if how == directReply {
+		x.got = append(strconv.AppendInt(append(x.got, ':'), int64(n), 10), '\r', '\n')
+		x.gotEnd = append(x.gotEnd, len(x.got))
+		return reply{kind: ':', n: n}, true
 	}
 	v.replyW.Flush()
 	b := v.reply.Bytes()
@@ -131,18 +148,19 @@ func (x *nativeRun) call(args ...string) (r reply, ok bool) {
 	return r, r.kind != 0
 }
 
-// dispatch runs x.args on the server; a panic is kept for the Lua run to
-// raise again at the same call (PCall turns it into the script's error).
-func (x *nativeRun) dispatch() (ok bool) {
+// dispatch runs x.args, directly or on the server; a panic is kept for
+// the Lua run to raise again at the same call (PCall turns it into the
+// script's error).
+func (x *nativeRun) dispatch() (n int, how served, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			x.panicV, x.panicked, ok = p, true, false
 		}
 	}()
-	if !x.e.runDirect(x.args) {
+	if n, how = x.e.runDirect(x); how == notDirect {
 		x.e.srv.Dispatch(x.e.inner.peer, x.args)
 	}
-	return true
+	return n, how, true
 }
 
 // replaying reports whether a Lua run has recorded calls left to take.

@@ -158,7 +158,7 @@ func newTwinNode(tb testTB, native bool, hs []hijack) *twinNode {
 		if n.eng.Handle(c, cmd, args) {
 			return true
 		}
-		if c == n.peer {
+		if c == n.peer || c == n.probe {
 			return false
 		}
 		n.nested = append(n.nested, fmt.Sprintf("%s %q", cmd, args))
@@ -225,6 +225,9 @@ func TestNativeMatchesLua(t *testing.T) {
 			tally.observe(nat.eng.vm, cmd)
 			if a != b {
 				rt.Fatalf("reply mismatch for %q\nlua:    %q\nnative: %q\nhijacks %v\nhistory:\n%s", cmd, a, b, hs, strings.Join(hist, "\n"))
+			}
+			if x, y := lua.lru(), nat.lru(); x != y {
+				rt.Fatalf("LRU clocks differ after %q\nlua:\n%s\nnative:\n%s\nhistory:\n%s", cmd, x, y, strings.Join(hist, "\n"))
 			}
 			if x, y := strings.Join(lua.nested, "\n"), strings.Join(nat.nested, "\n"); x != y {
 				rt.Fatalf("nested commands differ after %q\nlua:\n%s\nnative:\n%s\nhijacks %v\nhistory:\n%s", cmd, x, y, hs, strings.Join(hist, "\n"))
