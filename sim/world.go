@@ -51,6 +51,7 @@ type World struct {
 	anchors     []*armed // anchored faults
 	injected    int      // faults injected so far: the last one's id
 	free        []*event // events that ran, for reuse
+	rpcs        chunk[rpc]
 	ext         External
 	onPromote   []func(old, new string)
 	onNodeCrash []func(node string)
