@@ -47,7 +47,10 @@ type Process struct {
 	pausedBy    int // the scheduled fault that paused the process (0: none)
 	crashed     bool
 	held        []*event
-	threads     []*Thread
+	firstThread *Thread // its threads, in order, linked by Thread.procNext
+	lastThread  *Thread
+	lastName    string // the last thread name it started, and that thread's client name
+	lastClient  string
 	view        string // the master this process believes in; "" = the world's
 	sems        map[string]*Sem
 	boot        func(*Process)
@@ -79,6 +82,27 @@ func (w *World) AddProcess(name string) *Process {
 	p := &Process{w: w, Name: name}
 	w.procs = append(w.procs, p)
 	return p
+}
+
+// eachThread calls fn with every thread the process started before the
+// call, in order.
+func (p *Process) eachThread(fn func(*Thread)) {
+	for t, last := p.firstThread, p.lastThread; t != nil; t = t.procNext {
+		fn(t)
+		if t == last {
+			return
+		}
+	}
+}
+
+// clientName is the identity in histories of the process's thread
+// called name, process/thread: a renewal timer starts a thread of the
+// same name on every tick.
+func (p *Process) clientName(name string) string {
+	if name != p.lastName || p.lastClient == "" {
+		p.lastName, p.lastClient = name, p.Name+"/"+name
+	}
+	return p.lastClient
 }
 
 // Go starts a thread in the process at the current virtual time. The run
@@ -160,11 +184,11 @@ func (p *Process) crash(restartAfter time.Duration, fault int) {
 			n.subs[ch] = kept
 		}
 	}
-	for _, t := range p.threads {
+	p.eachThread(func(t *Thread) {
 		if !t.done {
 			t.kill()
 		}
-	}
+	})
 	for _, fn := range p.onCrash {
 		fn()
 	}

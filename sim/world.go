@@ -37,7 +37,10 @@ type World struct {
 	procs       []*Process
 	nodes       map[string]*Node
 	services    map[string]*Service
-	threads     []*Thread
+	firstThread *Thread // the threads started, in order, linked by Thread.next
+	lastThread  *Thread
+	nthreads    int
+	threadChunk chunk[Thread]
 	reconnects  int // connections opened after a timeout, for their numbers
 	running     *Thread
 	live        int               // threads that are not daemons and have not finished
@@ -237,9 +240,12 @@ func (w *World) stopThreads() {
 	for _, n := range w.nodeList() {
 		n.lua.Close()
 	}
-	for _, t := range w.threads {
+	for t, last := w.firstThread, w.lastThread; t != nil; t = t.next {
 		if !t.done {
 			t.kill()
+		}
+		if t == last {
+			break
 		}
 	}
 	w.endCoros()
