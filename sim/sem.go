@@ -56,7 +56,8 @@ func (s *Sem) Acquire(t *Thread, timeout time.Duration) bool {
 	if timeout == 0 {
 		return false
 	}
-	w := &semWaiter{s: s, t: t, tok: t.waitTok}
+	w := t.w.semWaiters.next()
+	w.s, w.t, w.tok = s, t, t.waitTok
 	if len(s.waiters) == 0 {
 		s.waiters = s.first[:0]
 	}

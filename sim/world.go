@@ -54,7 +54,9 @@ type World struct {
 	anchors     []*armed // anchored faults
 	injected    int      // faults injected so far: the last one's id
 	free        []*event // events that ran, for reuse
+	events      chunk[event]
 	rpcs        chunk[rpc]
+	semWaiters  chunk[semWaiter]
 	ext         External
 	onPromote   []func(old, new string)
 	onNodeCrash []func(node string)
