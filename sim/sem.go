@@ -37,7 +37,11 @@ func (p *Process) Sem(name string, permits int) *Sem {
 
 // NewSem returns a semaphore of the process that nothing looks up by
 // name: one per wait or per subscription.
-func (p *Process) NewSem(permits int) *Sem { return &Sem{p: p, permits: permits} }
+func (p *Process) NewSem(permits int) *Sem {
+	s := p.w.sems.next()
+	s.p, s.permits = p, permits
+	return s
+}
 
 // TryAcquire takes a permit if one is free.
 func (s *Sem) TryAcquire() bool {

@@ -57,6 +57,7 @@ type World struct {
 	events      chunk[event]
 	rpcs        chunk[rpc]
 	semWaiters  chunk[semWaiter]
+	sems        chunk[Sem]
 	ext         External
 	onPromote   []func(old, new string)
 	onNodeCrash []func(node string)
