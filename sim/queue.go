@@ -65,10 +65,11 @@ func (e *event) run(w *World) {
 	}
 }
 
-// eventQueue is a binary min-heap of events by time, then sequence
+// eventQueue is a 4-ary min-heap of events by time, then sequence
 // number: a total order, so events leave it in the same order whatever
 // the heap's shape. Each slot keeps its event's key beside the pointer,
-// so that sifting compares without loading the events.
+// so that sifting compares without loading the events. Four children a
+// slot make the heap half as deep as a binary one: fewer slots move.
 type eventQueue []queued
 
 type queued struct {
@@ -118,7 +119,7 @@ func (q *eventQueue) remove(i int) {
 	if i == n {
 		return
 	}
-	if i > 0 && earlier(last, h[(i-1)/2]) {
+	if i > 0 && earlier(last, h[(i-1)/4]) {
 		h.up(i, last)
 	} else {
 		h.down(i, last)
@@ -128,7 +129,7 @@ func (q *eventQueue) remove(i int) {
 // up places x at slot i or above it.
 func (h eventQueue) up(i int, x queued) {
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !earlier(x, h[p]) {
 			break
 		}
@@ -142,12 +143,15 @@ func (h eventQueue) up(i int, x queued) {
 func (h eventQueue) down(i int, x queued) {
 	n := len(h)
 	for {
-		c := 2*i + 1
-		if c >= n {
+		first := 4*i + 1
+		if first >= n {
 			break
 		}
-		if c+1 < n && earlier(h[c+1], h[c]) {
-			c++
+		c := first
+		for k := first + 1; k < min(first+4, n); k++ {
+			if earlier(h[k], h[c]) {
+				c = k
+			}
 		}
 		if !earlier(h[c], x) {
 			break
