@@ -79,7 +79,8 @@ func (p *Process) master() string {
 
 // AddProcess adds an application instance.
 func (w *World) AddProcess(name string) *Process {
-	p := &Process{w: w, Name: name}
+	p := w.procChunk.next()
+	p.w, p.Name = w, name
 	w.procs = append(w.procs, p)
 	return p
 }
@@ -127,7 +128,9 @@ func (p *Process) pause(d time.Duration, why string, fault int) {
 	}
 	p.paused, p.pausedBy = true, fault
 	p.w.rec.event(trace.Pause(p.Name, why, d).WithFault(fault))
-	p.w.schedule(p.w.now+d, nil, p.resume)
+	e := p.w.newEvent()
+	e.at, e.do, e.ref = p.w.now+d, doResume, p
+	p.w.scheduleEvent(e)
 }
 
 func (p *Process) resume() {

@@ -58,6 +58,7 @@ type World struct {
 	rpcs        chunk[rpc]
 	semWaiters  chunk[semWaiter]
 	sems        chunk[Sem]
+	procChunk   chunk[Process]
 	ext         External
 	onPromote   []func(old, new string)
 	onNodeCrash []func(node string)
@@ -77,6 +78,11 @@ func New(cfg Config) *World {
 		streams:  NewStreams(cfg.Seed),
 		nodes:    map[string]*Node{},
 		services: map[string]*Service{},
+		// Room for what a short run holds at once, rather than growing
+		// to it an allocation at a time.
+		q:     make(eventQueue, 0, 32),
+		procs: make([]*Process, 0, 8),
+		idle:  make([]*coro, 0, 8),
 	}
 	w.rec.w = w
 	w.rec.trace.Scripts = map[string]string{}
