@@ -161,7 +161,7 @@ func (l *rlock) client(t *sim.Thread) *rclient {
 }
 func (l *rlock) channel() string {
 	if l.chanMemo == "" {
-		l.chanMemo = prefixName("redisson_lock__channel", l.name)
+		l.chanMemo = l.env.state().channel(l.name)
 	}
 	return l.chanMemo
 }

@@ -16,6 +16,19 @@ import (
 type runState struct {
 	procs    map[*sim.Process]map[string]any
 	redisson map[redissonClientKey]*rclient
+	channels byName[string] // Redisson's lock channels by lock name
+}
+
+// channel is Redisson's channel of the lock called name,
+// redisson_lock__channel:{name}, formatted once a run: every client and
+// every lock object of the name uses it.
+func (st *runState) channel(name string) string {
+	c := st.channels.get(name)
+	if c == "" {
+		c = prefixName("redisson_lock__channel", name)
+		st.channels.set(name, c)
+	}
+	return c
 }
 
 // state is the run's client state. An Env built by hand (not through
