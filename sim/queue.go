@@ -68,11 +68,10 @@ func (e *event) run(w *World) {
 	}
 }
 
-// eventQueue is a 4-ary min-heap of events by time, then sequence
+// eventQueue is a binary min-heap of events by time, then sequence
 // number: a total order, so events leave it in the same order whatever
 // the heap's shape. Each slot keeps its event's key beside the pointer,
-// so that sifting compares without loading the events. Four children a
-// slot make the heap half as deep as a binary one: fewer slots move.
+// so that sifting compares without loading the events.
 type eventQueue []queued
 
 type queued struct {
@@ -122,7 +121,7 @@ func (q *eventQueue) remove(i int) {
 	if i == n {
 		return
 	}
-	if i > 0 && earlier(last, h[(i-1)/4]) {
+	if i > 0 && earlier(last, h[(i-1)/2]) {
 		h.up(i, last)
 	} else {
 		h.down(i, last)
@@ -132,7 +131,7 @@ func (q *eventQueue) remove(i int) {
 // up places x at slot i or above it.
 func (h eventQueue) up(i int, x queued) {
 	for i > 0 {
-		p := (i - 1) / 4
+		p := (i - 1) / 2
 		if !earlier(x, h[p]) {
 			break
 		}
@@ -146,15 +145,12 @@ func (h eventQueue) up(i int, x queued) {
 func (h eventQueue) down(i int, x queued) {
 	n := len(h)
 	for {
-		first := 4*i + 1
-		if first >= n {
+		c := 2*i + 1
+		if c >= n {
 			break
 		}
-		c := first
-		for k := first + 1; k < min(first+4, n); k++ {
-			if earlier(h[k], h[c]) {
-				c = k
-			}
+		if c+1 < n && earlier(h[c+1], h[c]) {
+			c++
 		}
 		if !earlier(h[c], x) {
 			break
