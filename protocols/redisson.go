@@ -78,7 +78,8 @@ type rclient struct {
 	probed bool // newer Redisson: the WAIT/WAITAOF probe was sent
 	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
 
-	lockNames []threadLockName // getLockName of each thread asked for
+	lockNames []threadLockName  // getLockName of each thread asked for
+	oneName   [1]threadLockName // lockNames' storage for the first thread
 }
 
 // threadLockName is a thread's lock name, <client id>:<thread>.
@@ -92,6 +93,9 @@ func (c *rclient) lockName(th string) string {
 		}
 	}
 	name := c.id + ":" + th
+	if c.lockNames == nil {
+		c.lockNames = c.oneName[:0]
+	}
 	c.lockNames = append(c.lockNames, threadLockName{th, name})
 	return name
 }

@@ -140,11 +140,12 @@ func (p *Process) resume() {
 	p.paused = false
 	p.w.rec.event(trace.Resume(p.Name).WithFault(p.pausedBy))
 	held := p.held
-	p.held = nil
 	for _, e := range held {
 		e.at = p.w.now
 		p.w.scheduleEvent(e)
 	}
+	clear(held)
+	p.held = held[:0] // the next pause holds its events in the same room
 }
 
 // Paused reports whether the process is stopped.
