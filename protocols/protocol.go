@@ -74,17 +74,17 @@ type recorded struct {
 	inner Lock
 }
 
-func (r recorded) Acquire(t *sim.Thread) (bool, error) { return r.record(t, r.inner.Acquire) }
+func (r *recorded) Acquire(t *sim.Thread) (bool, error) { return r.record(t, r.inner.Acquire) }
 
 // record records acquire as an acquire of r's key.
-func (r recorded) record(t *sim.Thread, acquire func(*sim.Thread) (bool, error)) (bool, error) {
+func (r *recorded) record(t *sim.Thread, acquire func(*sim.Thread) (bool, error)) (bool, error) {
 	id := t.Invoke(model.OpAcquire, r.key, "")
 	ok, err := acquire(t)
 	t.Return(id, result(ok, err, model.ResFail))
 	return ok, err
 }
 
-func (r recorded) Release(t *sim.Thread) (bool, error) {
+func (r *recorded) Release(t *sim.Thread) (bool, error) {
 	id := t.Invoke(model.OpRelease, r.key, "")
 	ok, err := r.inner.Release(t)
 	t.Return(id, result(ok, err, model.ResNotOwner))
@@ -109,7 +109,7 @@ func FencingToken(lock Lock) (int64, bool) { return fencingToken(lock) }
 // fencingToken returns the token of the acquisition lock holds when its
 // protocol fences (RFencedLock), and false otherwise.
 func fencingToken(lock Lock) (int64, bool) {
-	if r, ok := lock.(recorded); ok {
+	if r, ok := lock.(*recorded); ok {
 		lock = r.inner
 	}
 	f, ok := lock.(Fencer)
@@ -139,7 +139,7 @@ type heldChecker interface {
 // (or fails), no unlock is sent, but a release is still recorded so that
 // the history shows where the thread stopped believing it held the lock.
 func releaseIfHeld(t *sim.Thread, lock Lock) {
-	r, ok := lock.(recorded)
+	r, ok := lock.(*recorded)
 	if !ok {
 		lock.Release(t)
 		return

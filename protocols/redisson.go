@@ -71,14 +71,15 @@ var ErrNoSyncedSlaves = errors.New("None of slaves were synced")
 type rclient struct {
 	node  string
 	id    string
-	subs  map[string]*rsubEntry // by channel
-	renew map[string]*rrenewal  // 3.16 EXPIRATION_RENEWAL_MAP, by lock name (the entry name less the client's id)
-	task  *rrenewTask           // newer Redisson's LockTask
+	subs  byName[*rsubEntry] // by channel
+	renew byName[*rrenewal]  // 3.16 EXPIRATION_RENEWAL_MAP, by lock name (the entry name less the client's id)
+	task  *rrenewTask        // newer Redisson's LockTask
 
 	probed bool // newer Redisson: the WAIT/WAITAOF probe was sent
 	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
 
-	lockNames []threadLockName // getLockName of each thread asked for
+	lockNames []threadLockName  // getLockName of each thread asked for
+	oneName   [1]threadLockName // lockNames' storage for the first thread
 }
 
 // threadLockName is a thread's lock name, <client id>:<thread>.
@@ -92,6 +93,9 @@ func (c *rclient) lockName(th string) string {
 		}
 	}
 	name := c.id + ":" + th
+	if c.lockNames == nil {
+		c.lockNames = c.oneName[:0]
+	}
 	c.lockNames = append(c.lockNames, threadLockName{th, name})
 	return name
 }
@@ -106,7 +110,7 @@ func redissonClient(t *sim.Thread, env Env, node string, v redissonVersion) *rcl
 	key := redissonClientKey{t.Process(), node, v}
 	c := st.redisson[key]
 	if c == nil {
-		c = &rclient{node: node, id: uuid(t), subs: map[string]*rsubEntry{}, renew: map[string]*rrenewal{}, slaves: -1}
+		c = &rclient{node: node, id: uuid(t), slaves: -1}
 		st.redisson[key] = c
 	}
 	return c
@@ -161,7 +165,7 @@ func (l *rlock) client(t *sim.Thread) *rclient {
 }
 func (l *rlock) channel() string {
 	if l.chanMemo == "" {
-		l.chanMemo = prefixName("redisson_lock__channel", l.name)
+		l.chanMemo = l.env.state().channel(l.name)
 	}
 	return l.chanMemo
 }
@@ -424,7 +428,7 @@ type rsubEntry struct {
 // sends SUBSCRIBE; later ones share the entry (and wait for it to be
 // subscribed).
 func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
-	if e := c.subs[channel]; e != nil {
+	if e := c.subs.get(channel); e != nil {
 		e.count++
 		if !e.ready && e.err == nil {
 			if e.waiting == nil {
@@ -439,7 +443,7 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 	}
 	p := t.Process()
 	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0)}
-	c.subs[channel] = e
+	c.subs.set(channel, e)
 	s, err := t.Subscribe(c.node, channel, func(msg string) {
 		if msg == redissonUnlockMessage {
 			e.latch.Release(1)
@@ -447,8 +451,8 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 	})
 	if err != nil {
 		e.err = err
-		if c.subs[channel] == e {
-			delete(c.subs, channel)
+		if c.subs.get(channel) == e {
+			c.subs.del(channel)
 		}
 		e.wakeWaiting()
 		return nil, err
@@ -474,8 +478,8 @@ func (c *rclient) unsubscribe(e *rsubEntry) {
 	if e.sub != nil {
 		e.sub.Unsubscribe()
 	}
-	if c.subs[e.channel] == e {
-		delete(c.subs, e.channel)
+	if c.subs.get(e.channel) == e {
+		c.subs.del(e.channel)
 	}
 }
 
@@ -534,7 +538,7 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 		return
 	}
 	c := l.client(t)
-	if old := c.renew[l.name]; old != nil {
+	if old := c.renew.get(l.name); old != nil {
 		if old.stale {
 			t.Note(l.name, "watchdog not started: a stopped renewal entry of an earlier hold is still in EXPIRATION_RENEWAL_MAP")
 		}
@@ -543,14 +547,14 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 	}
 	e := &rrenewal{}
 	e.add(t.Name)
-	c.renew[l.name] = e
+	c.renew.set(l.name, e)
 	l.renewExpiration(t, c, l.name)
 }
 
 // renewExpiration schedules one watchdog tick: after lease/3 it renews
 // for the entry's first thread and, on 1, schedules the next tick.
 func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
-	ee := c.renew[name]
+	ee := c.renew.get(name)
 	if ee == nil {
 		return
 	}
@@ -562,7 +566,7 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 		if tm.cancelled {
 			return
 		}
-		ent := c.renew[name]
+		ent := c.renew.get(name)
 		if ent == nil || len(ent.holds) == 0 {
 			return
 		}
@@ -576,7 +580,7 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 			ent.stale = true
 		case err != nil:
 			w.Note(l.name, "watchdog: can't update lock expiration: "+err.Error())
-			delete(c.renew, name)
+			c.renew.del(name)
 		case r.Int == 1:
 			l.renewExpiration(w, c, name)
 		case l.ver.renewZeroKeepsEntry():
@@ -597,7 +601,7 @@ func (l *rlock) cancelExpirationRenewal(t *sim.Thread, th string) {
 		return
 	}
 	c := l.client(t)
-	e := c.renew[l.name]
+	e := c.renew.get(l.name)
 	if e == nil {
 		return
 	}
@@ -608,6 +612,6 @@ func (l *rlock) cancelExpirationRenewal(t *sim.Thread, th string) {
 		if e.timer != nil {
 			e.timer.cancelled = true
 		}
-		delete(c.renew, l.name)
+		c.renew.del(l.name)
 	}
 }

@@ -1,7 +1,6 @@
 package protocols
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -36,7 +35,7 @@ func Run(sc Scenario) (Scenario, *trace.Trace, error) {
 		late := time.Duration(int64(c)*sc.StaggerMs) * time.Millisecond
 		proc.SetBoot(func(proc *sim.Process) {
 			for th := 0; th < sc.Threads; th++ {
-				proc.Go(fmt.Sprintf("t%d", th+1), func(t *sim.Thread) {
+				proc.Go(numbered(&threadNames, "t", th), func(t *sim.Thread) {
 					if late > 0 && !proc.Restarted() {
 						t.Sleep(late)
 					}

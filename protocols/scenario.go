@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -226,7 +227,27 @@ func (sc Scenario) Validate() error {
 }
 
 // ClientName is the default process name of client i (0-based).
-func ClientName(i int) string { return fmt.Sprintf("c%d", i+1) }
+func ClientName(i int) string { return numbered(&clientNames, "c", i) }
+
+// clientNames and threadNames are the first names of each, formatted
+// once for every run.
+var clientNames, threadNames = numberedNames("c"), numberedNames("t")
+
+// numberedNames is prefix followed by 1, 2, ...
+func numberedNames(prefix string) (names [16]string) {
+	for i := range names {
+		names[i] = prefix + strconv.Itoa(i+1)
+	}
+	return names
+}
+
+// numbered is the name of the i-th (0-based) of names, prefix followed by i+1.
+func numbered(names *[16]string, prefix string, i int) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return prefix + strconv.Itoa(i+1)
+}
 
 // Client is the process name of client i (0-based) in sc.
 func (sc Scenario) Client(i int) string {

@@ -1,6 +1,7 @@
 package protocols
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -15,6 +16,19 @@ import (
 type runState struct {
 	procs    map[*sim.Process]map[string]any
 	redisson map[redissonClientKey]*rclient
+	channels byName[string] // Redisson's lock channels by lock name
+}
+
+// channel is Redisson's channel of the lock called name,
+// redisson_lock__channel:{name}, formatted once a run: every client and
+// every lock object of the name uses it.
+func (st *runState) channel(name string) string {
+	c := st.channels.get(name)
+	if c == "" {
+		c = prefixName("redisson_lock__channel", name)
+		st.channels.set(name, c)
+	}
+	return c
 }
 
 // state is the run's client state. An Env built by hand (not through
@@ -123,4 +137,75 @@ func randomToken(t *sim.Thread, padded bool) string {
 		return string(b) + "=="
 	}
 	return string(b)
+}
+
+// byName holds a client's entries by name (its pub/sub entries, its
+// renewal entries): a short list while it holds a few, as a client
+// usually does, so that a client costs no maps; a map past byNameList.
+type byName[V comparable] struct {
+	list []named[V]
+	one  [1]named[V] // list's storage for the first entry
+	m    map[string]V
+}
+
+type named[V any] struct {
+	name string
+	v    V
+}
+
+const byNameList = 8
+
+// get returns the entry called name, or V's zero value.
+func (b *byName[V]) get(name string) V {
+	if b.m != nil {
+		return b.m[name]
+	}
+	for _, e := range b.list {
+		if e.name == name {
+			return e.v
+		}
+	}
+	var zero V
+	return zero
+}
+
+// set makes v the entry called name.
+func (b *byName[V]) set(name string, v V) {
+	switch {
+	case b.m != nil:
+		b.m[name] = v
+		return
+	case b.list == nil:
+		b.list = b.one[:0]
+	}
+	for i := range b.list {
+		if b.list[i].name == name {
+			b.list[i].v = v
+			return
+		}
+	}
+	if len(b.list) < byNameList {
+		b.list = append(b.list, named[V]{name, v})
+		return
+	}
+	b.m = make(map[string]V, 2*byNameList)
+	for _, e := range b.list {
+		b.m[e.name] = e.v
+	}
+	b.m[name] = v
+	b.list = nil
+}
+
+// del removes the entry called name.
+func (b *byName[V]) del(name string) {
+	if b.m != nil {
+		delete(b.m, name)
+		return
+	}
+	for i := range b.list {
+		if b.list[i].name == name {
+			b.list = slices.Delete(b.list, i, i+1)
+			return
+		}
+	}
 }

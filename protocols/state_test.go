@@ -27,3 +27,25 @@ func TestFormatUUIDIsSprintf(t *testing.T) {
 		}
 	}
 }
+
+// byName answers as a map does, below and past its list's length.
+func TestByNameIsAMap(t *testing.T) {
+	var b byName[int]
+	want := map[string]int{}
+	for i := range 40 {
+		name := strconv.Itoa(i % 13)
+		switch i % 3 {
+		case 2:
+			b.del(name)
+			delete(want, name)
+		default:
+			b.set(name, i)
+			want[name] = i
+		}
+		for j := range 13 {
+			if n := strconv.Itoa(j); b.get(n) != want[n] {
+				t.Fatalf("step %d: %s is %d, want %d", i, n, b.get(n), want[n])
+			}
+		}
+	}
+}

@@ -49,7 +49,7 @@ type interruptibleLock interface {
 // acquireInterruptibly is lockInterruptibly() where the lock has it, its
 // Acquire otherwise, recorded as an acquire.
 func acquireInterruptibly(t *sim.Thread, lock Lock) (bool, error) {
-	r, ok := lock.(recorded)
+	r, ok := lock.(*recorded)
 	if !ok {
 		return lock.Acquire(t)
 	}

@@ -69,17 +69,27 @@ type uniqueNameOp struct {
 	sel        []string
 }
 
-// uniqueNameOps are the run's ops, built once and shared by its threads;
-// nothing writes to them (the sim and the trace only read a request).
+// uniqueNameOps are the run's ops, shared by its threads; nothing writes
+// to them (the sim and the trace only read a request). The usual few are
+// built once for every run.
 func uniqueNameOps(r *Runner) []uniqueNameOp {
-	return r.shared("unique-name", func() any {
-		ops := make([]uniqueNameOp, r.Sc.Ops)
-		for i := range ops {
-			name := "person-" + strconv.Itoa(i)
-			ops[i] = uniqueNameOp{name: name, lock: "trava_nome_" + name, sel: []string{"SELECT", name}}
-		}
-		return ops
-	}).([]uniqueNameOp)
+	if n := r.Sc.Ops; n <= len(uniqueNameFirst) {
+		return uniqueNameFirst[:n:n]
+	}
+	return r.shared("unique-name", func() any { return uniqueNameTable(r.Sc.Ops) }).([]uniqueNameOp)
+}
+
+// uniqueNameFirst are the first ops of every run.
+var uniqueNameFirst = uniqueNameTable(16)
+
+// uniqueNameTable is ops 0 to n-1.
+func uniqueNameTable(n int) []uniqueNameOp {
+	ops := make([]uniqueNameOp, n)
+	for i := range ops {
+		name := "person-" + strconv.Itoa(i)
+		ops[i] = uniqueNameOp{name: name, lock: "trava_nome_" + name, sel: []string{"SELECT", name}}
+	}
+	return ops
 }
 
 func uniqueNameThread(t *sim.Thread, r *Runner) {

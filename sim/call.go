@@ -60,7 +60,9 @@ func (t *Thread) call1(cfg ClientConfig, node string, then func(Reply, error), w
 	if node != Master && t.w.nodes[node] == nil {
 		return Reply{}, ErrUnknownParty
 	}
-	return t.roundTripThen(&rpc{cfg: cfg, to: node, toMaster: node == Master, what: strings.ToUpper(args[0]), args: args, then: then}, wait)
+	c := t.w.rpcs.next()
+	c.cfg, c.to, c.toMaster, c.what, c.args, c.then = cfg, node, node == Master, strings.ToUpper(args[0]), args, then
+	return t.roundTripThen(c, wait)
 }
 
 // refuse answers a request to a down node: the host's refusal travels
@@ -150,7 +152,9 @@ func (t *Thread) Request(service string, args ...string) (string, error) {
 	if s == nil {
 		return "", ErrUnknownParty
 	}
-	v, err := t.roundTrip(&rpc{to: service, what: args[0], args: args, svc: s})
+	c := t.w.rpcs.next()
+	c.to, c.what, c.args, c.svc = service, args[0], args, s
+	v, err := t.roundTrip(c)
 	if err != nil {
 		return "", err
 	}

@@ -40,7 +40,7 @@ func TestThreadsReuseCoroutines(t *testing.T) {
 	if ticks != 20 || unwound != 1 {
 		t.Fatalf("ticks %d, unwound %d", ticks, unwound)
 	}
-	if threads := len(w.threads); w.corosMade > 4 || threads != 23 {
+	if threads := w.nthreads; w.corosMade > 4 || threads != 23 {
 		t.Fatalf("%d coroutines for %d threads", w.corosMade, threads)
 	}
 	if n := coroutines(); n > base {

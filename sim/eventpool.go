@@ -13,7 +13,7 @@ func (w *World) newEvent() *event {
 		w.free = w.free[:n-1]
 		return e
 	}
-	return &event{}
+	return w.events.next()
 }
 
 // fire runs e and keeps it for reuse. Nothing refers to an event once it

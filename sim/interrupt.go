@@ -52,11 +52,11 @@ func injectInterrupt(w *World, f trace.Fault, id int) (func(time.Duration), erro
 				return
 			}
 			w.recordFault(f, id, p.Name, "application threads interrupted")
-			for _, t := range p.threads {
+			p.eachThread(func(t *Thread) {
 				if !t.bg {
 					t.Interrupt()
 				}
-			}
+			})
 		})
 	}, err
 }

@@ -47,7 +47,10 @@ type Process struct {
 	pausedBy    int // the scheduled fault that paused the process (0: none)
 	crashed     bool
 	held        []*event
-	threads     []*Thread
+	firstThread *Thread // its threads, in order, linked by Thread.procNext
+	lastThread  *Thread
+	lastName    string // the last thread name it started, and that thread's client name
+	lastClient  string
 	view        string // the master this process believes in; "" = the world's
 	sems        map[string]*Sem
 	boot        func(*Process)
@@ -76,9 +79,31 @@ func (p *Process) master() string {
 
 // AddProcess adds an application instance.
 func (w *World) AddProcess(name string) *Process {
-	p := &Process{w: w, Name: name}
+	p := w.procChunk.next()
+	p.w, p.Name = w, name
 	w.procs = append(w.procs, p)
 	return p
+}
+
+// eachThread calls fn with every thread the process started before the
+// call, in order.
+func (p *Process) eachThread(fn func(*Thread)) {
+	for t, last := p.firstThread, p.lastThread; t != nil; t = t.procNext {
+		fn(t)
+		if t == last {
+			return
+		}
+	}
+}
+
+// clientName is the identity in histories of the process's thread
+// called name, process/thread: a renewal timer starts a thread of the
+// same name on every tick.
+func (p *Process) clientName(name string) string {
+	if name != p.lastName || p.lastClient == "" {
+		p.lastName, p.lastClient = name, p.Name+"/"+name
+	}
+	return p.lastClient
 }
 
 // Go starts a thread in the process at the current virtual time. The run
@@ -103,7 +128,9 @@ func (p *Process) pause(d time.Duration, why string, fault int) {
 	}
 	p.paused, p.pausedBy = true, fault
 	p.w.rec.event(trace.Pause(p.Name, why, d).WithFault(fault))
-	p.w.schedule(p.w.now+d, nil, p.resume)
+	e := p.w.newEvent()
+	e.at, e.do, e.ref = p.w.now+d, doResume, p
+	p.w.scheduleEvent(e)
 }
 
 func (p *Process) resume() {
@@ -113,11 +140,12 @@ func (p *Process) resume() {
 	p.paused = false
 	p.w.rec.event(trace.Resume(p.Name).WithFault(p.pausedBy))
 	held := p.held
-	p.held = nil
 	for _, e := range held {
 		e.at = p.w.now
 		p.w.scheduleEvent(e)
 	}
+	clear(held)
+	p.held = held[:0] // the next pause holds its events in the same room
 }
 
 // Paused reports whether the process is stopped.
@@ -160,11 +188,11 @@ func (p *Process) crash(restartAfter time.Duration, fault int) {
 			n.subs[ch] = kept
 		}
 	}
-	for _, t := range p.threads {
+	p.eachThread(func(t *Thread) {
 		if !t.done {
 			t.kill()
 		}
-	}
+	})
 	for _, fn := range p.onCrash {
 		fn()
 	}

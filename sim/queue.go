@@ -11,8 +11,8 @@ type event struct {
 	proc *Process
 	thr  *Thread // a wake-up of this thread: held while it is stalled
 	// ref is what the event acts on: a func() (doFunc), an *rpcAttempt
-	// (doArrive, doDeliver, doExpire), a *Subscription (doPublished) or a
-	// *semWaiter (doSemTimeout). One field for all keeps the event small:
+	// (doArrive, doDeliver, doExpire), a *Subscription (doPublished), a
+	// *semWaiter (doSemTimeout) or a *Process (doResume). One field for all keeps the event small:
 	// a run's queue holds a timer for every semaphore wait.
 	ref  any
 	tok  uint64  // doWake: thr's wait token, and the value it wakes with
@@ -40,6 +40,7 @@ const (
 	doExpire                        // att's timeout
 	doPublished                     // a published message reaches sub
 	doSemTimeout                    // sw gives up waiting
+	doResume                        // a paused process resumes
 	// A timer disarmed while a paused process or stalled thread held it.
 	doNothing
 )
@@ -59,6 +60,8 @@ func (e *event) run(w *World) {
 		e.ref.(*Subscription).receive(e.text)
 	case doSemTimeout:
 		e.ref.(*semWaiter).timeout()
+	case doResume:
+		e.ref.(*Process).resume()
 	case doNothing:
 	default:
 		e.ref.(func())()

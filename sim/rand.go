@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"hash/fnv"
 	"math/rand/v2"
 )
 
@@ -18,14 +17,31 @@ func NewStreams(seed uint64) *Streams {
 	return &Streams{seed: seed, m: map[string]*rand.Rand{}}
 }
 
-// Get returns the stream called name, creating it on first use.
+// stream is one stream's generator and its source, allocated together.
+type stream struct {
+	src rand.PCG
+	r   rand.Rand
+}
+
+// Get returns the stream called name, creating it on first use: a PCG
+// seeded with the seed and the name's 64-bit FNV-1a hash.
 func (s *Streams) Get(name string) *rand.Rand {
 	if r, ok := s.m[name]; ok {
 		return r
 	}
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	r := rand.New(rand.NewPCG(s.seed, h.Sum64()))
-	s.m[name] = r
-	return r
+	st := &stream{}
+	st.src.Seed(s.seed, fnv64a(name))
+	st.r = *rand.New(&st.src)
+	s.m[name] = &st.r
+	return &st.r
+}
+
+// fnv64a is hash/fnv's New64a sum of name, without its allocations.
+func fnv64a(name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := range len(name) {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	return h
 }

@@ -37,7 +37,11 @@ func (p *Process) Sem(name string, permits int) *Sem {
 
 // NewSem returns a semaphore of the process that nothing looks up by
 // name: one per wait or per subscription.
-func (p *Process) NewSem(permits int) *Sem { return &Sem{p: p, permits: permits} }
+func (p *Process) NewSem(permits int) *Sem {
+	s := p.w.sems.next()
+	s.p, s.permits = p, permits
+	return s
+}
 
 // TryAcquire takes a permit if one is free.
 func (s *Sem) TryAcquire() bool {
@@ -56,7 +60,8 @@ func (s *Sem) Acquire(t *Thread, timeout time.Duration) bool {
 	if timeout == 0 {
 		return false
 	}
-	w := &semWaiter{s: s, t: t, tok: t.waitTok}
+	w := t.w.semWaiters.next()
+	w.s, w.t, w.tok = s, t, t.waitTok
 	if len(s.waiters) == 0 {
 		s.waiters = s.first[:0]
 	}

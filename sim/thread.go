@@ -33,6 +33,9 @@ type Thread struct {
 
 	interrupted bool // Java's interrupt status (interrupt.go)
 	call        *rpc // the call the thread waits for, if any: the interruptible wait
+
+	next     *Thread // the next thread its world started
+	procNext *Thread // the next thread its process started
 }
 
 func (w *World) spawnDaemon(p *Process, name string, fn func(*Thread)) *Thread {
@@ -44,12 +47,24 @@ func (w *World) spawn(p *Process, name string, fn func(*Thread)) *Thread {
 }
 
 func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bool) *Thread {
-	t := &Thread{w: w, p: p, Name: name, client: p.Name + "/" + name, id: len(w.threads), bg: daemon, fn: fn}
+	t := w.threadChunk.next()
+	t.w, t.p, t.Name, t.client, t.id, t.bg, t.fn = w, p, name, p.clientName(name), w.nthreads, daemon, fn
 	if !daemon {
 		w.live++
 	}
-	w.threads = append(w.threads, t)
-	p.threads = append(p.threads, t)
+	w.nthreads++
+	if w.lastThread == nil {
+		w.firstThread = t
+	} else {
+		w.lastThread.next = t
+	}
+	w.lastThread = t
+	if p.lastThread == nil {
+		p.firstThread = t
+	} else {
+		p.lastThread.procNext = t
+	}
+	p.lastThread = t
 	t.co = w.coroFor(t)
 	w.rec.event(trace.Thread(p.Name, t.Client()))
 	w.wakeAt(w.now, t, t.waitTok, nil)

@@ -98,9 +98,16 @@ func (r *recorder) collectLarge() {
 	}
 }
 
+// opBlock is the room for operations a run starts with: a short run's
+// history fits, without growing it step by step.
+const opBlock = 64
+
 func (r *recorder) invoke(client, process, kind, key, value string) int {
 	id := len(r.trace.Ops)
 	r.last = int64(r.w.now)
+	if r.trace.Ops == nil {
+		r.trace.Ops = make([]trace.Op, 0, opBlock)
+	}
 	r.trace.Ops = append(r.trace.Ops, trace.Op{
 		ID: id, Client: client, Process: process, Kind: kind, Key: key, Value: value,
 		Call: int64(r.w.now), Return: -1,

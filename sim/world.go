@@ -37,7 +37,10 @@ type World struct {
 	procs       []*Process
 	nodes       map[string]*Node
 	services    map[string]*Service
-	threads     []*Thread
+	firstThread *Thread // the threads started, in order, linked by Thread.next
+	lastThread  *Thread
+	nthreads    int
+	threadChunk chunk[Thread]
 	reconnects  int // connections opened after a timeout, for their numbers
 	running     *Thread
 	live        int               // threads that are not daemons and have not finished
@@ -51,6 +54,11 @@ type World struct {
 	anchors     []*armed // anchored faults
 	injected    int      // faults injected so far: the last one's id
 	free        []*event // events that ran, for reuse
+	events      chunk[event]
+	rpcs        chunk[rpc]
+	semWaiters  chunk[semWaiter]
+	sems        chunk[Sem]
+	procChunk   chunk[Process]
 	ext         External
 	onPromote   []func(old, new string)
 	onNodeCrash []func(node string)
@@ -70,6 +78,11 @@ func New(cfg Config) *World {
 		streams:  NewStreams(cfg.Seed),
 		nodes:    map[string]*Node{},
 		services: map[string]*Service{},
+		// Room for what a short run holds at once, rather than growing
+		// to it an allocation at a time.
+		q:     make(eventQueue, 0, 32),
+		procs: make([]*Process, 0, 8),
+		idle:  make([]*coro, 0, 8),
 	}
 	w.rec.w = w
 	w.rec.trace.Scripts = map[string]string{}
@@ -236,9 +249,12 @@ func (w *World) stopThreads() {
 	for _, n := range w.nodeList() {
 		n.lua.Close()
 	}
-	for _, t := range w.threads {
+	for t, last := w.firstThread, w.lastThread; t != nil; t = t.next {
 		if !t.done {
 			t.kill()
+		}
+		if t == last {
+			break
 		}
 	}
 	w.endCoros()
