@@ -330,18 +330,27 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 			continue
 		}
 		own := model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
-		if ttl, ok := commandTTL(*e, &t.units); ok && (own || !isScript(*e)) {
-			g.Deadline = e.T + int64(ttl)
-			g.TTLBy = i
-			if own {
-				g.Renewals = append(g.Renewals, i)
-			}
+		if own || !isScript(*e) { // a rival's script is not trusted with a TTL
+			t.renew(i, e, g, own)
 		}
 		if !own && isExpireCommand(*e) {
 			t.foreign = append(t.foreign, foreignRenewal{Event: i, G: g})
 		}
 	}
 	return nil
+}
+
+// renew sets g's deadline from the TTL command event i set, if any.
+func (t *truth) renew(i int, e *trace.Event, g *grant, own bool) {
+	ttl, ok := commandTTL(*e, &t.units)
+	if !ok {
+		return
+	}
+	g.Deadline = e.T + int64(ttl)
+	g.TTLBy = i
+	if own {
+		g.Renewals = append(g.Renewals, i)
+	}
 }
 
 // grant records that event i made its client owner of a key.
