@@ -125,18 +125,18 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 			}
 		case trace.EvClockJump:
 			t.lastJump = setIndex(t.lastJump, e.Party, i)
+		case trace.EvPartition:
+			t.partitions = append(t.partitions, i)
+		case trace.EvPromote:
+			if e.Key == "" {
+				t.promotes = append(t.promotes, i)
+			}
 		}
 		if e.Change == trace.KeyLost {
 			if t.lostKeys == nil {
 				t.lostKeys = map[string][]int{}
 			}
 			t.lostKeys[e.Key] = append(t.lostKeys[e.Key], i)
-		}
-		if e.Kind == trace.EvPartition {
-			t.partitions = append(t.partitions, i)
-		}
-		if e.Kind == trace.EvPromote && e.Key == "" {
-			t.promotes = append(t.promotes, i)
 		}
 		t.apply(i, e)
 	}
@@ -241,6 +241,9 @@ func (t *truth) apply(i int, e *trace.Event) *grant {
 			}
 		}
 		return nil
+	}
+	if e.Change == "" && e.Kind != trace.EvExpire && e.Kind != trace.EvCommand {
+		return nil // touches no grant
 	}
 	key, ok := t.lockKeys.Find(e.Key)
 	if !ok {
