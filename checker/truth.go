@@ -77,6 +77,7 @@ type truth struct {
 	sgBlock       siteGrants       // room() cuts siteGrants from it
 	lostKeys      map[string][]int // any key -> events that lost it (Change=lost)
 	promotes      []int            // promotions (EvPromote without a key)
+	retried       bool             // a client retried a command (EvRetry)
 	partitions    []int            // partitions and delays of links
 	units         scriptUnits
 }
@@ -127,6 +128,8 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 			t.lastJump = setIndex(t.lastJump, e.Party, i)
 		case trace.EvPartition:
 			t.partitions = append(t.partitions, i)
+		case trace.EvRetry:
+			t.retried = true
 		case trace.EvPromote:
 			if e.Key == "" {
 				t.promotes = append(t.promotes, i)
@@ -674,6 +677,9 @@ func (t *truth) quorum(key string) int {
 // had sent the same command before and that first run reached the node
 // too: the command ran twice. -1 otherwise.
 func (t *truth) retryOf(i int) int {
+	if !t.retried {
+		return -1
+	}
 	e := t.tr.Events[i]
 	idx := t.byClient.get(e.Client)
 	k := sort.SearchInts(idx, i)
