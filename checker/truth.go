@@ -78,6 +78,7 @@ type truth struct {
 	lostKeys      map[string][]int // any key -> events that lost it (Change=lost)
 	promotes      []int            // promotions (EvPromote without a key)
 	retried       bool             // a client retried a command (EvRetry)
+	anyLate       bool             // a request ran after its client gave up (EvLate)
 	partitions    []int            // partitions and delays of links
 	units         scriptUnits
 }
@@ -130,6 +131,8 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 			t.partitions = append(t.partitions, i)
 		case trace.EvRetry:
 			t.retried = true
+		case trace.EvLate:
+			t.anyLate = true
 		case trace.EvPromote:
 			if e.Key == "" {
 				t.promotes = append(t.promotes, i)
@@ -712,6 +715,9 @@ func unknownOutcome(op trace.Op) bool {
 // late reports whether event i ran a request its client had given up on:
 // the sim records that (EvLate) right after the request's own event.
 func (t *truth) late(i int) bool {
+	if !t.anyLate {
+		return false
+	}
 	e := t.tr.Events[i]
 	for _, j := range t.clientEvents(e.Client, e.T, e.T) {
 		if l := t.tr.Events[j]; j > i && l.Kind == trace.EvLate && l.Party == e.Party {
