@@ -416,24 +416,37 @@ func (t *truth) liveRoom() []*grant {
 	return t.liveBlock[n : n : n+2]
 }
 
-// ownerGrants is grants grouped by owner, key and site, each in creation
-// order.
+// ownerGrants is grants grouped by owner, each owner's in creation order
+// (a client has few).
 type ownerGrants struct {
-	idx    groups[[3]string]
+	idx    groups[string]
 	grants []*grant // laid out as idx's flat
 }
 
-// get is owner's grants on key at site.
-func (o ownerGrants) get(owner, key, site string) []*grant {
-	if s, ok := o.idx.slot([3]string{owner, key, site}); ok {
+// get is owner's grants.
+func (o ownerGrants) get(owner string) []*grant {
+	if s, ok := o.idx.slot(owner); ok {
 		begin, end := o.idx.span(s)
 		return o.grants[begin:end:end]
 	}
 	return nil
 }
 
+// latest is owner's last grant on key at site made at or before at, nil
+// if none.
+func (o ownerGrants) latest(owner, key, site string, at int64) *grant {
+	gs := o.get(owner)
+	n := sort.Search(len(gs), func(i int) bool { return gs[i].T > at })
+	for j := n - 1; j >= 0; j-- {
+		if g := gs[j]; g.Key == key && g.Site == site {
+			return g
+		}
+	}
+	return nil
+}
+
 func grantsBy(gs []*grant) ownerGrants {
-	o := ownerGrants{idx: groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })}
+	o := ownerGrants{idx: groupBy(len(gs), func(i int) (string, bool) { return gs[i].Owner, true })}
 	o.grants = make([]*grant, len(gs))
 	for n, i := range o.idx.flat[:len(gs)] {
 		o.grants[n] = gs[i]
@@ -604,12 +617,10 @@ func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
 	n := len(t.sites[h.Key])
 	made, adopted := t.room(n), t.room(n)
 	for _, s := range t.sites[h.Key] {
-		gs := t.bySite.get(owner, h.Key, s)
-		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
-		if n == 0 {
+		g := t.bySite.latest(owner, h.Key, s, h.Start)
+		if g == nil {
 			continue
 		}
-		g := gs[n-1]
 		switch {
 		case g.T >= h.Acquire.Call:
 			made = append(made, siteGrant{s, g})
@@ -657,9 +668,7 @@ func (gs siteGrants) get(site string) *grant {
 func (t *truth) liveAt(client, key string, at int64) int {
 	n := 0
 	for _, s := range t.sites[key] {
-		gs := t.bySite.get(client, key, s)
-		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > at })
-		if i > 0 && gs[i-1].EndT > at {
+		if g := t.bySite.latest(client, key, s, at); g != nil && g.EndT > at {
 			n++
 		}
 	}
