@@ -208,7 +208,7 @@ func (t *truth) releaseSettled(op trace.Op) int64 {
 		end = max(end, t.tr.Events[n-1].T)
 	}
 	var gone int64 = -1
-	for _, s := range t.sites[op.Key] {
+	for _, s := range t.sitesOf(op.Key) {
 		if g := t.bySite.latest(op.Client, op.Key, s, op.Call); g != nil {
 			gone = max(gone, min(g.EndT, end))
 		}

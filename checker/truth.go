@@ -60,11 +60,11 @@ type truth struct {
 	allSites      bool                // a hold needs every site (MultiLock), not a majority
 	lockKeys      model.Slots[string] // the keys the lock operations name, in first-seen order
 	grants        []*grant
-	createdBy     map[int]bool        // the ops that created a grant: created() makes it
-	heldAtRelease []bool              // by op: a release that found its client holding the key (holds makes it)
-	block         []grant             // where the next grants go: a few allocations for them all
-	bySite        ownerGrants         // made after the grants
-	sites         map[string][]string // lock key -> sites it was granted on, sorted
+	createdBy     map[int]bool // the ops that created a grant: created() makes it
+	heldAtRelease []bool       // by op: a release that found its client holding the key (holds makes it)
+	block         []grant      // where the next grants go: a few allocations for them all
+	bySite        ownerGrants  // made after the grants
+	sites         [][]string   // by lock key (lockKeys' slot), the sites it was granted on: sitesOf
 	foreign       []foreignRenewal
 	opsBy         groups[string] // client -> op indexes, in invocation order
 	byClient      groups[string] // events naming a client
@@ -147,34 +147,44 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		t.apply(i, e)
 	}
 	t.bySite = grantsBy(t.grants)
-	t.sites = keySites(t.grants, len(t.lockKeys.Keys))
+	t.sites = t.keySites()
 	return t
 }
 
-// keySites lists, by key, the sites the grants were made on, sorted; the
-// lists are cut from one array, room for every site for each of keys.
-func keySites(gs []*grant, keys int) map[string][]string {
+// keySites lists, by lock key (its slot), the sites the grants were made
+// on, sorted; the lists are cut from one array, room for every site for
+// each key.
+func (t *truth) keySites() [][]string {
 	all := make([]string, 0, 8)
-	for _, g := range gs {
+	for _, g := range t.grants {
 		if !slices.Contains(all, g.Site) {
 			all = append(all, g.Site)
 		}
 	}
+	keys := len(t.lockKeys.Keys)
 	backing := make([]string, keys*len(all))
-	out := map[string][]string{}
-	for _, g := range gs {
-		ss, ok := out[g.Key]
-		if !ok {
-			ss, backing = backing[:0:len(all)], backing[len(all):]
-		}
-		if !slices.Contains(ss, g.Site) {
-			out[g.Key] = append(ss, g.Site)
+	out := make([][]string, keys)
+	for k := range out {
+		out[k], backing = backing[:0:len(all)], backing[len(all):]
+	}
+	for _, g := range t.grants {
+		k, _ := t.lockKeys.Find(g.Key)
+		if !slices.Contains(out[k], g.Site) {
+			out[k] = append(out[k], g.Site)
 		}
 	}
 	for _, ss := range out {
 		sort.Strings(ss)
 	}
 	return out
+}
+
+// sitesOf is the sites key was granted on, sorted.
+func (t *truth) sitesOf(key string) []string {
+	if k, ok := t.lockKeys.Find(key); ok {
+		return t.sites[k]
+	}
+	return nil
 }
 
 // liveSites has room for each of keys lock keys' live grants at one
@@ -614,9 +624,9 @@ func (t *truth) owners() []string {
 // countedOnOwner is the grants of owner's on h's key that h counted on:
 // those made during its acquire, else those live when it began.
 func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
-	n := len(t.sites[h.Key])
+	n := len(t.sitesOf(h.Key))
 	made, adopted := t.room(n), t.room(n)
-	for _, s := range t.sites[h.Key] {
+	for _, s := range t.sitesOf(h.Key) {
 		g := t.bySite.latest(owner, h.Key, s, h.Start)
 		if g == nil {
 			continue
@@ -667,7 +677,7 @@ func (gs siteGrants) get(site string) *grant {
 // liveAt counts the sites where client's latest grant on key was live at.
 func (t *truth) liveAt(client, key string, at int64) int {
 	n := 0
-	for _, s := range t.sites[key] {
+	for _, s := range t.sitesOf(key) {
 		if g := t.bySite.latest(client, key, s, at); g != nil && g.EndT > at {
 			n++
 		}
@@ -682,7 +692,7 @@ func (t *truth) quorum(key string) int {
 	if t.allSites {
 		return 1
 	}
-	return len(t.sites[key])/2 + 1
+	return len(t.sitesOf(key))/2 + 1
 }
 
 // retryOf returns the retry event behind command event i when its client
