@@ -256,7 +256,7 @@ func (t *truth) settle(op trace.Op, own func(trace.Event) bool) (at int64, reach
 
 // resourceWrite reports whether event i is a write to key.
 func (t *truth) resourceWrite(i int, key string) bool {
-	e := t.tr.Events[i]
+	e := &t.tr.Events[i]
 	return (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && e.Key == key && len(e.Args) > 0 && !isRead(e.Args[0])
 }
 

@@ -105,8 +105,8 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
-	for _, op := range tr.Ops {
-		switch op.Kind {
+	for i := range tr.Ops {
+		switch op := &tr.Ops[i]; op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
 			t.lockKeys.Add(op.Key)
 		}
@@ -349,10 +349,10 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 			continue
 		}
 		own := model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
-		if own || !isScript(*e) { // a rival's script is not trusted with a TTL
+		if own || !isScript(e) { // a rival's script is not trusted with a TTL
 			t.renew(i, e, g, own)
 		}
-		if !own && isExpireCommand(*e) {
+		if !own && isExpireCommand(e) {
 			t.foreign = append(t.foreign, foreignRenewal{Event: i, G: g})
 		}
 	}
@@ -361,7 +361,7 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 
 // renew sets g's deadline from the TTL command event i set, if any.
 func (t *truth) renew(i int, e *trace.Event, g *grant, own bool) {
-	ttl, ok := commandTTL(*e, &t.units)
+	ttl, ok := commandTTL(e, &t.units)
 	if !ok {
 		return
 	}
@@ -376,7 +376,7 @@ func (t *truth) renew(i int, e *trace.Event, g *grant, own bool) {
 func (t *truth) grant(i int, e *trace.Event, sk liveKey) *grant {
 	g := grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
-	if ttl, ok := commandTTL(*e, &t.units); ok {
+	if ttl, ok := commandTTL(e, &t.units); ok {
 		g.Deadline = e.T + int64(ttl)
 	} else if t.lease > 0 {
 		g.Deadline = e.T + int64(t.lease)
