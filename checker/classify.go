@@ -147,7 +147,7 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 // site, or of every master (MultiLock), it is the start of time, so no
 // ending is minor.
 func (t *truth) quorumBreak(h hold, gs siteGrants) int64 {
-	if t.allSites || len(t.sites[h.Key]) < 2 {
+	if t.allSites || len(t.sitesOf(h.Key)) < 2 {
 		return math.MinInt64
 	}
 	var ends []int64

@@ -49,7 +49,7 @@ func coverage(t *truth, hs []hold) Coverage {
 			firstEnd = min(firstEnd, sg.g.EndT)
 		}
 		c.LostWhileHeld = c.LostWhileHeld || len(gs) > 0 && atEnd < q
-		c.BareQuorum = c.BareQuorum || len(t.sites[h.Key]) > 1 && atStart >= q && atEnd <= q
+		c.BareQuorum = c.BareQuorum || len(t.sitesOf(h.Key)) > 1 && atStart >= q && atEnd <= q
 		for _, p := range t.promotes {
 			if at := t.tr.Events[p].T; at > h.Start && at < h.End {
 				c.PromotionDuringHold = true

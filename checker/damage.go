@@ -79,7 +79,7 @@ func staleWrite(t *truth, ix holdIndex, op trace.Op) int {
 	}
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, op.Return) {
-		e := t.tr.Events[i]
+		e := &t.tr.Events[i]
 		if (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && !t.isLockKey(e.Key) && len(e.Args) > 0 &&
 			!isRead(e.Args[0]) && writeAccepted(e.Reply) {
 			w = i

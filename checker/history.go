@@ -3,7 +3,6 @@ package checker
 import (
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -209,16 +208,14 @@ func (t *truth) releaseSettled(op trace.Op) int64 {
 		end = max(end, t.tr.Events[n-1].T)
 	}
 	var gone int64 = -1
-	for _, s := range t.sites[op.Key] {
-		gs := t.bySite.get(op.Client, op.Key, s)
-		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > op.Call })
-		if i > 0 {
-			gone = max(gone, min(gs[i-1].EndT, end))
+	for _, s := range t.sitesOf(op.Key) {
+		if g := t.bySite.latest(op.Client, op.Key, s, op.Call); g != nil {
+			gone = max(gone, min(g.EndT, end))
 		}
 		// A key a promoted replica revived (no operation created it) is
 		// still this client's until it ends: the release may land on it.
-		for _, g := range gs[i:] {
-			if g.Op < 0 {
+		for _, g := range t.bySite.get(op.Client) {
+			if g.T > op.Call && g.Op < 0 && g.Key == op.Key && g.Site == s {
 				gone = max(gone, min(g.EndT, end))
 			}
 		}
@@ -259,7 +256,7 @@ func (t *truth) settle(op trace.Op, own func(trace.Event) bool) (at int64, reach
 
 // resourceWrite reports whether event i is a write to key.
 func (t *truth) resourceWrite(i int, key string) bool {
-	e := t.tr.Events[i]
+	e := &t.tr.Events[i]
 	return (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && e.Key == key && len(e.Args) > 0 && !isRead(e.Args[0])
 }
 

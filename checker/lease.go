@@ -142,7 +142,7 @@ func (t *truth) owed(x *grant, h hold, believed beliefs) int64 {
 	if x.Deadline > 0 && x.Deadline < owed {
 		owed = x.Deadline
 	}
-	if len(t.sites[x.Key]) < 2 || x.End < 0 {
+	if len(t.sitesOf(x.Key)) < 2 || x.End < 0 {
 		return owed
 	}
 	for _, y := range t.grants {

@@ -175,6 +175,9 @@ func lateInserts(t *truth) []Violation {
 // retriedWrites reports service requests a client sent twice because it
 // retried after a timeout, when both runs wrote (a duplicate row).
 func retriedWrites(t *truth) []Violation {
+	if !t.retried {
+		return nil
+	}
 	var out []Violation
 	for i := range t.tr.Events {
 		e := &t.tr.Events[i]

@@ -60,11 +60,11 @@ type truth struct {
 	allSites      bool                // a hold needs every site (MultiLock), not a majority
 	lockKeys      model.Slots[string] // the keys the lock operations name, in first-seen order
 	grants        []*grant
-	createdBy     map[int]bool        // the ops that created a grant: created() makes it
-	heldAtRelease []bool              // by op: a release that found its client holding the key (holds makes it)
-	block         []grant             // where the next grants go: a few allocations for them all
-	bySite        ownerGrants         // made after the grants
-	sites         map[string][]string // lock key -> sites it was granted on, sorted
+	createdBy     map[int]bool // the ops that created a grant: created() makes it
+	heldAtRelease []bool       // by op: a release that found its client holding the key (holds makes it)
+	block         []grant      // where the next grants go: a few allocations for them all
+	bySite        ownerGrants  // made after the grants
+	sites         [][]string   // by lock key (lockKeys' slot), the sites it was granted on: sitesOf
 	foreign       []foreignRenewal
 	opsBy         groups[string] // client -> op indexes, in invocation order
 	byClient      groups[string] // events naming a client
@@ -77,6 +77,8 @@ type truth struct {
 	sgBlock       siteGrants       // room() cuts siteGrants from it
 	lostKeys      map[string][]int // any key -> events that lost it (Change=lost)
 	promotes      []int            // promotions (EvPromote without a key)
+	retried       bool             // a client retried a command (EvRetry)
+	anyLate       bool             // a request ran after its client gave up (EvLate)
 	partitions    []int            // partitions and delays of links
 	units         scriptUnits
 }
@@ -103,8 +105,8 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
-	for _, op := range tr.Ops {
-		switch op.Kind {
+	for i := range tr.Ops {
+		switch op := &tr.Ops[i]; op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
 			t.lockKeys.Add(op.Key)
 		}
@@ -125,6 +127,16 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 			}
 		case trace.EvClockJump:
 			t.lastJump = setIndex(t.lastJump, e.Party, i)
+		case trace.EvPartition:
+			t.partitions = append(t.partitions, i)
+		case trace.EvRetry:
+			t.retried = true
+		case trace.EvLate:
+			t.anyLate = true
+		case trace.EvPromote:
+			if e.Key == "" {
+				t.promotes = append(t.promotes, i)
+			}
 		}
 		if e.Change == trace.KeyLost {
 			if t.lostKeys == nil {
@@ -132,43 +144,47 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 			}
 			t.lostKeys[e.Key] = append(t.lostKeys[e.Key], i)
 		}
-		if e.Kind == trace.EvPartition {
-			t.partitions = append(t.partitions, i)
-		}
-		if e.Kind == trace.EvPromote && e.Key == "" {
-			t.promotes = append(t.promotes, i)
-		}
 		t.apply(i, e)
 	}
 	t.bySite = grantsBy(t.grants)
-	t.sites = keySites(t.grants, len(t.lockKeys.Keys))
+	t.sites = t.keySites()
 	return t
 }
 
-// keySites lists, by key, the sites the grants were made on, sorted; the
-// lists are cut from one array, room for every site for each of keys.
-func keySites(gs []*grant, keys int) map[string][]string {
+// keySites lists, by lock key (its slot), the sites the grants were made
+// on, sorted; the lists are cut from one array, room for every site for
+// each key.
+func (t *truth) keySites() [][]string {
 	all := make([]string, 0, 8)
-	for _, g := range gs {
+	for _, g := range t.grants {
 		if !slices.Contains(all, g.Site) {
 			all = append(all, g.Site)
 		}
 	}
+	keys := len(t.lockKeys.Keys)
 	backing := make([]string, keys*len(all))
-	out := map[string][]string{}
-	for _, g := range gs {
-		ss, ok := out[g.Key]
-		if !ok {
-			ss, backing = backing[:0:len(all)], backing[len(all):]
-		}
-		if !slices.Contains(ss, g.Site) {
-			out[g.Key] = append(ss, g.Site)
+	out := make([][]string, keys)
+	for k := range out {
+		out[k], backing = backing[:0:len(all)], backing[len(all):]
+	}
+	for _, g := range t.grants {
+		k, _ := t.lockKeys.Find(g.Key)
+		if !slices.Contains(out[k], g.Site) {
+			out[k] = append(out[k], g.Site)
 		}
 	}
 	for _, ss := range out {
 		sort.Strings(ss)
 	}
 	return out
+}
+
+// sitesOf is the sites key was granted on, sorted.
+func (t *truth) sitesOf(key string) []string {
+	if k, ok := t.lockKeys.Find(key); ok {
+		return t.sites[k]
+	}
+	return nil
 }
 
 // liveSites has room for each of keys lock keys' live grants at one
@@ -241,6 +257,9 @@ func (t *truth) apply(i int, e *trace.Event) *grant {
 			}
 		}
 		return nil
+	}
+	if e.Change == "" && e.Kind != trace.EvExpire && e.Kind != trace.EvCommand {
+		return nil // touches no grant
 	}
 	key, ok := t.lockKeys.Find(e.Key)
 	if !ok {
@@ -330,25 +349,34 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 			continue
 		}
 		own := model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
-		if ttl, ok := commandTTL(*e, &t.units); ok && (own || !isScript(*e)) {
-			g.Deadline = e.T + int64(ttl)
-			g.TTLBy = i
-			if own {
-				g.Renewals = append(g.Renewals, i)
-			}
+		if own || !isScript(e) { // a rival's script is not trusted with a TTL
+			t.renew(i, e, g, own)
 		}
-		if !own && isExpireCommand(*e) {
+		if !own && isExpireCommand(e) {
 			t.foreign = append(t.foreign, foreignRenewal{Event: i, G: g})
 		}
 	}
 	return nil
 }
 
+// renew sets g's deadline from the TTL command event i set, if any.
+func (t *truth) renew(i int, e *trace.Event, g *grant, own bool) {
+	ttl, ok := commandTTL(e, &t.units)
+	if !ok {
+		return
+	}
+	g.Deadline = e.T + int64(ttl)
+	g.TTLBy = i
+	if own {
+		g.Renewals = append(g.Renewals, i)
+	}
+}
+
 // grant records that event i made its client owner of a key.
 func (t *truth) grant(i int, e *trace.Event, sk liveKey) *grant {
 	g := grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
-	if ttl, ok := commandTTL(*e, &t.units); ok {
+	if ttl, ok := commandTTL(e, &t.units); ok {
 		g.Deadline = e.T + int64(ttl)
 	} else if t.lease > 0 {
 		g.Deadline = e.T + int64(t.lease)
@@ -398,24 +426,37 @@ func (t *truth) liveRoom() []*grant {
 	return t.liveBlock[n : n : n+2]
 }
 
-// ownerGrants is grants grouped by owner, key and site, each in creation
-// order.
+// ownerGrants is grants grouped by owner, each owner's in creation order
+// (a client has few).
 type ownerGrants struct {
-	idx    groups[[3]string]
+	idx    groups[string]
 	grants []*grant // laid out as idx's flat
 }
 
-// get is owner's grants on key at site.
-func (o ownerGrants) get(owner, key, site string) []*grant {
-	if s, ok := o.idx.slot([3]string{owner, key, site}); ok {
+// get is owner's grants.
+func (o ownerGrants) get(owner string) []*grant {
+	if s, ok := o.idx.slot(owner); ok {
 		begin, end := o.idx.span(s)
 		return o.grants[begin:end:end]
 	}
 	return nil
 }
 
+// latest is owner's last grant on key at site made at or before at, nil
+// if none.
+func (o ownerGrants) latest(owner, key, site string, at int64) *grant {
+	gs := o.get(owner)
+	n := sort.Search(len(gs), func(i int) bool { return gs[i].T > at })
+	for j := n - 1; j >= 0; j-- {
+		if g := gs[j]; g.Key == key && g.Site == site {
+			return g
+		}
+	}
+	return nil
+}
+
 func grantsBy(gs []*grant) ownerGrants {
-	o := ownerGrants{idx: groupBy(len(gs), func(i int) ([3]string, bool) { return [3]string{gs[i].Owner, gs[i].Key, gs[i].Site}, true })}
+	o := ownerGrants{idx: groupBy(len(gs), func(i int) (string, bool) { return gs[i].Owner, true })}
 	o.grants = make([]*grant, len(gs))
 	for n, i := range o.idx.flat[:len(gs)] {
 		o.grants[n] = gs[i]
@@ -583,15 +624,13 @@ func (t *truth) owners() []string {
 // countedOnOwner is the grants of owner's on h's key that h counted on:
 // those made during its acquire, else those live when it began.
 func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
-	n := len(t.sites[h.Key])
+	n := len(t.sitesOf(h.Key))
 	made, adopted := t.room(n), t.room(n)
-	for _, s := range t.sites[h.Key] {
-		gs := t.bySite.get(owner, h.Key, s)
-		n := sort.Search(len(gs), func(i int) bool { return gs[i].T > h.Start })
-		if n == 0 {
+	for _, s := range t.sitesOf(h.Key) {
+		g := t.bySite.latest(owner, h.Key, s, h.Start)
+		if g == nil {
 			continue
 		}
-		g := gs[n-1]
 		switch {
 		case g.T >= h.Acquire.Call:
 			made = append(made, siteGrant{s, g})
@@ -638,10 +677,8 @@ func (gs siteGrants) get(site string) *grant {
 // liveAt counts the sites where client's latest grant on key was live at.
 func (t *truth) liveAt(client, key string, at int64) int {
 	n := 0
-	for _, s := range t.sites[key] {
-		gs := t.bySite.get(client, key, s)
-		i := sort.Search(len(gs), func(i int) bool { return gs[i].T > at })
-		if i > 0 && gs[i-1].EndT > at {
+	for _, s := range t.sitesOf(key) {
+		if g := t.bySite.latest(client, key, s, at); g != nil && g.EndT > at {
 			n++
 		}
 	}
@@ -655,13 +692,16 @@ func (t *truth) quorum(key string) int {
 	if t.allSites {
 		return 1
 	}
-	return len(t.sites[key])/2 + 1
+	return len(t.sitesOf(key))/2 + 1
 }
 
 // retryOf returns the retry event behind command event i when its client
 // had sent the same command before and that first run reached the node
 // too: the command ran twice. -1 otherwise.
 func (t *truth) retryOf(i int) int {
+	if !t.retried {
+		return -1
+	}
 	e := t.tr.Events[i]
 	idx := t.byClient.get(e.Client)
 	k := sort.SearchInts(idx, i)
@@ -694,6 +734,9 @@ func unknownOutcome(op trace.Op) bool {
 // late reports whether event i ran a request its client had given up on:
 // the sim records that (EvLate) right after the request's own event.
 func (t *truth) late(i int) bool {
+	if !t.anyLate {
+		return false
+	}
 	e := t.tr.Events[i]
 	for _, j := range t.clientEvents(e.Client, e.T, e.T) {
 		if l := t.tr.Events[j]; j > i && l.Kind == trace.EvLate && l.Party == e.Party {

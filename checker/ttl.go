@@ -15,7 +15,7 @@ import (
 // pexpire (or sets PX) takes its last numeric ARGV as milliseconds, one
 // that calls expire (or sets EX) as seconds. A script's reply does not say
 // whether it set the TTL: callers trust scripts of the key's owner only.
-func commandTTL(e trace.Event, scripts *scriptUnits) (time.Duration, bool) {
+func commandTTL(e *trace.Event, scripts *scriptUnits) (time.Duration, bool) {
 	a := e.Args
 	if len(a) < 2 || strings.HasPrefix(e.Reply, "(error)") || e.Reply == "(nil)" || e.Reply == "(integer) 0" {
 		return 0, false
@@ -65,7 +65,7 @@ func scriptTTL(a []string, scripts *scriptUnits) (time.Duration, bool) {
 	return 0, false
 }
 
-func isScript(e trace.Event) bool {
+func isScript(e *trace.Event) bool {
 	if len(e.Args) == 0 {
 		return false
 	}
@@ -158,7 +158,7 @@ func bodyUnit(body string) time.Duration {
 }
 
 // isExpireCommand reports a plain TTL renewal that hit an existing key.
-func isExpireCommand(e trace.Event) bool {
+func isExpireCommand(e *trace.Event) bool {
 	if len(e.Args) == 0 || e.Reply != "(integer) 1" {
 		return false
 	}

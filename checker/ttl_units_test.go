@@ -32,7 +32,8 @@ func TestCommandTTLScriptsAndNumbers(t *testing.T) {
 	}
 	for round := range 2 { // the second round reads the memoized units
 		for _, c := range cases {
-			got, ok := commandTTL(trace.Command("redis", "c1", "k", c.args, "OK", ""), scripts)
+			e := trace.Command("redis", "c1", "k", c.args, "OK", "")
+			got, ok := commandTTL(&e, scripts)
 			if got != c.want || ok != c.ok {
 				t.Fatalf("round %d, %q: %v %v, want %v %v", round, c.args, got, ok, c.want, c.ok)
 			}
