@@ -31,8 +31,11 @@ func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Sub
 	if n == nil {
 		return nil, ErrUnknownParty
 	}
-	s := &Subscription{node: n, p: t.p, Channel: channel, handler: handler}
-	if _, err := t.roundTrip(&rpc{cfg: t.p.Client, to: node, what: "SUBSCRIBE", sub: s}); err != nil {
+	s := t.w.subs.next()
+	s.node, s.p, s.Channel, s.handler = n, t.p, channel, handler
+	c := t.w.rpcs.next()
+	c.cfg, c.to, c.what, c.sub = t.p.Client, node, "SUBSCRIBE", s
+	if _, err := t.roundTrip(c); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -72,7 +75,10 @@ func (s *Subscription) Unsubscribe() {
 	subs := s.node.subs[s.Channel]
 	for i, x := range subs {
 		if x == s {
-			s.node.subs[s.Channel] = append(subs[:i:i], subs[i+1:]...)
+			// In place: the next subscriber to the channel reuses the room.
+			copy(subs[i:], subs[i+1:])
+			subs[len(subs)-1] = nil
+			s.node.subs[s.Channel] = subs[:len(subs)-1]
 			break
 		}
 	}

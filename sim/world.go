@@ -58,6 +58,7 @@ type World struct {
 	rpcs        chunk[rpc]
 	semWaiters  chunk[semWaiter]
 	sems        chunk[Sem]
+	subs        chunk[Subscription]
 	procChunk   chunk[Process]
 	ext         External
 	onPromote   []func(old, new string)
