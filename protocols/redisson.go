@@ -444,11 +444,7 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 	p := t.Process()
 	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0)}
 	c.subs.set(channel, e)
-	s, err := t.Subscribe(c.node, channel, func(msg string) {
-		if msg == redissonUnlockMessage {
-			e.latch.Release(1)
-		}
-	})
+	s, err := t.SubscribeTo(c.node, channel, e)
 	if err != nil {
 		e.err = err
 		if c.subs.get(channel) == e {
@@ -460,6 +456,13 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 	e.sub, e.ready = s, true
 	e.wakeWaiting()
 	return e, nil
+}
+
+// Receive is the entry's listener: an unlock message releases a waiter.
+func (e *rsubEntry) Receive(msg string) {
+	if msg == redissonUnlockMessage {
+		e.latch.Release(1)
+	}
 }
 
 // wakeWaiting wakes the threads waiting for the first SUBSCRIBE.

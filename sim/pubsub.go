@@ -15,15 +15,27 @@ type Subscription struct {
 	node    *Node
 	p       *Process
 	Channel string
-	handler func(msg string)
+	handler Receiver
 	active  bool
 	what    string // "message on Channel", once a message was sent
 }
+
+// A Receiver takes the messages of a subscription (see Subscription).
+type Receiver interface{ Receive(msg string) }
+
+type receiverFunc func(msg string)
+
+func (f receiverFunc) Receive(msg string) { f(msg) }
 
 // Subscribe sends SUBSCRIBE channel to node and waits for the
 // confirmation. Messages published after the node registered it reach
 // handler through the network, so a partition loses them.
 func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Subscription, error) {
+	return t.SubscribeTo(node, channel, receiverFunc(handler))
+}
+
+// SubscribeTo is Subscribe with a Receiver for the messages.
+func (t *Thread) SubscribeTo(node, channel string, handler Receiver) (*Subscription, error) {
 	if node == Master {
 		node = t.p.master()
 	}
@@ -62,7 +74,7 @@ func (s *Subscription) receive(msg string) {
 		return
 	}
 	s.node.w.rec.event(trace.Deliver(s.p.Name, s.Channel, msg))
-	s.handler(msg)
+	s.handler.Receive(msg)
 }
 
 // Unsubscribe removes the subscription at once (the client stops
