@@ -35,7 +35,7 @@ func (t *Thread) Interrupt() {
 		}
 		t.interrupted = false
 		c.abandoned = true
-		c.wake(Reply{}, ErrInterrupted)
+		c.wake(nil, ErrInterrupted)
 	})
 }
 
