@@ -60,7 +60,11 @@ func (s *Subscription) register(t *Thread, a *rpcAttempt) {
 		return
 	}
 	s.active = true
-	n.subs[s.Channel] = append(n.subs[s.Channel], s)
+	subs := n.subs[s.Channel]
+	if subs == nil { // a channel's first subscriber: most have only one or two
+		subs = n.w.subRooms.next()[:0]
+	}
+	n.subs[s.Channel] = append(subs, s)
 	// The trace gets its own arguments: a slice of s would keep the
 	// subscription, its handler and the run's client state alive with it.
 	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, n.w.args.copyOf([]string{"SUBSCRIBE", s.Channel}), "subscribed", ""))

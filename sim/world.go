@@ -59,6 +59,7 @@ type World struct {
 	semWaiters  chunk[semWaiter]
 	sems        chunk[Sem]
 	subs        chunk[Subscription]
+	subRooms    chunk[[2]*Subscription]
 	procChunk   chunk[Process]
 	ext         External
 	onPromote   []func(old, new string)
