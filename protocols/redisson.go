@@ -143,6 +143,11 @@ type rlock struct {
 	cFor     *sim.Process
 	chanMemo string
 	acqCmd   []string
+	// Room for the lock's first lock and unlock commands (most locks
+	// send one of each), each part handed out once: a command is never
+	// changed once built.
+	cmdRoom [6 + 8]string
+	cmdUsed int
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -237,14 +242,32 @@ func (l *rlock) acquireCmd(t *sim.Thread, lease time.Duration) []string {
 	if l.ver == redisson3120 {
 		script = redissonLock312
 	}
-	l.acqCmd = evalCmd(script, []string{l.name}, leaseMs, name)
+	l.acqCmd = appendEval(l.cmdSpace(6), script, []string{l.name}, leaseMs, name)
 	return l.acqCmd
 }
 
 // evalCmd is EVAL script with keys and args.
 func evalCmd(script string, keys []string, args ...string) []string {
-	cmd := make([]string, 0, 3+len(keys)+len(args))
-	return append(append(append(cmd, "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
+	return appendEval(nil, script, keys, args...)
+}
+
+// appendEval is evalCmd in room, if it fits.
+func appendEval(room []string, script string, keys []string, args ...string) []string {
+	if n := 3 + len(keys) + len(args); cap(room) < n {
+		room = make([]string, 0, n)
+	}
+	return append(append(append(room[:0], "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
+}
+
+// cmdSpace returns the next n strings of the lock's command room, or nil
+// once it is used up.
+func (l *rlock) cmdSpace(n int) []string {
+	if len(l.cmdRoom)-l.cmdUsed < n {
+		return nil
+	}
+	room := l.cmdRoom[l.cmdUsed : l.cmdUsed : l.cmdUsed+n]
+	l.cmdUsed += n
+	return room
 }
 
 // evalWrite is RedissonBaseLock.evalWriteAsync: the script alone
@@ -390,7 +413,7 @@ func (l *rlock) unlock(t *sim.Thread) (bool, error) {
 	if l.ver.latestLine() {
 		return l.unlockLatest(t)
 	}
-	r, err := l.evalWrite(t, evalCmd(redissonUnlock316, []string{l.name, l.channel()},
+	r, err := l.evalWrite(t, appendEval(l.cmdSpace(8), redissonUnlock316, []string{l.name, l.channel()},
 		redissonUnlockMessage, ms(l.internalLease), l.lockName(t)))
 	if !(l.ver.unlockNilKeepsEntry() && err == nil && r.IsNil()) {
 		l.cancelExpirationRenewal(t, t.Name)
