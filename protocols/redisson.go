@@ -148,6 +148,10 @@ type rlock struct {
 	// changed once built.
 	cmdRoom [6 + 8]string
 	cmdUsed int
+	// The renewal entry of the lock's first watchdog, handed out once:
+	// an entry may outlive its place in the client's map.
+	renewRoom     rrenewal
+	renewRoomUsed bool
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -571,10 +575,20 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 		old.add(t.Name)
 		return
 	}
-	e := &rrenewal{}
+	e := l.newRenewal()
 	e.add(t.Name)
 	c.renew.set(l.name, e)
 	l.renewExpiration(t, c, l.name)
+}
+
+// newRenewal returns an empty renewal entry: the lock's room the first
+// time.
+func (l *rlock) newRenewal() *rrenewal {
+	if l.renewRoomUsed {
+		return &rrenewal{}
+	}
+	l.renewRoomUsed = true
+	return &l.renewRoom
 }
 
 // renewExpiration schedules one watchdog tick: after lease/3 it renews
