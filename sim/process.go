@@ -127,6 +127,9 @@ func (p *Process) pause(d time.Duration, why string, fault int) {
 		return
 	}
 	p.paused, p.pausedBy = true, fault
+	if p.held == nil { // room for what a pause usually holds, at once
+		p.held = make([]*event, 0, 8)
+	}
 	p.w.rec.event(trace.Pause(p.Name, why, d).WithFault(fault))
 	e := p.w.newEvent()
 	e.at, e.do, e.ref = p.w.now+d, doResume, p
