@@ -101,6 +101,7 @@ func (w *World) AddNode(name string) *Node {
 	n.lua.SetPreHook(n.preHook) // the server's, which the twins' direct commands call too
 	n.lua.SetPublish(n.publish) // what preHook does for a PUBLISH outside MULTI
 	w.nodes[name] = n
+	w.nodeOrder = nil
 	return n
 }
 
