@@ -152,6 +152,8 @@ type rlock struct {
 	// an entry may outlive its place in the client's map.
 	renewRoom     rrenewal
 	renewRoomUsed bool
+	subRoom       rsubEntry // the same for the first subscription entry
+	subRoomUsed   bool
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -322,7 +324,7 @@ func (l *rlock) lock(t *sim.Thread) (bool, error) {
 		return ok, err
 	}
 	c := l.client(t)
-	e, err := c.subscribe(t, l.channel())
+	e, err := c.subscribe(t, l)
 	if err != nil {
 		return false, err
 	}
@@ -377,7 +379,7 @@ func (l *rlock) tryLock(t *sim.Thread, wait time.Duration) (bool, error) {
 	}
 	current = t.Now()
 	c := l.client(t)
-	e, err := c.subscribe(t, l.channel())
+	e, err := c.subscribe(t, l)
 	if err != nil {
 		return false, nil // the subscription did not complete in time
 	}
@@ -451,10 +453,11 @@ type rsubEntry struct {
 	waiting *sim.Sem // threads waiting for the first SUBSCRIBE to complete; nil until one does
 }
 
-// subscribe is PublishSubscribe.subscribe: the first waiter of the process
-// sends SUBSCRIBE; later ones share the entry (and wait for it to be
-// subscribed).
-func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
+// subscribe is PublishSubscribe.subscribe to l's channel: the first
+// waiter of the process sends SUBSCRIBE; later ones share the entry (and
+// wait for it to be subscribed).
+func (c *rclient) subscribe(t *sim.Thread, l *rlock) (*rsubEntry, error) {
+	channel := l.channel()
 	if e := c.subs.get(channel); e != nil {
 		e.count++
 		if !e.ready && e.err == nil {
@@ -469,7 +472,8 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 		return e, nil
 	}
 	p := t.Process()
-	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0)}
+	e := l.newSubEntry()
+	e.channel, e.count, e.latch = channel, 1, p.NewSem(0)
 	c.subs.set(channel, e)
 	s, err := t.SubscribeTo(c.node, channel, e)
 	if err != nil {
@@ -579,6 +583,16 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 	e.add(t.Name)
 	c.renew.set(l.name, e)
 	l.renewExpiration(t, c, l.name)
+}
+
+// newSubEntry returns an empty subscription entry: the lock's room the
+// first time.
+func (l *rlock) newSubEntry() *rsubEntry {
+	if l.subRoomUsed {
+		return &rsubEntry{}
+	}
+	l.subRoomUsed = true
+	return &l.subRoom
 }
 
 // newRenewal returns an empty renewal entry: the lock's room the first
