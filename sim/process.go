@@ -47,6 +47,7 @@ type Process struct {
 	pausedBy    int // the scheduled fault that paused the process (0: none)
 	crashed     bool
 	held        []*event
+	heldRoom    [4]*event
 	firstThread *Thread // its threads, in order, linked by Thread.procNext
 	lastThread  *Thread
 	lastName    string // the last thread name it started, and that thread's client name
@@ -127,8 +128,8 @@ func (p *Process) pause(d time.Duration, why string, fault int) {
 		return
 	}
 	p.paused, p.pausedBy = true, fault
-	if p.held == nil { // room for what a pause usually holds, at once
-		p.held = make([]*event, 0, 8)
+	if p.held == nil { // most pauses hold a few events
+		p.held = p.heldRoom[:0]
 	}
 	p.w.rec.event(trace.Pause(p.Name, why, d).WithFault(fault))
 	e := p.w.newEvent()
