@@ -102,7 +102,8 @@ func (p *Process) eachThread(fn func(*Thread)) {
 // same name on every tick.
 func (p *Process) clientName(name string) string {
 	if name != p.lastName || p.lastClient == "" {
-		p.lastName, p.lastClient = name, p.Name+"/"+name
+		b := append(append(append(p.w.text.room(len(p.Name)+1+len(name)), p.Name...), '/'), name...)
+		p.lastName, p.lastClient = name, p.w.text.keep(b)
 	}
 	return p.lastClient
 }

@@ -51,6 +51,7 @@ type World struct {
 	idle        []*coro // coroutines free for the next thread
 	corosMade   int
 	args        argTable // argument lists traced recently
+	text        textRoom // the run's short texts: client and script names
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
 	injected    int      // faults injected so far: the last one's id
