@@ -143,6 +143,17 @@ type rlock struct {
 	cFor     *sim.Process
 	chanMemo string
 	acqCmd   []string
+	// Room for the lock's first lock and unlock commands (most locks
+	// send one of each), each part handed out once: a command is never
+	// changed once built.
+	cmdRoom [6 + 8]string
+	cmdUsed int
+	// The renewal entry of the lock's first watchdog, handed out once:
+	// an entry may outlive its place in the client's map.
+	renewRoom     rrenewal
+	renewRoomUsed bool
+	subRoom       rsubEntry // the same for the first subscription entry
+	subRoomUsed   bool
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -237,14 +248,32 @@ func (l *rlock) acquireCmd(t *sim.Thread, lease time.Duration) []string {
 	if l.ver == redisson3120 {
 		script = redissonLock312
 	}
-	l.acqCmd = evalCmd(script, []string{l.name}, leaseMs, name)
+	l.acqCmd = appendEval(l.cmdSpace(6), script, []string{l.name}, leaseMs, name)
 	return l.acqCmd
 }
 
 // evalCmd is EVAL script with keys and args.
 func evalCmd(script string, keys []string, args ...string) []string {
-	cmd := make([]string, 0, 3+len(keys)+len(args))
-	return append(append(append(cmd, "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
+	return appendEval(nil, script, keys, args...)
+}
+
+// appendEval is evalCmd in room, if it fits.
+func appendEval(room []string, script string, keys []string, args ...string) []string {
+	if n := 3 + len(keys) + len(args); cap(room) < n {
+		room = make([]string, 0, n)
+	}
+	return append(append(append(room[:0], "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
+}
+
+// cmdSpace returns the next n strings of the lock's command room, or nil
+// once it is used up.
+func (l *rlock) cmdSpace(n int) []string {
+	if len(l.cmdRoom)-l.cmdUsed < n {
+		return nil
+	}
+	room := l.cmdRoom[l.cmdUsed : l.cmdUsed : l.cmdUsed+n]
+	l.cmdUsed += n
+	return room
 }
 
 // evalWrite is RedissonBaseLock.evalWriteAsync: the script alone
@@ -295,7 +324,7 @@ func (l *rlock) lock(t *sim.Thread) (bool, error) {
 		return ok, err
 	}
 	c := l.client(t)
-	e, err := c.subscribe(t, l.channel())
+	e, err := c.subscribe(t, l)
 	if err != nil {
 		return false, err
 	}
@@ -350,7 +379,7 @@ func (l *rlock) tryLock(t *sim.Thread, wait time.Duration) (bool, error) {
 	}
 	current = t.Now()
 	c := l.client(t)
-	e, err := c.subscribe(t, l.channel())
+	e, err := c.subscribe(t, l)
 	if err != nil {
 		return false, nil // the subscription did not complete in time
 	}
@@ -390,7 +419,7 @@ func (l *rlock) unlock(t *sim.Thread) (bool, error) {
 	if l.ver.latestLine() {
 		return l.unlockLatest(t)
 	}
-	r, err := l.evalWrite(t, evalCmd(redissonUnlock316, []string{l.name, l.channel()},
+	r, err := l.evalWrite(t, appendEval(l.cmdSpace(8), redissonUnlock316, []string{l.name, l.channel()},
 		redissonUnlockMessage, ms(l.internalLease), l.lockName(t)))
 	if !(l.ver.unlockNilKeepsEntry() && err == nil && r.IsNil()) {
 		l.cancelExpirationRenewal(t, t.Name)
@@ -424,10 +453,11 @@ type rsubEntry struct {
 	waiting *sim.Sem // threads waiting for the first SUBSCRIBE to complete; nil until one does
 }
 
-// subscribe is PublishSubscribe.subscribe: the first waiter of the process
-// sends SUBSCRIBE; later ones share the entry (and wait for it to be
-// subscribed).
-func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
+// subscribe is PublishSubscribe.subscribe to l's channel: the first
+// waiter of the process sends SUBSCRIBE; later ones share the entry (and
+// wait for it to be subscribed).
+func (c *rclient) subscribe(t *sim.Thread, l *rlock) (*rsubEntry, error) {
+	channel := l.channel()
 	if e := c.subs.get(channel); e != nil {
 		e.count++
 		if !e.ready && e.err == nil {
@@ -442,13 +472,10 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 		return e, nil
 	}
 	p := t.Process()
-	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0)}
+	e := l.newSubEntry()
+	e.channel, e.count, e.latch = channel, 1, p.NewSem(0)
 	c.subs.set(channel, e)
-	s, err := t.Subscribe(c.node, channel, func(msg string) {
-		if msg == redissonUnlockMessage {
-			e.latch.Release(1)
-		}
-	})
+	s, err := t.SubscribeTo(c.node, channel, e)
 	if err != nil {
 		e.err = err
 		if c.subs.get(channel) == e {
@@ -460,6 +487,13 @@ func (c *rclient) subscribe(t *sim.Thread, channel string) (*rsubEntry, error) {
 	e.sub, e.ready = s, true
 	e.wakeWaiting()
 	return e, nil
+}
+
+// Receive is the entry's listener: an unlock message releases a waiter.
+func (e *rsubEntry) Receive(msg string) {
+	if msg == redissonUnlockMessage {
+		e.latch.Release(1)
+	}
 }
 
 // wakeWaiting wakes the threads waiting for the first SUBSCRIBE.
@@ -545,10 +579,30 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 		old.add(t.Name)
 		return
 	}
-	e := &rrenewal{}
+	e := l.newRenewal()
 	e.add(t.Name)
 	c.renew.set(l.name, e)
 	l.renewExpiration(t, c, l.name)
+}
+
+// newSubEntry returns an empty subscription entry: the lock's room the
+// first time.
+func (l *rlock) newSubEntry() *rsubEntry {
+	if l.subRoomUsed {
+		return &rsubEntry{}
+	}
+	l.subRoomUsed = true
+	return &l.subRoom
+}
+
+// newRenewal returns an empty renewal entry: the lock's room the first
+// time.
+func (l *rlock) newRenewal() *rrenewal {
+	if l.renewRoomUsed {
+		return &rrenewal{}
+	}
+	l.renewRoomUsed = true
+	return &l.renewRoom
 }
 
 // renewExpiration schedules one watchdog tick: after lease/3 it renews

@@ -11,7 +11,7 @@ import (
 type armed struct {
 	f     trace.Fault
 	id    int
-	apply func(at time.Duration)
+	apply applier
 	seen  int // occurrences of the anchor's operation so far
 	fired bool
 }
@@ -35,6 +35,6 @@ func (w *World) anchorOp(process, kind, phase, result string) {
 		at := w.now + time.Duration(an.AfterMs)*time.Millisecond
 		w.rec.event(trace.FaultApplied(a.f.Target, "anchor", a.f.Kind+" at "+an.String()+" = "+
 			strconv.FormatInt(int64(at/time.Millisecond), 10)+" ms", a.f.Dur()).WithFault(a.id))
-		a.apply(at)
+		a.apply.apply(at)
 	}
 }

@@ -11,7 +11,14 @@ import (
 // An injector checks a fault against the world and returns what applies
 // it at a given start time; every event it records carries id, the
 // fault's place in the schedule. One per kind of trace.Kinds.
-type injector func(w *World, f trace.Fault, id int) (apply func(at time.Duration), err error)
+type injector func(w *World, f trace.Fault, id int) (applier, error)
+
+// An applier applies a checked fault at a given start time.
+type applier interface{ apply(at time.Duration) }
+
+type applyFunc func(at time.Duration)
+
+func (f applyFunc) apply(at time.Duration) { f(at) }
 
 var injectors = map[string]injector{
 	trace.FaultGCPause:        injectPause,
@@ -53,7 +60,7 @@ func (w *World) Inject(f trace.Fault) error {
 		return fmt.Errorf("fault %s: %v", f.Kind, err)
 	}
 	if f.Anchor == nil {
-		apply(f.At())
+		apply.apply(f.At())
 		return nil
 	}
 	if err := f.Anchor.Check(); err != nil {

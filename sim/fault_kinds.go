@@ -16,35 +16,51 @@ func (w *World) targetProcess(f trace.Fault) (*Process, error) {
 	return nil, fmt.Errorf("no process %q", f.Target)
 }
 
-func injectPause(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func injectPause(w *World, f trace.Fault, id int) (applier, error) {
 	p, err := w.targetProcess(f)
-	return func(at time.Duration) { w.schedule(at, nil, func() { p.pause(f.Dur(), f.Kind, id) }) }, err
+	return &pauseFault{p: p, d: f.Dur(), kind: f.Kind, id: id}, err
 }
 
-func injectStall(w *World, f trace.Fault, id int) (func(time.Duration), error) {
-	p, err := w.targetProcess(f)
-	return func(at time.Duration) { w.schedule(at, nil, func() { p.stall(f.Dur(), id) }) }, err
+// pauseFault is a gc-pause of p for d: one value, its scheduled step a
+// typed event (the commonest fault, injected on most runs).
+type pauseFault struct {
+	p    *Process
+	d    time.Duration
+	kind string
+	id   int
 }
 
-func injectSlowWork(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func (pf *pauseFault) apply(at time.Duration) {
+	w := pf.p.w
+	e := w.newEvent()
+	e.at, e.do, e.ref = at, doPause, pf
+	w.scheduleEvent(e)
+}
+
+func injectStall(w *World, f trace.Fault, id int) (applier, error) {
+	p, err := w.targetProcess(f)
+	return applyFunc(func(at time.Duration) { w.schedule(at, nil, func() { p.stall(f.Dur(), id) }) }), err
+}
+
+func injectSlowWork(w *World, f trace.Fault, id int) (applier, error) {
 	p, err := w.targetProcess(f)
 	extra := time.Duration(f.Value) * time.Millisecond
-	return func(at time.Duration) {
+	return applyFunc(func(at time.Duration) {
 		w.schedule(at, nil, func() {
 			p.SlowWork += extra
 			w.recordFault(f, id, p.Name, fmt.Sprintf("critical sections %d ms slower", f.Value))
 		})
 		w.schedule(at+f.Dur(), nil, func() { p.SlowWork -= extra })
-	}, err
+	}), err
 }
 
-func injectClientCrash(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func injectClientCrash(w *World, f trace.Fault, id int) (applier, error) {
 	p, err := w.targetProcess(f)
 	restart := f.Dur()
 	if restart == 0 {
 		restart = -1
 	}
-	return func(at time.Duration) { w.schedule(at, nil, func() { p.crash(restart, id) }) }, err
+	return applyFunc(func(at time.Duration) { w.schedule(at, nil, func() { p.crash(restart, id) }) }), err
 }
 
 // recordFault records an applied fault whose effect has no event of its
@@ -55,7 +71,7 @@ func (w *World) recordFault(f trace.Fault, id int, party, detail string) {
 
 // The injectors of the network faults.
 
-func injectLinks(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func injectLinks(w *World, f trace.Fault, id int) (applier, error) {
 	links, err := w.links(f.Target)
 	set := func(on bool) {
 		for _, l := range links {
@@ -71,7 +87,7 @@ func injectLinks(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 			}
 		}
 	}
-	return func(at time.Duration) {
+	return applyFunc(func(at time.Duration) {
 		w.schedule(at, nil, func() {
 			set(true)
 			w.rec.event(trace.Partition(f.Target, f.Kind, f.Dur()).WithFault(id))
@@ -80,17 +96,17 @@ func injectLinks(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 			set(false)
 			w.rec.event(trace.Heal(f.Target, f.Kind).WithFault(id))
 		})
-	}, err
+	}), err
 }
 
 // injectBlackhole cuts a node (or the master) from everyone: requests to
 // it hang until the client's timeout, as behind a dead switch port.
-func injectBlackhole(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func injectBlackhole(w *World, f trace.Fault, id int) (applier, error) {
 	n, err := w.targetNode(f)
 	if err != nil {
 		return nil, err
 	}
-	return func(at time.Duration) {
+	return applyFunc(func(at time.Duration) {
 		var links [][2]string
 		var name string
 		w.schedule(at, nil, func() {
@@ -107,10 +123,10 @@ func injectBlackhole(w *World, f trace.Fault, id int) (func(time.Duration), erro
 			}
 			w.rec.event(trace.Heal(name, f.Kind).WithFault(id))
 		})
-	}, nil
+	}), nil
 }
 
-func injectReplyLoss(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func injectReplyLoss(w *World, f trace.Fault, id int) (applier, error) {
 	if w.nodes[f.Target] == nil && w.services[f.Target] == nil && f.Target != Master {
 		return nil, fmt.Errorf("no node or service %q", f.Target)
 	}
@@ -118,7 +134,7 @@ func injectReplyLoss(w *World, f trace.Fault, id int) (func(time.Duration), erro
 	if f.Value == 0 {
 		rate = 1
 	}
-	return func(at time.Duration) {
+	return applyFunc(func(at time.Duration) {
 		var party string
 		w.schedule(at, nil, func() {
 			party = f.Target
@@ -129,7 +145,7 @@ func injectReplyLoss(w *World, f trace.Fault, id int) (func(time.Duration), erro
 			w.recordFault(f, id, party, fmt.Sprintf("%.0f%% of its replies lost", rate*100))
 		})
 		w.schedule(at+f.Dur(), nil, func() { w.net.setLossFrom(party, 0, 0) })
-	}, nil
+	}), nil
 }
 
 // The injectors of the node faults.
@@ -153,15 +169,15 @@ func (w *World) resolveNode(n *Node) *Node {
 	return n
 }
 
-func injectCrash(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func injectCrash(w *World, f trace.Fault, id int) (applier, error) {
 	n, err := w.targetNode(f)
-	return func(at time.Duration) { w.schedule(at, nil, func() { w.resolveNode(n).crash(f.Dur(), id) }) }, err
+	return applyFunc(func(at time.Duration) { w.schedule(at, nil, func() { w.resolveNode(n).crash(f.Dur(), id) }) }), err
 }
 
-func injectReplicationLag(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func injectReplicationLag(w *World, f trace.Fault, id int) (applier, error) {
 	n, err := w.targetNode(f)
 	extra := time.Duration(f.Value) * time.Millisecond
-	return func(at time.Duration) {
+	return applyFunc(func(at time.Duration) {
 		var hit []*replLink
 		w.schedule(at, nil, func() {
 			m := w.resolveNode(n)
@@ -176,15 +192,15 @@ func injectReplicationLag(w *World, f trace.Fault, id int) (func(time.Duration),
 				l.extraLag -= extra
 			}
 		})
-	}, err
+	}), err
 }
 
 // injectClock jumps or drifts a node's clock, or a process's.
-func injectClock(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func injectClock(w *World, f trace.Fault, id int) (applier, error) {
 	jump := f.Kind == trace.FaultClockJump
 	d := time.Duration(f.Value) * time.Millisecond
 	if n := w.nodes[f.Target]; n != nil || f.Target == Master {
-		return func(at time.Duration) {
+		return applyFunc(func(at time.Duration) {
 			w.schedule(at, nil, func() {
 				if m := w.resolveNode(n); jump {
 					m.jumpClock(d, id)
@@ -192,13 +208,13 @@ func injectClock(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 					m.setDrift(f.Value, id)
 				}
 			})
-		}, nil
+		}), nil
 	}
 	p := w.process(f.Target)
 	if p == nil {
 		return nil, fmt.Errorf("no node or process %q", f.Target)
 	}
-	return func(at time.Duration) {
+	return applyFunc(func(at time.Duration) {
 		w.schedule(at, nil, func() {
 			if jump {
 				p.jumpClock(d, id)
@@ -206,5 +222,5 @@ func injectClock(w *World, f trace.Fault, id int) (func(time.Duration), error) {
 				p.setDrift(f.Value, id)
 			}
 		})
-	}, nil
+	}), nil
 }

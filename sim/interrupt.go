@@ -35,7 +35,7 @@ func (t *Thread) Interrupt() {
 		}
 		t.interrupted = false
 		c.abandoned = true
-		c.wake(Reply{}, ErrInterrupted)
+		c.wake(nil, ErrInterrupted)
 	})
 }
 
@@ -44,9 +44,9 @@ func (t *Thread) IsInterrupted() bool { return t.interrupted }
 
 // injectInterrupt interrupts every application thread of the process
 // (what an executor's shutdownNow() does to its workers).
-func injectInterrupt(w *World, f trace.Fault, id int) (func(time.Duration), error) {
+func injectInterrupt(w *World, f trace.Fault, id int) (applier, error) {
 	p, err := w.targetProcess(f)
-	return func(at time.Duration) {
+	return applyFunc(func(at time.Duration) {
 		w.schedule(at, nil, func() {
 			if p.crashed {
 				return
@@ -58,7 +58,7 @@ func injectInterrupt(w *World, f trace.Fault, id int) (func(time.Duration), erro
 				}
 			})
 		})
-	}, err
+	}), err
 }
 
 // Interrupted is Java's Thread.interrupted(): it reports the interrupt

@@ -123,7 +123,7 @@ func (n *Network) send(from, to string, target *Process, what string, deliver fu
 func (n *Network) sendRequest(a *rpcAttempt) {
 	e := n.w.newEvent()
 	e.do, e.ref = doArrive, a
-	n.post(a.c.from, a.party, e, a.c.what)
+	n.post(a.c.t.p.Name, a.party, e, a.c.what)
 }
 
 // sendReply carries the answer to attempt a back to its thread, which

@@ -90,9 +90,7 @@ func (w *World) AddNode(name string) *Node {
 	m := st.m
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, store: st, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
-		subs: map[string][]*Subscription{}, inMulti: map[*server.Peer]bool{},
-		queued:  map[*server.Peer][]string{},
-		queuedN: map[*server.Peer]int{}, pubs: map[*server.Peer][]queuedPub{}}
+		subs: map[string][]*Subscription{}}
 	n.db = m.DB(0)
 	n.bw = st.node
 	n.bw.Reset(&n.out)
@@ -101,6 +99,7 @@ func (w *World) AddNode(name string) *Node {
 	n.lua.SetPreHook(n.preHook) // the server's, which the twins' direct commands call too
 	n.lua.SetPublish(n.publish) // what preHook does for a PUBLISH outside MULTI
 	w.nodes[name] = n
+	w.nodeOrder = nil
 	return n
 }
 
@@ -220,6 +219,10 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	pubs := n.pubs[p]
 	switch cmd {
 	case "MULTI":
+		if n.inMulti == nil { // made on the node's first MULTI: most runs send none
+			n.inMulti, n.queued = map[*server.Peer]bool{}, map[*server.Peer][]string{}
+			n.queuedN, n.pubs = map[*server.Peer]int{}, map[*server.Peer][]queuedPub{}
+		}
 		if !n.inMulti[p] { // a nested MULTI is refused and changes nothing
 			n.queuedN[p] = 0
 			delete(n.pubs, p)

@@ -47,6 +47,7 @@ type Process struct {
 	pausedBy    int // the scheduled fault that paused the process (0: none)
 	crashed     bool
 	held        []*event
+	heldRoom    [4]*event
 	firstThread *Thread // its threads, in order, linked by Thread.procNext
 	lastThread  *Thread
 	lastName    string // the last thread name it started, and that thread's client name
@@ -101,7 +102,8 @@ func (p *Process) eachThread(fn func(*Thread)) {
 // same name on every tick.
 func (p *Process) clientName(name string) string {
 	if name != p.lastName || p.lastClient == "" {
-		p.lastName, p.lastClient = name, p.Name+"/"+name
+		b := append(append(append(p.w.text.room(len(p.Name)+1+len(name)), p.Name...), '/'), name...)
+		p.lastName, p.lastClient = name, p.w.text.keep(b)
 	}
 	return p.lastClient
 }
@@ -127,6 +129,9 @@ func (p *Process) pause(d time.Duration, why string, fault int) {
 		return
 	}
 	p.paused, p.pausedBy = true, fault
+	if p.held == nil { // most pauses hold a few events
+		p.held = p.heldRoom[:0]
+	}
 	p.w.rec.event(trace.Pause(p.Name, why, d).WithFault(fault))
 	e := p.w.newEvent()
 	e.at, e.do, e.ref = p.w.now+d, doResume, p

@@ -15,15 +15,27 @@ type Subscription struct {
 	node    *Node
 	p       *Process
 	Channel string
-	handler func(msg string)
+	handler Receiver
 	active  bool
 	what    string // "message on Channel", once a message was sent
 }
+
+// A Receiver takes the messages of a subscription (see Subscription).
+type Receiver interface{ Receive(msg string) }
+
+type receiverFunc func(msg string)
+
+func (f receiverFunc) Receive(msg string) { f(msg) }
 
 // Subscribe sends SUBSCRIBE channel to node and waits for the
 // confirmation. Messages published after the node registered it reach
 // handler through the network, so a partition loses them.
 func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Subscription, error) {
+	return t.SubscribeTo(node, channel, receiverFunc(handler))
+}
+
+// SubscribeTo is Subscribe with a Receiver for the messages.
+func (t *Thread) SubscribeTo(node, channel string, handler Receiver) (*Subscription, error) {
 	if node == Master {
 		node = t.p.master()
 	}
@@ -31,8 +43,11 @@ func (t *Thread) Subscribe(node, channel string, handler func(msg string)) (*Sub
 	if n == nil {
 		return nil, ErrUnknownParty
 	}
-	s := &Subscription{node: n, p: t.p, Channel: channel, handler: handler}
-	if _, err := t.roundTrip(&rpc{cfg: t.p.Client, to: node, what: "SUBSCRIBE", sub: s}); err != nil {
+	s := t.w.subs.next()
+	s.node, s.p, s.Channel, s.handler = n, t.p, channel, handler
+	c := t.w.rpcs.next()
+	c.cfg, c.to, c.what, c.sub = t.p.Client, node, "SUBSCRIBE", s
+	if _, err := t.roundTrip(c); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -45,7 +60,11 @@ func (s *Subscription) register(t *Thread, a *rpcAttempt) {
 		return
 	}
 	s.active = true
-	n.subs[s.Channel] = append(n.subs[s.Channel], s)
+	subs := n.subs[s.Channel]
+	if subs == nil { // a channel's first subscriber: most have only one or two
+		subs = n.w.subRooms.next()[:0]
+	}
+	n.subs[s.Channel] = append(subs, s)
 	// The trace gets its own arguments: a slice of s would keep the
 	// subscription, its handler and the run's client state alive with it.
 	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, n.w.args.copyOf([]string{"SUBSCRIBE", s.Channel}), "subscribed", ""))
@@ -59,7 +78,7 @@ func (s *Subscription) receive(msg string) {
 		return
 	}
 	s.node.w.rec.event(trace.Deliver(s.p.Name, s.Channel, msg))
-	s.handler(msg)
+	s.handler.Receive(msg)
 }
 
 // Unsubscribe removes the subscription at once (the client stops
@@ -72,7 +91,10 @@ func (s *Subscription) Unsubscribe() {
 	subs := s.node.subs[s.Channel]
 	for i, x := range subs {
 		if x == s {
-			s.node.subs[s.Channel] = append(subs[:i:i], subs[i+1:]...)
+			// In place: the next subscriber to the channel reuses the room.
+			copy(subs[i:], subs[i+1:])
+			subs[len(subs)-1] = nil
+			s.node.subs[s.Channel] = subs[:len(subs)-1]
 			break
 		}
 	}

@@ -12,7 +12,7 @@ type event struct {
 	thr  *Thread // a wake-up of this thread: held while it is stalled
 	// ref is what the event acts on: a func() (doFunc), an *rpcAttempt
 	// (doArrive, doDeliver, doExpire), a *Subscription (doPublished), a
-	// *semWaiter (doSemTimeout) or a *Process (doResume). One field for all keeps the event small:
+	// *semWaiter (doSemTimeout), a *Process (doResume) or a *pauseFault (doPause). One field for all keeps the event small:
 	// a run's queue holds a timer for every semaphore wait.
 	ref  any
 	tok  uint64  // doWake: thr's wait token, and the value it wakes with
@@ -41,6 +41,7 @@ const (
 	doPublished                     // a published message reaches sub
 	doSemTimeout                    // sw gives up waiting
 	doResume                        // a paused process resumes
+	doPause                         // a gc-pause fault starts
 	// A timer disarmed while a paused process or stalled thread held it.
 	doNothing
 )
@@ -62,6 +63,9 @@ func (e *event) run(w *World) {
 		e.ref.(*semWaiter).timeout()
 	case doResume:
 		e.ref.(*Process).resume()
+	case doPause:
+		pf := e.ref.(*pauseFault)
+		pf.p.pause(pf.d, pf.kind, pf.id)
 	case doNothing:
 	default:
 		e.ref.(func())()

@@ -10,6 +10,7 @@ import (
 type Streams struct {
 	seed uint64
 	m    map[string]*rand.Rand
+	room chunk[stream]
 }
 
 // NewStreams returns the streams of seed.
@@ -29,7 +30,7 @@ func (s *Streams) Get(name string) *rand.Rand {
 	if r, ok := s.m[name]; ok {
 		return r
 	}
-	st := &stream{}
+	st := s.room.next()
 	st.src.Seed(s.seed, fnv64a(name))
 	st.r = *rand.New(&st.src)
 	s.m[name] = &st.r

@@ -14,7 +14,6 @@ import (
 // every command.
 type rpc struct {
 	t       *Thread
-	from    string // the thread's process
 	cfg     ClientConfig
 	to      string // the party, unless toMaster
 	what    string
@@ -30,12 +29,12 @@ type rpc struct {
 	// event loop when the call completes, whether or not its caller still
 	// waits (an interrupted caller does not cancel the command).
 	then      func(Reply, error)
-	reply     Reply
-	err       error
-	toMaster  bool // each attempt goes to the master the process knows then
-	over      bool // the call completed
-	abandoned bool // the caller stopped waiting (interrupted)
-	woken     bool // reply or err is what the caller returns
+	by        *rpcAttempt // the attempt whose answer the caller returns, if any
+	err       error       // what the caller returns otherwise
+	toMaster  bool        // each attempt goes to the master the process knows then
+	over      bool        // the call completed
+	abandoned bool        // the caller stopped waiting (interrupted)
+	woken     bool        // reply or err is what the caller returns
 	first     rpcAttempt
 	timer     *event // the latest attempt's timeout, while it may be pending
 }
@@ -61,7 +60,7 @@ func (t *Thread) roundTrip(c *rpc) (Reply, error) {
 // (Thread.Interrupt): an interrupted caller returns ErrInterrupted at
 // once, and the request it sent goes on.
 func (t *Thread) roundTripThen(c *rpc, wait bool) (Reply, error) {
-	c.t, c.from, c.tok, c.timeout = t, t.p.Name, t.waitTok, c.cfg.Timeout
+	c.t, c.tok, c.timeout = t, t.waitTok, c.cfg.Timeout
 	if c.timeout == 0 {
 		c.timeout = t.w.cfg.CommandTimeout
 	}
@@ -81,7 +80,10 @@ func (t *Thread) roundTripThen(c *rpc, wait bool) (Reply, error) {
 	if !c.woken {
 		return Reply{}, errors.New("sim: bad wake value")
 	}
-	return c.reply, c.err
+	if c.by != nil {
+		return c.by.r, c.by.err
+	}
+	return Reply{}, c.err
 }
 
 // waiting reports whether the call is still open: a future until it
@@ -96,22 +98,28 @@ func (c *rpc) waiting() bool {
 	return !c.abandoned && c.t.waitTok == c.tok && !c.t.done
 }
 
-// finish completes the call with r or err: its future's callback first,
-// then the caller, if it still waits.
-func (c *rpc) finish(r Reply, err error) {
+// finish completes the call with the answer of attempt a, or with err
+// when a is nil: its future's callback first, then the caller, if it
+// still waits.
+func (c *rpc) finish(a *rpcAttempt, err error) {
 	c.over = true
 	c.disarm()
 	if c.then != nil {
-		c.then(r, err)
+		if a != nil {
+			c.then(a.r, a.err)
+		} else {
+			c.then(Reply{}, err)
+		}
 	}
 	if !c.abandoned {
-		c.wake(r, err)
+		c.wake(a, err)
 	}
 }
 
-// wake resumes the caller with r or err as the call's outcome.
-func (c *rpc) wake(r Reply, err error) {
-	c.reply, c.err, c.woken = r, err, true
+// wake resumes the caller with the answer of attempt a, or with err when
+// a is nil, as the call's outcome.
+func (c *rpc) wake(a *rpcAttempt, err error) {
+	c.by, c.err, c.woken = a, err, true
 	c.t.w.wake(c.t, c.tok, nil)
 }
 
@@ -166,7 +174,7 @@ func (c *rpc) retry(n int) bool {
 		c.cur = -1
 	}
 	t, w := c.t, c.t.w
-	w.rec.event(trace.Retry(c.from, t.Client(), c.what+" to "+c.route()+", attempt "+strconv.Itoa(n+2)))
+	w.rec.event(trace.Retry(t.p.Name, t.Client(), c.what+" to "+c.route()+", attempt "+strconv.Itoa(n+2)))
 	w.scheduleWake(w.now+t.RetryDelay(c.cfg, n), t, func() {
 		if c.waiting() {
 			c.cur = n + 1
@@ -228,10 +236,10 @@ func (a *rpcAttempt) deliver() {
 		return
 	}
 	if c.cfg.CancelOnTimeout && n != c.cur {
-		t.w.rec.event(trace.LateReply(c.from, t.Client(), "late reply to "+c.what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
+		t.w.rec.event(trace.LateReply(t.p.Name, t.Client(), "late reply to "+c.what+" attempt "+strconv.Itoa(n+1)+" (timed out)"))
 		return
 	}
-	c.finish(a.r, a.err)
+	c.finish(a, nil)
 }
 
 // expire is the attempt's timeout: a retry, or the call fails.
@@ -245,6 +253,6 @@ func (a *rpcAttempt) expire() {
 		return
 	}
 	t := c.t
-	t.w.rec.event(trace.Timeout(c.from, t.Client(), c.what+" to "+c.route()))
-	c.finish(Reply{}, ErrTimeout)
+	t.w.rec.event(trace.Timeout(t.p.Name, t.Client(), c.what+" to "+c.route()))
+	c.finish(nil, ErrTimeout)
 }

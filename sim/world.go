@@ -36,6 +36,7 @@ type World struct {
 	net         *Network
 	procs       []*Process
 	nodes       map[string]*Node
+	nodeOrder   []*Node // nodes in name order, once asked for (nodeList)
 	services    map[string]*Service
 	firstThread *Thread // the threads started, in order, linked by Thread.next
 	lastThread  *Thread
@@ -50,6 +51,7 @@ type World struct {
 	idle        []*coro // coroutines free for the next thread
 	corosMade   int
 	args        argTable // argument lists traced recently
+	text        textRoom // the run's short texts: client and script names
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
 	injected    int      // faults injected so far: the last one's id
@@ -58,6 +60,8 @@ type World struct {
 	rpcs        chunk[rpc]
 	semWaiters  chunk[semWaiter]
 	sems        chunk[Sem]
+	subs        chunk[Subscription]
+	subRooms    chunk[[2]*Subscription]
 	procChunk   chunk[Process]
 	ext         External
 	onPromote   []func(old, new string)
@@ -233,13 +237,18 @@ func (w *World) horizonBudget() string {
 	return fmt.Sprintf("%s at the %s horizon", trace.HorizonBudget, w.cfg.Horizon)
 }
 
-// nodeList returns the nodes in name order.
+// nodeList returns the nodes in name order, sorted once after the last
+// AddNode; callers must not change it.
 func (w *World) nodeList() []*Node {
+	if w.nodeOrder != nil {
+		return w.nodeOrder
+	}
 	out := make([]*Node, 0, len(w.nodes))
 	for _, n := range w.nodes {
 		out = append(out, n)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	w.nodeOrder = out
 	return out
 }
 
