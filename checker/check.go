@@ -220,7 +220,7 @@ func (res *Result) record(prop, name string, n int, r porcupine.CheckResult) {
 		c.Unknown = fmt.Sprintf("budget exceeded: no answer within %d search steps (checker.Options.Budget)", res.budget)
 	}
 	if res.Checked == nil {
-		res.Checked = make([]Checked, 0, 8) // a history a property and resource, at most a few
+		res.Checked = make([]Checked, 0, 8) // one per property and resource checked: a few
 	}
 	res.Checked = append(res.Checked, c)
 }

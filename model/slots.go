@@ -14,7 +14,7 @@ const smallSlots = 16
 // MakeSlots returns Slots with room for n keys before it grows.
 func MakeSlots[K comparable](n int) Slots[K] { return Slots[K]{Keys: make([]K, 0, n)} }
 
-// Find is k's slot, and whether k has one.
+// Find is k's slot, and whether k has one (the slot means nothing if not).
 func (s *Slots[K]) Find(k K) (int, bool) {
 	if s.index != nil {
 		i, ok := s.index[k]

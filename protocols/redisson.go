@@ -582,7 +582,7 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 	e := l.newRenewal()
 	e.add(t.Name)
 	c.renew.set(l.name, e)
-	l.renewExpiration(t, c, l.name)
+	l.renewExpiration(t, c)
 }
 
 // newSubEntry returns an empty subscription entry: the lock's room the
@@ -607,8 +607,8 @@ func (l *rlock) newRenewal() *rrenewal {
 
 // renewExpiration schedules one watchdog tick: after lease/3 it renews
 // for the entry's first thread and, on 1, schedules the next tick.
-func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
-	ee := c.renew.get(name)
+func (l *rlock) renewExpiration(t *sim.Thread, c *rclient) {
+	ee := c.renew.get(l.name)
 	if ee == nil {
 		return
 	}
@@ -620,7 +620,7 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 		if tm.cancelled {
 			return
 		}
-		ent := c.renew.get(name)
+		ent := c.renew.get(l.name)
 		if ent == nil || len(ent.holds) == 0 {
 			return
 		}
@@ -634,9 +634,9 @@ func (l *rlock) renewExpiration(t *sim.Thread, c *rclient, name string) {
 			ent.stale = true
 		case err != nil:
 			w.Note(l.name, "watchdog: can't update lock expiration: "+err.Error())
-			c.renew.del(name)
+			c.renew.del(l.name)
 		case r.Int == 1:
-			l.renewExpiration(w, c, name)
+			l.renewExpiration(w, c)
 		case l.ver.renewZeroKeepsEntry():
 			w.Note(l.name, "watchdog: renewal returned 0, not rescheduled; the renewal entry stays")
 			ent.stale = true

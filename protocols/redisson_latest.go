@@ -102,8 +102,7 @@ func (l *rlock) synced(t *sim.Thread, noRetry bool, script string, keys []string
 // asynchronous chain: an interrupt there ends the chain in the model, as
 // a failed read does, with then called on the error).
 func (l *rlock) syncedThen(t *sim.Thread, noRetry bool, then func(sim.Reply, error), script string, keys []string, args ...string) (sim.Reply, error) {
-	cmd := append([]string{"EVAL", script, strconv.Itoa(len(keys))}, keys...)
-	cmd = append(cmd, args...)
+	cmd := evalCmd(script, keys, args...)
 	cfg := t.Process().Client
 	if replicas(t) == 0 {
 		if noRetry {

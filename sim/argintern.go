@@ -81,7 +81,7 @@ func (w *World) scriptName(body string) string {
 	if !ok {
 		sha := luafast.SHA1(body)
 		w.rec.trace.Scripts[sha] = body
-		name = w.text.keep(append(append(w.text.room(5+len(sha)), "sha1:"...), sha...))
+		name = "sha1:" + sha
 		w.scriptNames[body] = name
 	}
 	w.lastScript.add(body, name)

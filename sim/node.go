@@ -63,7 +63,6 @@ type Node struct {
 	scripts     *scriptSync
 	Persistence string     // none, everysec, always
 	fsynced     []keyState // everysec: the dataset as of the last fsync
-	text        textRoom   // the run's trace texts
 }
 
 type nodeRole int
@@ -193,7 +192,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 			key, change = k, c
 		}
 	}
-	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.text.replyText(r), change)
+	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.w.text.replyText(r), change)
 	if wait {
 		e.Reply = "(waiting for replicas)"
 	}
@@ -237,9 +236,9 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	}
 	v := &n.value
 	v.Kind = 0
-	if isScript(cmd) && !n.inMulti[p] && !n.scripts.busy {
+	if isScript(cmd) && !n.inMulti[p] {
 		// Dispatch would hand it to the pre-hook, whose scriptCommand
-		// serves every script command outside MULTI and the upkeep.
+		// serves every script command outside MULTI.
 		n.scriptCommand(p, cmd, args[1:], v)
 	} else {
 		n.srv.Dispatch(p, args)

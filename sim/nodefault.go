@@ -29,10 +29,7 @@ func (n *Node) crash(downFor time.Duration, fault int) {
 	n.down, n.downBy = true, fault
 	n.w.rec.event(trace.NodeCrash(n.Name, downFor).WithFault(fault))
 	n.peers = map[int]*server.Peer{}
-	n.inMulti = map[*server.Peer]bool{}
-	n.queued = map[*server.Peer][]string{}
-	n.queuedN = map[*server.Peer]int{}
-	n.pubs = map[*server.Peer][]queuedPub{}
+	n.inMulti, n.queued, n.queuedN, n.pubs = nil, nil, nil, nil // made again on the next MULTI
 	for ch, subs := range n.subs {
 		for _, s := range subs {
 			s.active = false

@@ -53,8 +53,9 @@ func (t *Thread) SubscribeTo(node, channel string, handler Receiver) (*Subscript
 	return s, nil
 }
 
-// register is the SUBSCRIBE of s arriving at its node, sent by t.
-func (s *Subscription) register(t *Thread, a *rpcAttempt) {
+// register is the SUBSCRIBE of s arriving at its node (attempt a).
+func (s *Subscription) register(a *rpcAttempt) {
+	t := a.c.t
 	n := s.node
 	if n.down {
 		return
@@ -65,9 +66,7 @@ func (s *Subscription) register(t *Thread, a *rpcAttempt) {
 		subs = n.w.subRooms.next()[:0]
 	}
 	n.subs[s.Channel] = append(subs, s)
-	// The trace gets its own arguments: a slice of s would keep the
-	// subscription, its handler and the run's client state alive with it.
-	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, n.w.args.copyOf([]string{"SUBSCRIBE", s.Channel}), "subscribed", ""))
+	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, n.w.traceArgs([]string{"SUBSCRIBE", s.Channel}), "subscribed", ""))
 	a.answer(Reply{Kind: '+', Str: "OK"})
 }
 
@@ -109,7 +108,7 @@ func (n *Node) publish(channel, msg string) int {
 		e := n.w.newEvent()
 		e.proc, e.do, e.ref, e.text = s.p, doPublished, s, msg
 		if s.what == "" {
-			s.what = n.text.keep(append(append(n.text.room(11+len(channel)), "message on "...), channel...))
+			s.what = n.w.text.keep(append(append(n.w.text.room(11+len(channel)), "message on "...), channel...))
 		}
 		n.w.net.post(n.Name, s.p.Name, e, s.what)
 	}
@@ -118,9 +117,9 @@ func (n *Node) publish(channel, msg string) int {
 
 // publishText is the trace's text of msg published to subs subscribers.
 func (n *Node) publishText(msg string, subs int) string {
-	b := append(n.text.room(len(msg)+36), msg...)
+	b := append(n.w.text.room(len(msg)+36), msg...)
 	b = strconv.AppendInt(append(b, " to "...), int64(subs), 10)
-	return n.text.keep(append(b, " subscribers"...))
+	return n.w.text.keep(append(b, " subscribers"...))
 }
 
 // preHook intercepts the commands the node serves itself: PUBLISH (also

@@ -12,7 +12,8 @@ type event struct {
 	thr  *Thread // a wake-up of this thread: held while it is stalled
 	// ref is what the event acts on: a func() (doFunc), an *rpcAttempt
 	// (doArrive, doDeliver, doExpire), a *Subscription (doPublished), a
-	// *semWaiter (doSemTimeout), a *Process (doResume) or a *pauseFault (doPause). One field for all keeps the event small:
+	// *semWaiter (doSemTimeout), a *Process (doResume) or a *pauseFault
+	// (doPause). One field for all keeps the event small:
 	// a run's queue holds a timer for every semaphore wait.
 	ref  any
 	tok  uint64  // doWake: thr's wait token, and the value it wakes with

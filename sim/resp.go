@@ -34,11 +34,11 @@ func (r Reply) String() string {
 	case '-':
 		return "(error) " + r.Str
 	case ':':
-		if r.Int >= -2 && r.Int < int64(len(smallInts))-2 {
+		if isSmallInt(r.Int) {
 			return smallInts[r.Int+2]
 		}
 		var b [32]byte
-		return string(strconv.AppendInt(append(b[:0], "(integer) "...), r.Int, 10))
+		return string(appendIntText(b[:0], r.Int))
 	case '$':
 		return strconv.Quote(r.Str)
 	case '*':
@@ -85,10 +85,18 @@ func (t *textRoom) keep(b []byte) string {
 
 // replyText is r.String(), an integer's text cut from t.
 func (t *textRoom) replyText(r Reply) string {
-	if r.Kind != ':' || r.Int >= -2 && r.Int < int64(len(smallInts))-2 {
+	if r.Kind != ':' || isSmallInt(r.Int) {
 		return r.String()
 	}
-	return t.keep(strconv.AppendInt(append(t.room(32), "(integer) "...), r.Int, 10))
+	return t.keep(appendIntText(t.room(32), r.Int))
+}
+
+// isSmallInt reports whether smallInts holds n's text.
+func isSmallInt(n int64) bool { return n >= -2 && n < int64(len(smallInts))-2 }
+
+// appendIntText appends an integer reply's text, as redis-cli shows it.
+func appendIntText(b []byte, n int64) []byte {
+	return strconv.AppendInt(append(b, "(integer) "...), n, 10)
 }
 
 var errBadRESP = errors.New("malformed RESP reply")

@@ -34,7 +34,7 @@ type rpc struct {
 	toMaster  bool        // each attempt goes to the master the process knows then
 	over      bool        // the call completed
 	abandoned bool        // the caller stopped waiting (interrupted)
-	woken     bool        // reply or err is what the caller returns
+	woken     bool        // by (or err) is what the caller returns
 	first     rpcAttempt
 	timer     *event // the latest attempt's timeout, while it may be pending
 }
@@ -197,7 +197,7 @@ func (a *rpcAttempt) arrive() {
 		a.answer(c.svc.handle(c.t, c.args))
 		return
 	case c.sub != nil:
-		c.sub.register(c.t, a)
+		c.sub.register(a)
 		return
 	case c.serve != nil:
 		c.serve(a)

@@ -114,7 +114,7 @@ func (n *Node) afterExec(c *server.Peer, exec bool) {
 		s.forget()
 	}
 	for _, b := range bodies {
-		if s.miniredisHas(n, b) && !n.lua.Exposed(luafast.SHA1(b)) {
+		if sha := luafast.SHA1(b); s.miniredisHas(n, sha) && !n.lua.Exposed(sha) {
 			s.out.Reset()
 			n.lua.Handle(s.peer, "SCRIPT", []string{"LOAD", b})
 			s.load(b)
@@ -122,11 +122,11 @@ func (n *Node) afterExec(c *server.Peer, exec bool) {
 	}
 }
 
-// miniredisHas asks miniredis whether body is cached.
-func (s *scriptSync) miniredisHas(n *Node, body string) bool {
+// miniredisHas asks miniredis whether the body of SHA1 sha is cached.
+func (s *scriptSync) miniredisHas(n *Node, sha string) bool {
 	s.out.Reset()
 	s.busy = true
-	n.srv.Dispatch(s.peer, []string{"SCRIPT", "EXISTS", luafast.SHA1(body)})
+	n.srv.Dispatch(s.peer, []string{"SCRIPT", "EXISTS", sha})
 	s.busy = false
 	s.peer.Flush()
 	r, err := ParseReply(s.out.Bytes())

@@ -51,7 +51,7 @@ type World struct {
 	idle        []*coro // coroutines free for the next thread
 	corosMade   int
 	args        argTable // argument lists traced recently
-	text        textRoom // the run's short texts: client and script names
+	text        textRoom // the run's short trace texts: client names, integer replies, publish texts
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
 	injected    int      // faults injected so far: the last one's id
@@ -252,20 +252,28 @@ func (w *World) nodeList() []*Node {
 	return out
 }
 
+// eachThread calls fn with every thread the world started before the
+// call, in start order.
+func (w *World) eachThread(fn func(*Thread)) {
+	for t, last := w.firstThread, w.lastThread; t != nil; t = t.next {
+		fn(t)
+		if t == last {
+			return
+		}
+	}
+}
+
 // stopThreads unwinds every thread still blocked, so no goroutine leaks,
 // and gives the nodes' Lua states back for the next run.
 func (w *World) stopThreads() {
 	for _, n := range w.nodeList() {
 		n.lua.Close()
 	}
-	for t, last := w.firstThread, w.lastThread; t != nil; t = t.next {
+	w.eachThread(func(t *Thread) {
 		if !t.done {
 			t.kill()
 		}
-		if t == last {
-			break
-		}
-	}
+	})
 	w.endCoros()
 	for _, fn := range w.onEnd {
 		fn()

@@ -13,11 +13,12 @@ import (
 // and lets the twins run their plainest nested commands on miniredis's
 // keyspace directly instead of through Dispatch, which formats a reply
 // per command and allocates twice for it. A direct command calls h
-// first, as Dispatch would, and one h serves (returns true for) is done.
-// Without a hook, every nested command goes through Dispatch.
+// first, as Dispatch would, and one h serves (returns true for) is done;
+// h must not change the keyspace when it returns false (the plan read it
+// before). Without a hook, every nested command goes through Dispatch.
 func (e *Engine) SetPreHook(h server.Hook) {
 	e.srv.SetPreHook(h)
-	e.hook, e.direct = h, h != nil
+	e.hook = h
 }
 
 // SetPublish lets a twin's PUBLISH channel message (with a pre-hook set)
@@ -32,9 +33,8 @@ func (e *Engine) SetPublish(publish func(channel, msg string) int) { e.publish =
 // the case is one it models; the plan's do applies it and returns the
 // integer reply.
 type directPlan struct {
-	do  func(db *miniredis.RedisDB, args []string, p directPlan) int
-	n   int           // a parsed argument (HINCRBY's delta)
-	ttl time.Duration // PEXPIRE's new TTL
+	do func(db *miniredis.RedisDB, args []string, p directPlan) int
+	n  int // a parsed argument (HINCRBY's delta, PEXPIRE's milliseconds)
 }
 
 // A planner decides whether a direct command models args (the name
@@ -42,24 +42,24 @@ type directPlan struct {
 // LRU clock of args[0] (see nativeRun.lruKey).
 type planner func(db *miniredis.RedisDB, args []string, lruSet bool) (directPlan, bool)
 
-// directCmd is the plan of the command called name, if it is one the
-// engine serves directly.
-func directCmd(name string) (planner, bool) {
+// directCmd is the plan of the command called name, nil if the engine
+// does not serve it directly.
+func directCmd(name string) planner {
 	switch name {
 	case "EXISTS":
-		return planExists, true
+		return planExists
 	case "HEXISTS":
-		return planHexists, true
+		return planHexists
 	case "HINCRBY":
-		return planHincrby, true
+		return planHincrby
 	case "PEXPIRE":
-		return planPexpire, true
+		return planPexpire
 	case "PTTL":
-		return planPTTL, true
+		return planPTTL
 	case "DEL":
-		return planDel, true
+		return planDel
 	}
-	return nil, false
+	return nil
 }
 
 // served says how runDirect served a call.
@@ -74,15 +74,15 @@ const (
 // runDirect serves x's current call (upper-case name first) directly if
 // it is a case directCmd models, as miniredis would.
 func (e *Engine) runDirect(x *nativeRun) (int, served) {
-	if !e.direct {
+	if e.hook == nil {
 		return 0, notDirect
 	}
 	args := x.args
 	if args[0] == "PUBLISH" && len(args) == 3 && e.publish != nil {
 		return e.publish(args[1], args[2]), directReply
 	}
-	plan, ok := directCmd(args[0])
-	if !ok {
+	plan := directCmd(args[0])
+	if plan == nil {
 		return 0, notDirect
 	}
 	db := x.database()
@@ -171,11 +171,8 @@ func reply1(*miniredis.RedisDB, []string, directPlan) int { return 1 }
 // HINCRBY key field delta, when delta is an integer and the key absent,
 // or a hash whose field holds an integer.
 func planHincrby(db *miniredis.RedisDB, args []string, _ bool) (directPlan, bool) {
-	if len(args) != 3 {
-		return directPlan{}, false
-	}
-	delta, err := strconv.Atoi(args[2])
-	if err != nil {
+	delta, ok := intArg(args, 3, 2)
+	if !ok {
 		return directPlan{}, false
 	}
 	switch db.Type(args[0]) {
@@ -199,24 +196,32 @@ func planHincrby(db *miniredis.RedisDB, args []string, _ bool) (directPlan, bool
 // PEXPIRE key ms, without options: 0 for an absent key; a TTL that is
 // not positive (the key is deleted) goes through Dispatch.
 func planPexpire(db *miniredis.RedisDB, args []string, _ bool) (directPlan, bool) {
-	if len(args) != 2 {
-		return directPlan{}, false
-	}
-	ms, err := strconv.Atoi(args[1])
-	if err != nil {
+	ms, ok := intArg(args, 2, 1)
+	if !ok {
 		return directPlan{}, false
 	}
 	if db.Type(args[0]) == "" {
 		return directPlan{do: reply0}, true
 	}
-	ttl := time.Duration(ms) * time.Millisecond
-	if ttl <= 0 {
+	if pexpireTTL(ms) <= 0 {
 		return directPlan{}, false
 	}
-	return directPlan{ttl: ttl, do: func(db *miniredis.RedisDB, args []string, p directPlan) int {
-		db.SetTTL(args[0], p.ttl)
+	return directPlan{n: ms, do: func(db *miniredis.RedisDB, args []string, p directPlan) int {
+		db.SetTTL(args[0], pexpireTTL(p.n))
 		return 1
 	}}, true
+}
+
+// pexpireTTL is the TTL PEXPIRE sets for ms (as miniredis computes it).
+func pexpireTTL(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// intArg is args[i] as an integer, when there are exactly n args.
+func intArg(args []string, n, i int) (int, bool) {
+	if len(args) != n {
+		return 0, false
+	}
+	v, err := strconv.Atoi(args[i])
+	return v, err == nil
 }
 
 // PTTL key: -2 for an absent key, -1 for one without a TTL.
@@ -229,7 +234,7 @@ func planPTTL(_ *miniredis.RedisDB, args []string, _ bool) (directPlan, bool) {
 		if ttl == 0 {
 			return -1
 		}
-		return int(ttl.Nanoseconds() / 1000000)
+		return int(ttl.Milliseconds())
 	}}, len(args) == 1
 }
 

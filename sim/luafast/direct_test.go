@@ -21,7 +21,7 @@ func TestDirectHexistsKeepsLRU(t *testing.T) {
 	} {
 		lua, nat := newTwinNode(t, false, nil), newTwinNode(t, true, nil)
 		for _, n := range []*twinNode{lua, nat} {
-			n.run([]string{"HSET", "lock", "u2:7", "1"})
+			n.run([]string{"EVAL", RedissonLock316, "1", "lock", "30000", "u2:7"})
 			n.fastForward(10 * time.Second)
 		}
 		before := nat.m.Server().TotalCommands()
@@ -48,7 +48,7 @@ func TestDirectPublish(t *testing.T) {
 		got = append(got, channel, msg)
 		return 3
 	})
-	n.run([]string{"HSET", "lock", "u1:1", "1"})
+	n.run([]string{"EVAL", RedissonLock316, "1", "lock", "30000", "u1:1"})
 	reply := n.run([]string{"EVAL", RedissonUnlock316, "2", "lock", "chan", "0", "30000", "u1:1"})
 	if reply != ":1\r\n" || len(got) != 2 || got[0] != "chan" || got[1] != "0" {
 		t.Errorf("reply %q, published %q", reply, got)

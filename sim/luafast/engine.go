@@ -35,7 +35,8 @@
 // a script runs (else the LRU clock a twin's direct HEXISTS leaves may be
 // the nanoseconds the run took later), no AUTH configured, the calling
 // peer is neither in MULTI nor in pub/sub mode, and scripts use DB 0 at
-// start (miniredis would start them in the caller's selected DB). An Engine is not safe for concurrent use.
+// start (miniredis would start them in the caller's selected DB). An
+// Engine is not safe for concurrent use.
 // The server's pre-hook may keep the argument strings of a nested command,
 // never the slice: it is reused for the next redis.call.
 package luafast
@@ -66,7 +67,6 @@ type Engine struct {
 	inner innerConn // peer + buffer for nested redis.call
 
 	hook    server.Hook                   // the server's pre-hook, for direct commands
-	direct  bool                          // twins may run direct commands (SetPreHook)
 	publish func(channel, msg string) int // a twin's direct PUBLISH (SetPublish)
 	value   *Value                        // where a twin's reply goes instead of the peer (HandleValue)
 

@@ -117,6 +117,7 @@ func (n *node) lru() string {
 			fmt.Fprintf(&b, "db%d %q idle %q\n", i, k, n.probeDo("OBJECT", "IDLETIME", k))
 		}
 	}
+	n.probeDo("SELECT", "0")
 	return b.String()
 }
 

@@ -85,7 +85,6 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 	x.keys, x.argv = args[:numKeys], args[numKeys:]
 	x.sent, x.sentEnd, x.got, x.gotEnd = x.sent[:0], x.sentEnd[:0], x.got[:0], x.gotEnd[:0]
 	x.panicV, x.panicked, x.next = nil, false, 0
-	x.db, x.lruSet = nil, false
 	x.out.Kind = 'n'
 
 	e.depth++
@@ -93,7 +92,8 @@ func (e *Engine) runNative(c *server.Peer, fn twin, sha string, args []string, n
 	ok := fn(x)
 	e.depth--
 	e.cur, e.curSHA = nil, ""
-	x.e, x.keys, x.argv, x.db, x.lruKey = nil, nil, nil, nil, "" // a pooled state must not keep the engine
+	x.e, x.keys, x.argv = nil, nil, nil // a pooled state must not keep the engine
+	x.db, x.lruKey, x.lruSet = nil, "", false
 	if !ok {
 		x.next, x.left = 0, len(x.sentEnd)
 		return false
