@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,6 +59,11 @@ type Expectation struct {
 // Shows reports whether v is the violation e pins.
 func (e Expectation) Shows(v checker.Violation) bool {
 	return v.Property == cmp.Or(e.Property, checker.PropMutex) && v.Cause == e.Cause && (e.Reason == "" || v.Reason == e.Reason)
+}
+
+// ShowsIn reports whether rep has the violation e pins.
+func (e Expectation) ShowsIn(rep checker.Report) bool {
+	return slices.ContainsFunc(rep.Violations, e.Shows)
 }
 
 //go:embed scenarios/*.json

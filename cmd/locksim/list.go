@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/locksim/locksim/protocols"
@@ -24,6 +25,9 @@ type listing struct {
 	Topologies []string   `json:"topologies"`
 	Scenarios  []listItem `json:"scenarios"`
 	Bugs       []bugItem  `json:"bugs"`
+	// Redisson is each modelled Redisson release with the corpus bugs
+	// its own run of each bug's scenario shows.
+	Redisson []traces.RedissonRelease `json:"redisson_releases"`
 }
 
 // bugItem is one published bug of the corpus and the scenario that
@@ -67,6 +71,9 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		b := r.Bug
 		l.Bugs = append(l.Bugs, bugItem{b.ID, b.Library, b.Affected, r.Name, b.Cause, b.URL, b.FixedProtocol, b.ExploreRuns})
 	}
+	if l.Redisson, err = traces.RedissonReleases(); err != nil {
+		return internalError(stderr, err)
+	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(l, "", "  ")
 		fmt.Fprintln(stdout, string(b))
@@ -83,6 +90,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "faults: %v\ntopologies: %v\n", l.Faults, l.Topologies)
 	section("scenarios", l.Scenarios)
 	printBugs(stdout, l.Bugs)
+	printReleases(stdout, l.Redisson)
 	return exitOK
 }
 
@@ -93,6 +101,25 @@ func printBugs(w io.Writer, bugs []bugItem) {
 	fmt.Fprintln(tw, "  BUG\tLIBRARY\tAFFECTED\tSCENARIO\tEXPLORE RUNS\tCAUSE")
 	for _, b := range bugs {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", b.Bug, b.Library, b.Affected, b.Scenario, b.ExploreRuns, b.Cause)
+	}
+	tw.Flush()
+}
+
+// printReleases prints which corpus bugs each Redisson release shows.
+func printReleases(w io.Writer, rs []traces.RedissonRelease) {
+	fmt.Fprintln(w, "Redisson releases (each bug's scenario run on each release):")
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "  RELEASE\tPROTOCOL\tCORPUS BUGS IT SHOWS\t")
+	for _, r := range rs {
+		bugs := strings.Join(r.Bugs, " ")
+		if bugs == "" {
+			bugs = "none"
+		}
+		use := ""
+		if r.Use {
+			use = "<- use this one"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Release, r.Protocol, bugs, use)
 	}
 	tw.Flush()
 }

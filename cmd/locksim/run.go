@@ -97,11 +97,12 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 		}
 		fmt.Fprintf(notes, "wrote %s\n", out.html)
 	}
+	advice := traces.Advise(o)
 	if out.json {
-		b, _ := json.MarshalIndent(summary(o, replay), "", "  ")
+		b, _ := json.MarshalIndent(summary(o, advice, replay), "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printHuman(stdout, o, replay)
+		printHuman(stdout, o, advice, replay)
 	}
 	switch o.File.Report.Verdict {
 	case checker.VerdictViolation:
@@ -131,10 +132,21 @@ type jsonSummary struct {
 	Checked     []checker.Checked   `json:"checked"`
 	TraceSHA256 string              `json:"trace_sha256"`
 	Stats       jsonStats           `json:"stats"`
+	Advice      []jsonAdvice        `json:"advice,omitempty"`
 	Replay      string              `json:"replay"`
 }
 
-func summary(o *traces.Outcome, replay string) jsonSummary {
+// jsonAdvice is a traces.Advice with the command that re-runs it.
+type jsonAdvice struct {
+	traces.Advice
+	Replay string `json:"replay,omitempty"`
+}
+
+func summary(o *traces.Outcome, advice []traces.Advice, replay string) jsonSummary {
+	var adv []jsonAdvice
+	for _, a := range advice {
+		adv = append(adv, jsonAdvice{a, explore.ReplayCommand(a.Scenario, "")})
+	}
 	f := o.File
 	return jsonSummary{
 		Verdict: f.Report.Verdict, Budget: f.Report.Budget, Protocol: f.Scenario.Protocol, Workload: f.Scenario.Workload,
@@ -145,11 +157,11 @@ func summary(o *traces.Outcome, replay string) jsonSummary {
 			WallMs: float64(o.Wall.Microseconds()) / 1e3,
 			Events: f.Trace.Stats.Events, RedisCommands: f.Trace.Stats.RedisCommands,
 		},
-		Replay: replay,
+		Advice: adv, Replay: replay,
 	}
 }
 
-func printHuman(w io.Writer, o *traces.Outcome, replay string) {
+func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay string) {
 	f := o.File
 	sc := f.Scenario
 	faults := "no faults"
@@ -177,10 +189,26 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 			v.Property, cause, keyPhrase(v), strings.Join(v.Clients, " and "), v.AtMs/1000, v.Explanation)
 	}
 	printDamage(w, f.Report)
+	printAdvice(w, advice)
 	fmt.Fprintf(w, "  %d events, %d redis commands, %.1f s simulated in %d ms; trace %s\n",
 		f.Trace.Stats.Events, f.Trace.Stats.RedisCommands, float64(f.Trace.Stats.SimNs)/1e9,
 		o.Wall.Milliseconds(), f.TraceSHA256[:16])
 	fmt.Fprintf(w, "  replay: %s\n", replay)
+}
+
+// printAdvice prints the changes that removed the violations when the
+// same seed and faults were re-run with them.
+func printAdvice(w io.Writer, advice []traces.Advice) {
+	if len(advice) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  what to change (each re-run on the same seed and faults):")
+	for _, a := range advice {
+		fmt.Fprintf(w, "    - %s\n      with %s\n", a.Change, a.Result)
+		if cmd := explore.ReplayCommand(a.Scenario, ""); cmd != "" {
+			fmt.Fprintf(w, "      %s\n", cmd)
+		}
+	}
 }
 
 // keyPhrase names what a violation is about: the lock key for mutual

@@ -1,0 +1,241 @@
+package traces
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
+)
+
+// Advice is one change to a violating scenario, tried: the same seed and
+// faults re-run with the change, and what that run found. Only changes
+// whose re-run no longer breaks the property they target are offered.
+type Advice struct {
+	Change string `json:"change"` // what to change, in the user's words
+	// Property is what the change is meant to stop being broken, and
+	// Causes the causes of the violations it removes.
+	Property string   `json:"property"`
+	Causes   []string `json:"causes"`
+	Protocol string   `json:"protocol"` // the protocol of the re-run
+	Result   string   `json:"result"`   // what the re-run found
+	// Scenario is the changed scenario that was re-run, and TraceSHA256
+	// the hash of its trace.
+	Scenario    protocols.Scenario `json:"-"`
+	TraceSHA256 string             `json:"trace_sha256"`
+}
+
+// remedy is a change that removes some causes of violations.
+type remedy struct {
+	change string
+	// short names the change in a result line: "with fencing: ...".
+	short string
+	// property: what the re-run must no longer break.
+	property string
+	causes   []string
+	// apply changes sc; false when the change does not apply to it.
+	apply func(sc protocols.Scenario) (protocols.Scenario, bool)
+}
+
+// withProtocol swaps the lock for another of the catalog, all else kept
+// (the lease included, so the change is the lock's code alone).
+func withProtocol(name string, from ...string) func(protocols.Scenario) (protocols.Scenario, bool) {
+	return func(sc protocols.Scenario) (protocols.Scenario, bool) {
+		if len(from) > 0 && !slices.Contains(from, sc.Protocol) || sc.Protocol == name {
+			return sc, false
+		}
+		sc.Protocol = name
+		return sc, true
+	}
+}
+
+// leaseBeyondPauses makes the lease outlast the longest pause plus the
+// work it interrupts.
+func leaseBeyondPauses(sc protocols.Scenario) (protocols.Scenario, bool) {
+	var worst int64
+	for _, f := range sc.Faults {
+		if f.Kind == trace.FaultGCPause || f.Kind == trace.FaultSlowWork {
+			worst = max(worst, f.DurMs)
+		}
+	}
+	if worst == 0 {
+		return sc, false
+	}
+	want := (worst + sc.WorkMs) * 3 / 2
+	want = (want + 999) / 1000 * 1000
+	if want <= sc.LeaseMs {
+		return sc, false
+	}
+	sc.LeaseMs = want
+	return sc, true
+}
+
+// expiryCauses are the ways a lease ends under its holder: fencing is what
+// keeps the data safe from all of them.
+var expiryCauses = []string{
+	checker.CausePrematureExpiry, checker.CauseDelayedWrite, checker.CauseClockJump, checker.CauseRestart,
+	checker.CauseLostAfterFailover, checker.CauseOrphanAcquire, checker.CauseValidityNotChecked,
+}
+
+// remedies are tried in this order; the first ones change the least.
+var remedies = []remedy{
+	{
+		change: "release with a script that deletes the key only if it still holds this client's token (compare-and-delete)",
+		short:  "an owner-checked release", property: checker.PropMutex,
+		causes: []string{checker.CauseForeignRelease, checker.CauseRetriedCommand},
+		apply:  withProtocol("setnx-lua-del", "setnx-del", "setnx-get-del"),
+	},
+	{
+		change: "renew only a key that still holds this client's token (Redisson's watchdog script checks the owner)",
+		short:  "an owner-checked renewal", property: checker.PropMutex,
+		causes: []string{checker.CauseForeignRenewal},
+		apply:  withProtocol("redisson-3.16.1", "setnx-daemon-renew"),
+	},
+	{
+		change: "check the time left on the lock after acquiring it and give it up when its validity is spent (redsync's check)",
+		short:  "the validity check", property: checker.PropMutex,
+		causes: []string{checker.CauseValidityNotChecked},
+		apply:  withProtocol("redlock", "redlock-unchecked"),
+	},
+	{
+		change: "extend with a script that checks the owner instead of SET NX (redsync without WithSetNXOnExtend)",
+		short:  "an owner-checked extend", property: checker.PropMutex,
+		causes: []string{checker.CausePrematureExpiry},
+		apply:  withProtocol("redlock", "redlock-setnx-extend"),
+	},
+	{
+		change: "take the lock in Redis, not only inside the process",
+		short:  "a Redis lock", property: checker.PropMutex,
+		causes: []string{checker.CauseLocalLockOnly},
+		apply:  withProtocol("setnx-lua-del", "local-mutex"),
+	},
+	{
+		change: "make the lease longer than the longest pause plus the work (and renew it while working)",
+		short:  "a longer lease", property: checker.PropMutex,
+		causes: []string{checker.CausePrematureExpiry},
+		apply:  leaseBeyondPauses,
+	},
+	{
+		change: "pass a fencing token with every write and make the protected data reject older tokens",
+		short:  "fencing", property: checker.PropResource,
+		causes: expiryCauses,
+		apply:  withProtocol("fenced"),
+	},
+}
+
+// Advise tries each change that could remove o's violations, re-running o's
+// scenario (same seed, same faults) with it, and returns the changes whose
+// run no longer has the violations they target. A release with a
+// published bug is first offered the release that fixed it.
+func Advise(o *Outcome) []Advice {
+	rep := o.File.Report
+	if rep.Verdict != checker.VerdictViolation {
+		return nil
+	}
+	var out []Advice
+	for _, r := range remediesFor(o.File.Scenario) {
+		if a, ok := r.try(o.File.Scenario, rep); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// remediesFor lists the remedies to try on sc: the fixed release of a
+// published bug sc's protocol has, then the general ones.
+func remediesFor(sc protocols.Scenario) []remedy {
+	var out []remedy
+	for _, b := range Bugs() {
+		if b.Scenario.Protocol == sc.Protocol && b.Bug.FixedProtocol != "" {
+			out = append(out, remedy{
+				change: "use " + b.Bug.FixedProtocol + ", the release that fixed " + b.Bug.ID,
+				short:  b.Bug.FixedProtocol, property: cmp.Or(b.Expect.Property, checker.PropMutex),
+				causes: []string{b.Expect.Cause},
+				apply:  withProtocol(b.Bug.FixedProtocol),
+			})
+		}
+	}
+	return append(out, remedies...)
+}
+
+// try re-runs sc with r's change if rep has a violation r targets, and
+// returns the advice when the re-run has none.
+func (r remedy) try(sc protocols.Scenario, rep checker.Report) (Advice, bool) {
+	if !r.targets(rep) {
+		return Advice{}, false
+	}
+	changed, ok := r.apply(sc)
+	if !ok {
+		return Advice{}, false
+	}
+	re, err := Execute(changed)
+	if err != nil || re.File.Report.Verdict == checker.VerdictUnknown || r.targets(re.File.Report) {
+		return Advice{}, false
+	}
+	return Advice{
+		Change: r.change, Property: r.property, Causes: r.removed(rep), Protocol: changed.Protocol,
+		Result: r.short + ": " + resultLine(re.File.Report), Scenario: re.File.Scenario,
+		TraceSHA256: re.File.TraceSHA256,
+	}, true
+}
+
+// targets reports whether rep has a violation r is meant to remove: one of
+// its property and causes, or, for the protected data, any harm.
+func (r remedy) targets(rep checker.Report) bool {
+	for _, v := range rep.Violations {
+		if v.Property == r.property && slices.Contains(r.causes, v.Cause) {
+			return true
+		}
+	}
+	if r.property != checker.PropResource {
+		return false
+	}
+	d, _ := rep.Harm()
+	return d.Total() > 0
+}
+
+// removed lists the causes of rep's violations that r targets.
+func (r remedy) removed(rep checker.Report) []string {
+	out := []string{}
+	for _, v := range rep.Violations {
+		if v.Property == r.property && slices.Contains(r.causes, v.Cause) && !slices.Contains(out, v.Cause) {
+			out = append(out, v.Cause)
+		}
+	}
+	return out
+}
+
+// resultLine says what a re-run found, the properties it still breaks
+// included.
+func resultLine(rep checker.Report) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, v := range rep.Violations {
+		if !seen[v.Property] {
+			seen[v.Property] = true
+			parts = append(parts, v.Property+" still broken ("+v.Cause+")")
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no violation")
+	}
+	d, harmless := rep.Harm()
+	if d.Total() == 0 {
+		parts = append(parts, "no damage")
+	}
+	for _, c := range d.Counts() {
+		switch {
+		case c.N == 1:
+			parts = append(parts, "1 "+c.One)
+		case c.N > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", c.N, c.Other))
+		}
+	}
+	if harmless > 0 {
+		parts = append(parts, fmt.Sprintf("%d harmless late %s (nobody else held the lock)", harmless, map[bool]string{true: "write", false: "writes"}[harmless == 1]))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,115 @@
+package traces
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/checker"
+)
+
+// TestAdviceOnReferences pins the changes offered for the reference
+// timelines, and re-runs each offered change's scenario: its violation
+// must be gone in that run too.
+func TestAdviceOnReferences(t *testing.T) {
+	want := map[string][]string{ // scenario: changes offered, each by its result's start
+		"pause-no-fencing":                       {"a longer lease: no violation", "fencing: mutual-exclusion still broken (premature-expiry), no damage, 1 stale write rejected by fencing"},
+		"non-atomic-release":                     {"an owner-checked release: no violation", "fencing: no violation"},
+		"foreign-release":                        {"an owner-checked release:", "a longer lease: no violation"},
+		"pause-during-acquire":                   {"the validity check: no violation"},
+		"redisson-3712-stale-renewal-entry":      {"redisson-3.16.1: no violation", "a longer lease: no violation", "fencing: no violation"},
+		"redisson-2515-failed-renewal-entry":     {"redisson: no violation", "fencing: no violation"},
+		"redisson-4305-unsynced-renewal":         {"redisson-latest: no violation", "fencing: no violation"},
+		"redisson-7272-watchdog-outlives-unlock": {"redisson-pr7277: no violation"},
+		"orphan-acquire":                         nil,
+	}
+	for name, results := range want {
+		ref, err := LookupReference(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := Execute(ref.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		advice := Advise(o)
+		if len(advice) != len(results) {
+			t.Errorf("%s: %d changes offered, want %d: %+v", name, len(advice), len(results), advice)
+			continue
+		}
+		for i, a := range advice {
+			if !strings.HasPrefix(a.Result, results[i]) {
+				t.Errorf("%s: change %d: %q, want it to start %q", name, i, a.Result, results[i])
+			}
+			re, err := Execute(a.Scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if re.File.TraceSHA256 != a.TraceSHA256 {
+				t.Errorf("%s: %q: its scenario runs to trace %s, advice says %s", name, a.Change, re.File.TraceSHA256, a.TraceSHA256)
+			}
+			for _, v := range re.File.Report.Violations {
+				if v.Property == a.Property && slices.Contains(a.Causes, v.Cause) {
+					t.Errorf("%s: %q leaves %s (%s)", name, a.Change, v.Property, v.Cause)
+				}
+			}
+			if d, _ := re.File.Report.Harm(); a.Property == checker.PropResource && d.Total() > 0 {
+				t.Errorf("%s: %q leaves damage %+v", name, a.Change, d)
+			}
+		}
+	}
+}
+
+// TestAdviceThatDoesNotHelpIsNotOffered: a change whose re-run still has
+// the violation is never offered. An owner-checked release does not stop
+// a pause from outlasting the lease.
+func TestAdviceThatDoesNotHelpIsNotOffered(t *testing.T) {
+	ref, _ := LookupReference("pause-no-fencing")
+	o, err := Execute(ref.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := remedy{change: "compare-and-delete", short: "cad", property: checker.PropMutex,
+		causes: []string{checker.CausePrematureExpiry}, apply: withProtocol("setnx-lua-del")}
+	if !r.targets(o.File.Report) {
+		t.Fatal("pause-no-fencing has no premature expiry")
+	}
+	if a, ok := r.try(o.File.Scenario, o.File.Report); ok {
+		t.Errorf("offered %q although its re-run found %q", a.Change, a.Result)
+	}
+}
+
+// TestRedissonReleases: each Redisson bug shows on the releases it
+// affects and not on the one that fixed it; one released version is the
+// one to use.
+func TestRedissonReleases(t *testing.T) {
+	rs, err := RedissonReleases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]map[string]bool{}
+	use := 0
+	for _, r := range rs {
+		shown[r.Protocol] = map[string]bool{}
+		for _, b := range r.Bugs {
+			shown[r.Protocol][b] = true
+		}
+		if r.Use {
+			use++
+		}
+	}
+	if use != 1 {
+		t.Errorf("%d releases marked to use, want 1: %+v", use, rs)
+	}
+	for _, b := range Bugs() {
+		if b.Bug.Library != "Redisson" {
+			continue
+		}
+		if !shown[b.Scenario.Protocol][b.Bug.ID] {
+			t.Errorf("%s: not shown on %s, the release its scenario runs", b.Bug.ID, b.Scenario.Protocol)
+		}
+		if fix := b.Bug.FixedProtocol; fix != "" && shown[fix][b.Bug.ID] {
+			t.Errorf("%s: shown on %s, the release that fixed it", b.Bug.ID, fix)
+		}
+	}
+}
