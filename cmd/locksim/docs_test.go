@@ -129,8 +129,29 @@ func cliReference(t *testing.T) string {
 		}
 		fmt.Fprintf(&b, "\n## locksim %s\n\n%s.\n\n```text\n%s```\n", c.name, upperFirst(c.summary), help)
 	}
+	b.WriteString(filesNote)
 	return b.String()
 }
+
+// filesNote is how every command treats its files, after the help texts.
+const filesNote = `
+## Files, for every command
+
+A regular output file is written atomically (a temporary file, then a
+rename; the temporary file is removed on Ctrl-C or SIGTERM); a symlink is
+followed and its target replaced; a device or a FIFO with a reader is
+written through, never replaced (` + "`-o /dev/null`" + ` works), a FIFO without one is
+refused. An output that is also an input, or two outputs naming one file,
+are refused. Every input file is capped at 256 MB (` + "`--max-input-mb`" + ` raises
+it) and read as a stream. Every reader (replay, view, shrink, merge) checks
+a trace's events against its ` + "`trace_sha256`" + `, and its report against the
+checker's verdict on those events, before trusting it, and says which check
+failed; ` + "`replay`" + ` and ` + "`shrink`" + ` also re-run the scenario and compare. An
+` + "`--out`" + ` directory belongs to one explore at a time (a lock file,
+` + "`.locksim.lock`" + `). Every replay command locksim prints carries every flag
+that shapes the scenario, and a test runs each one and compares trace
+hashes.
+`
 
 func upperFirst(s string) string {
 	if s == "" {
@@ -169,7 +190,18 @@ func corpusTable() string {
 
 // generated sections: <!-- begin generated: NAME --> ... <!-- end generated: NAME -->
 var generators = map[string]func() string{
-	"corpus": corpusTable,
+	"corpus":    corpusTable,
+	"scenarios": scenarioTable,
+}
+
+// scenarioTable lists the reference scenarios, as `locksim list` does.
+func scenarioTable() string {
+	var b strings.Builder
+	b.WriteString("| scenario | what happens |\n| --- | --- |\n")
+	for _, r := range traces.References() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", r.Name, strings.ReplaceAll(r.Summary, "|", "\\|"))
+	}
+	return b.String()
 }
 
 // fillGenerated replaces the body of every generated section of text.
