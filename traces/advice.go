@@ -80,7 +80,9 @@ var expiryCauses = []string{
 	checker.CauseLostAfterFailover, checker.CauseOrphanAcquire, checker.CauseValidityNotChecked,
 }
 
-// remedies are tried in this order; the first ones change the least.
+// remedies are tried in this order: the lock's own defects first, then
+// fencing, which protects the data whatever ends a lease, then a longer
+// lease, which only holds while no pause outlasts it.
 var remedies = []remedy{
 	{
 		change: "release with a script that deletes the key only if it still holds this client's token (compare-and-delete)",
@@ -113,16 +115,16 @@ var remedies = []remedy{
 		apply:  withProtocol("setnx-lua-del", "local-mutex"),
 	},
 	{
-		change: "make the lease longer than the longest pause plus the work (and renew it while working)",
-		short:  "a longer lease", property: checker.PropMutex,
-		causes: []string{checker.CausePrematureExpiry},
-		apply:  leaseBeyondPauses,
-	},
-	{
 		change: "pass a fencing token with every write and make the protected data reject older tokens",
 		short:  "fencing", property: checker.PropResource,
 		causes: expiryCauses,
 		apply:  withProtocol("fenced"),
+	},
+	{
+		change: "make the lease longer than the longest pause plus the work (and renew it while working)",
+		short:  "a longer lease", property: checker.PropMutex,
+		causes: []string{checker.CausePrematureExpiry},
+		apply:  leaseBeyondPauses,
 	},
 }
 

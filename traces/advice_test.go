@@ -13,11 +13,11 @@ import (
 // must be gone in that run too.
 func TestAdviceOnReferences(t *testing.T) {
 	want := map[string][]string{ // scenario: changes offered, each by its result's start
-		"pause-no-fencing":                       {"a longer lease: no violation", "fencing: mutual-exclusion still broken (premature-expiry), no damage, 1 stale write rejected by fencing"},
+		"pause-no-fencing":                       {"fencing: mutual-exclusion still broken (premature-expiry), no damage, 1 stale write rejected by fencing", "a longer lease: no violation"},
 		"non-atomic-release":                     {"an owner-checked release: no violation", "fencing: no violation"},
 		"foreign-release":                        {"an owner-checked release:", "a longer lease: no violation"},
 		"pause-during-acquire":                   {"the validity check: no violation"},
-		"redisson-3712-stale-renewal-entry":      {"redisson-3.16.1: no violation", "a longer lease: no violation", "fencing: no violation"},
+		"redisson-3712-stale-renewal-entry":      {"redisson-3.16.1: no violation", "fencing: no violation", "a longer lease: no violation"},
 		"redisson-2515-failed-renewal-entry":     {"redisson: no violation", "fencing: no violation"},
 		"redisson-4305-unsynced-renewal":         {"redisson-latest: no violation", "fencing: no violation"},
 		"redisson-7272-watchdog-outlives-unlock": {"redisson-pr7277: no violation"},
