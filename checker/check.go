@@ -121,7 +121,7 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 	for _, ov := range overlaps(ix) {
 		res.Violations = append(res.Violations, explainOverlap(t, ov, opt.LeaseMs))
 	}
-	res.Violations = append(res.Violations, foreignRenewals(t, ix)...)
+	res.Violations = append(res.Violations, ownership(t, ix)...)
 	if ops := leaseHistory(t, believed); len(ops) > 0 {
 		r := checkHistory(leaseModel, ops, opt.Budget)
 		res.record(PropMutex, "lease-mutex", len(ops), r)
@@ -129,7 +129,9 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 			res.Violations = append(res.Violations, leaseViolations(t, believed, res.Violations)...)
 		}
 	}
-	if res.illegal(PropMutex) && !res.has(PropMutex) {
+	// The lease history holds every renewal: a foreign one alone makes it
+	// illegal, and is explained under ownership.
+	if res.illegal(PropMutex) && !res.has(PropMutex) && !res.has(PropOwnership) {
 		res.Violations = append(res.Violations, Violation{Property: PropMutex, Cause: CauseUnexplained,
 			Explanation: "porcupine found no linearization of the lock history, but no two holds overlap in time; see the linearization view."})
 	}
@@ -155,13 +157,13 @@ func (res *Result) checkResources(t *truth, opt Options, mv []Violation) {
 		if !refutedWithoutSearch(c.name, tr) {
 			r = checkHistory(resourceModel(c.name, opt), c.ops, opt.Budget)
 		}
-		res.record(PropResource, c.name, len(c.ops), r)
+		res.record(PropDamage, c.name, len(c.ops), r)
 		if r != porcupine.Illegal {
 			continue
 		}
 		vs := explainResource(c.name, t, mv)
 		if len(vs) == 0 {
-			vs = []Violation{{Property: PropResource, Cause: CauseUnexplained,
+			vs = []Violation{{Property: PropDamage, Cause: CauseUnexplained,
 				Explanation: "porcupine found no linearization of the " + c.name + " history."}}
 		}
 		for i := range vs {

@@ -231,7 +231,9 @@ func (t *truth) expiry(x *grant, victim hold, e trace.Event, leaseMs int64, out 
 	out.node, out.at = e.Party, e.T
 	if x.TTLBy != x.Create {
 		if r := t.tr.Events[x.TTLBy]; model.ProcessOf(r.Client) != model.ProcessOf(owner) {
-			out.cause = CauseForeignRenewal
+			// The renewal itself is an ownership violation; the
+			// overlap it let in is the lease running out early.
+			out.cause, out.reason = CausePrematureExpiry, ReasonForeignTTL
 			out.events = []int{x.TTLBy}
 			out.prefix = fmt.Sprintf("%s, another client, had set the key's TTL with %s on %s at %s; %s",
 				r.Client, strings.Join(r.Args, " "), r.Party, fmtMs(r.T), expired)

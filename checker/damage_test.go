@@ -44,7 +44,7 @@ func TestFencedPauseOverlapWithoutDamage(t *testing.T) {
 func TestUnfencedStaleWrite(t *testing.T) {
 	res := Check(fencedPause(ok), Options{LeaseMs: 10000})
 	v, found := findViolation(res.Violations, CausePrematureExpiry, []string{"c2/t1", "c1/t1"})
-	if !found || v.Property != PropResource {
+	if !found || v.Property != PropDamage {
 		t.Fatalf("no resource violation: %+v", res.Violations)
 	}
 	if d := res.Damage; d.StaleWritesAccepted != 1 || d.StaleWritesRejected != 0 {
@@ -69,7 +69,7 @@ func TestLockSetLostElement(t *testing.T) {
 		t.Fatalf("checked %+v", res.Checked)
 	}
 	v, found := findViolation(res.Violations, CausePrematureExpiry, []string{"c2/t1", "c1/t1"})
-	if !found || v.Property != PropResource || v.Key != "set" {
+	if !found || v.Property != PropDamage || v.Key != "set" {
 		t.Fatalf("no lost-element violation: %+v", res.Violations)
 	}
 	if d := res.Damage; d.LostElements != 1 || d.StaleWritesAccepted != 1 {

@@ -14,11 +14,19 @@ const (
 	VerdictUnknown   = "unknown" // a check exceeded its step budget and nothing else was found: partial results only
 )
 
-// Properties.
+// Properties, each with its own causes. A run reports every property it
+// broke, each violation once, under its own property.
 const (
-	PropMutex    = "mutual-exclusion" // two clients believed they held one lock at once
-	PropResource = "resource"         // the protected data is not what serial use would leave
-	PropLiveness = "liveness"         // after the last fault healed, a lock stopped making progress
+	// A client renewed or released a lease it did not hold (a foreign
+	// renewal or release), whether or not an overlap followed.
+	PropOwnership = "ownership"
+	// Two clients believed they held one lock at once.
+	PropMutex = "mutual-exclusion"
+	// The protected data is not what serial use would leave, judged per
+	// write against the data's own history.
+	PropDamage = "damage"
+	// After the last fault healed, a lock stopped making progress.
+	PropLiveness = "liveness"
 )
 
 // Causes: why two clients held the lock at once (or why data was damaged).
@@ -116,6 +124,9 @@ const (
 	ReasonSlowWork       = "work longer than the lease"
 	ReasonRenewalStalled = "renewal stalled"
 	ReasonNoProgress     = "lease ran out while the holder was still working"
+	// Another client's EXPIRE-family command set the key's TTL (an
+	// ownership violation, reported as such) and the key ran out on it.
+	ReasonForeignTTL = "TTL set by another client"
 	// Clock-jump takeover: the taker's own clock ran ahead.
 	ReasonClientClock = "takeover by a client whose clock jumped"
 )

@@ -68,7 +68,7 @@ func causeOf(v checker.Violation) string {
 // its own key: lost on Redis (Change=lost), or written to a master that a
 // promotion had deposed.
 func dataLoss(v checker.Violation, tr *trace.Trace) bool {
-	if v.Property != checker.PropResource || tr == nil {
+	if v.Property != checker.PropDamage || tr == nil {
 		return false
 	}
 	if v.Cause == checker.CauseUnexplained && v.Key == "" {

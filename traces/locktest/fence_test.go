@@ -15,8 +15,8 @@ import (
 // what the fenced-register check found.
 func TestFenceHeldJudgesTheFencedRegister(t *testing.T) {
 	c := &config{Config: Config{Property: FenceHeld}}
-	stale := checker.Violation{Property: checker.PropResource, Cause: checker.CausePrematureExpiry, Model: "fenced-register"}
-	dup := checker.Violation{Property: checker.PropResource, Cause: checker.CausePrematureExpiry, Model: "unique-set"}
+	stale := checker.Violation{Property: checker.PropDamage, Cause: checker.CausePrematureExpiry, Model: "fenced-register"}
+	dup := checker.Violation{Property: checker.PropDamage, Cause: checker.CausePrematureExpiry, Model: "unique-set"}
 	mutex := checker.Violation{Property: checker.PropMutex, Cause: checker.CausePrematureExpiry}
 	if f := c.judge(checker.Report{Violations: []checker.Violation{mutex, dup}, Damage: checker.Damage{DuplicateInserts: 1}}, ""); f != nil {
 		t.Fatalf("fence held, but judged %+v", f)

@@ -32,7 +32,7 @@ type Failure struct {
 	// property and cause: "locksim: mutual-exclusion violated
 	// (premature-expiry)".
 	Title    string
-	Property string // checker.PropMutex or checker.PropResource
+	Property string // checker.PropMutex or checker.PropDamage
 	Cause    string // one of checker.Causes(), or "damage" for damage the checker did not explain
 	// Violations are the ones the property counts, the one the title
 	// names first.
@@ -79,9 +79,9 @@ func counts(inv Invariant, v checker.Violation) bool {
 	case MutualExclusion:
 		return v.Property == checker.PropMutex
 	case NoDamage:
-		return v.Property == checker.PropResource
+		return v.Property == checker.PropDamage
 	case FenceHeld:
-		return v.Property == checker.PropResource && v.Model == "fenced-register"
+		return v.Property == checker.PropDamage && v.Model == "fenced-register"
 	}
 	return v.Property != checker.PropLiveness
 }
@@ -96,7 +96,7 @@ func (c *config) judge(rep checker.Report, want string) *Failure {
 		}
 	}
 	if len(vs) == 0 && (c.Property == NoDamage || c.Property == Both) && harm(rep.Damage) > 0 {
-		vs = []checker.Violation{{Property: checker.PropResource, Cause: causeDamage,
+		vs = []checker.Violation{{Property: checker.PropDamage, Cause: causeDamage,
 			Explanation: "the protected data was damaged, but no violation explains it."}}
 	}
 	if len(vs) == 0 {
