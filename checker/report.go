@@ -180,24 +180,27 @@ type Damage struct {
 	LostUpdates      int `json:"lost_updates"`
 	OversoldUnits    int `json:"oversold_units"`
 	// Protected writes the resource accepted from a client whose lock had
-	// already expired or been lost on Redis when the write arrived.
+	// already expired or been lost on Redis when the write arrived, after
+	// another client's later hold had begun, a hold that wrote to the
+	// data (before or after): judged write by write against the data's
+	// history.
 	StaleWritesAccepted int `json:"stale_writes_accepted"`
 	// Writes a fenced storage refused for a stale token: harm prevented,
 	// not counted in Total.
 	StaleWritesRejected int `json:"stale_writes_rejected"`
 	// Acknowledged lock-set adds missing from the final read.
 	LostElements int `json:"lost_elements"`
+	// Writes that landed after their writer's lease was gone on Redis
+	// while no later holder wrote to the data: they harmed nothing and
+	// are not in Total.
+	HarmlessLateWrites int `json:"harmless_late_writes,omitempty"`
 }
 
-// Harm is the run's damage as a report prints it. In a run without a
-// violation whose only damage is stale writes, no other client held the
-// lock when they landed: they harmed nothing and come back apart, as
-// harmless, not as damage.
+// Harm is the run's damage as a report prints it, and the late writes
+// that harmed nothing (no later holder wrote to the data around them).
 func (r Report) Harm() (d Damage, harmless int) {
 	d = r.Damage
-	if r.Verdict != VerdictViolation && d.Total() == d.StaleWritesAccepted {
-		harmless, d.StaleWritesAccepted = d.StaleWritesAccepted, 0
-	}
+	harmless, d.HarmlessLateWrites = d.HarmlessLateWrites, 0
 	return d, harmless
 }
 
@@ -209,10 +212,11 @@ func (d *Damage) Add(o Damage) {
 	d.StaleWritesAccepted += o.StaleWritesAccepted
 	d.StaleWritesRejected += o.StaleWritesRejected
 	d.LostElements += o.LostElements
+	d.HarmlessLateWrites += o.HarmlessLateWrites
 }
 
 // StaleWriteGloss explains "stale write" where a report first prints it.
-const StaleWriteGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis"
+const StaleWriteGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis, after another client's later hold had begun and written to the data"
 
 // DamageCount is one count of a Damage with its noun, singular and
 // plural; Harm is false for the count that did no harm.
