@@ -63,7 +63,29 @@ type Result struct {
 // history check runs out of its step budget and nothing else was found,
 // the verdict is unknown and the report holds the checks that did finish.
 // The report is a function of tr and opt alone.
+//
+// A run its budget stopped early (tr.Stats.Budget) is unknown unless the
+// part that ran already shows a violation, which is real. A run the
+// horizon stopped, its clients still waiting after all that time, is
+// checked for liveness too: what kept them waiting is the finding.
 func Check(tr *trace.Trace, opt Options) *Result {
+	res := check(tr, opt)
+	if tr.Stats.AtHorizon() && !opt.Liveness && res.Verdict == VerdictOK {
+		opt.Liveness = true
+		if r := check(tr, opt); r.Verdict == VerdictViolation {
+			res = r
+		}
+	}
+	if tr.Stats.Budget != "" {
+		res.Budget = "budget exceeded: " + tr.Stats.Budget
+		if res.Verdict == VerdictOK {
+			res.Verdict = VerdictUnknown
+		}
+	}
+	return res
+}
+
+func check(tr *trace.Trace, opt Options) *Result {
 	if opt.Budget <= 0 {
 		opt.Budget = DefaultBudget
 	}

@@ -107,3 +107,31 @@ func lostDataKey(tr *trace.Trace) bool {
 	}
 	return false
 }
+
+// CauseProperty is the property of a Judgement's (or a cell's) Cause:
+// "property: cause (reason)", or "damage" for harm counted without a
+// violation.
+func CauseProperty(cause string) string {
+	p, _, _ := strings.Cut(cause, ": ")
+	if p == "damage" {
+		return checker.PropDamage
+	}
+	return p
+}
+
+// Broken lists the properties the exploration's runs broke, in the
+// checker's order: those its causes name, and damage when its runs harmed
+// the data. checker.FailOn decides from it whether the exploration fails.
+func (s *Summary) Broken() []string {
+	var out []string
+	for _, p := range checker.Properties() {
+		broke := p == checker.PropDamage && s.Damage.Sum.Total() > 0
+		for _, c := range s.Causes {
+			broke = broke || c.Property == p
+		}
+		if broke {
+			out = append(out, p)
+		}
+	}
+	return out
+}
