@@ -90,7 +90,7 @@ func ParseFailOn(s string) (FailOn, error) {
 	for _, w := range strings.Split(s, ",") {
 		w = strings.TrimSpace(w)
 		if w == "any" {
-			return nil, nil
+			return FailOn(Properties()), nil
 		}
 		p, ok := failOnWords[w]
 		if !ok {

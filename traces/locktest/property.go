@@ -63,7 +63,7 @@ func Evaluate(cfg Config, sc protocols.Scenario) (*Result, error) {
 
 // evaluate runs sc; with want set, only a failure of that key counts.
 func (c *config) evaluate(sc protocols.Scenario, want string) (*Result, error) {
-	sc.Liveness = sc.Liveness || c.Liveness
+	sc.Liveness = sc.Liveness || c.Liveness || c.FailOn != nil && c.FailOn.Fails([]string{checker.PropLiveness})
 	o, err := c.execute(sc)
 	if err != nil {
 		return nil, err
@@ -90,12 +90,22 @@ func counts(inv Invariant, v checker.Violation) bool {
 // want set, only a failure of that key counts.
 func (c *config) judge(rep checker.Report, want string) *Failure {
 	var vs []checker.Violation
+	if c.FailOn != nil {
+		if !rep.Fails(c.FailOn) {
+			return nil
+		}
+		for _, v := range rep.Violations {
+			if c.FailOn.Fails([]string{v.Property}) {
+				vs = append(vs, v)
+			}
+		}
+	}
 	for _, v := range rep.Violations {
-		if counts(c.Property, v) || c.Liveness && v.Property == checker.PropLiveness {
+		if c.FailOn == nil && (counts(c.Property, v) || c.Liveness && v.Property == checker.PropLiveness) {
 			vs = append(vs, v)
 		}
 	}
-	if len(vs) == 0 && (c.Property == NoDamage || c.Property == Both) && harm(rep.Damage) > 0 {
+	if len(vs) == 0 && (c.FailOn != nil || c.Property == NoDamage || c.Property == Both) && rep.Damage.Total() > 0 {
 		vs = []checker.Violation{{Property: checker.PropDamage, Cause: causeDamage,
 			Explanation: "the protected data was damaged, but no violation explains it."}}
 	}
