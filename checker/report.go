@@ -127,6 +127,9 @@ const (
 	// Another client's EXPIRE-family command set the key's TTL (an
 	// ownership violation, reported as such) and the key ran out on it.
 	ReasonForeignTTL = "TTL set by another client"
+	// The hold started no watchdog: it joined a renewal entry an earlier
+	// renewal had left (Redisson #3712, #2515), and nothing renewed it.
+	ReasonNoWatchdog = "hold had no watchdog"
 	// Clock-jump takeover: the taker's own clock ran ahead.
 	ReasonClientClock = "takeover by a client whose clock jumped"
 )
