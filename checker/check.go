@@ -96,7 +96,15 @@ func check(tr *trace.Trace, opt Options) *Result {
 	ix := indexHolds(hs)
 	res.Coverage = coverage(t, hs)
 	res.checkLock(t, hs, ix, opt)
-	mv := append([]Violation(nil), res.Violations...)
+	// The data's violations are explained by the overlaps that let two
+	// writers in: the mutual-exclusion violations, not the ownership ones
+	// (a foreign release is told with the overlap it caused).
+	var mv []Violation
+	for _, v := range res.Violations {
+		if v.Property == PropMutex {
+			mv = append(mv, v)
+		}
+	}
 	res.checkResources(t, opt, mv)
 	res.checkUserResources(t, opt, mv)
 	res.Violations = append(res.Violations, retriedWrites(t)...)

@@ -311,6 +311,10 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 		if lease := leaseMs * 1e6; lease > 0 && victim.End != maxTime && victim.End-victim.Start > lease {
 			why += fmt.Sprintf("; its critical section lasted %s, longer than the %s lease, and nothing renewed it",
 				fmtDur(victim.End-victim.Start), fmtDur(lease))
+			if f := t.faultCovering(victim.Process, trace.FaultSlowWork, victim.Start, victim.Start); f >= 0 {
+				why += fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, fmtMs(t.tr.Events[f].T))
+				evs = append(evs, f)
+			}
 		}
 		return ReasonNoWatchdog, why, evs
 	}
