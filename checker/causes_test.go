@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ type causeCase struct {
 	nodes   []string // where the first holder's key vanished
 	cites   []string // event kinds the explanation must cite
 	lease   bool     // the lease-aware check must fail too
+	prop    string   // the violation's property; mutual exclusion if empty
 }
 
 func TestCauses(t *testing.T) {
@@ -45,8 +47,14 @@ func TestCauses(t *testing.T) {
 			if !found {
 				t.Fatalf("no %s violation between %v in %+v", c.want, c.clients, res.Violations)
 			}
-			if v.Property != PropMutex || v.Reason != c.reason {
-				t.Errorf("property %s reason %q, want %s %q", v.Property, v.Reason, PropMutex, c.reason)
+			prop := cmp.Or(c.prop, PropMutex)
+			if v.Property != prop || v.Reason != c.reason {
+				t.Errorf("property %s reason %q, want %s %q", v.Property, v.Reason, prop, c.reason)
+			}
+			for _, other := range res.Violations {
+				if other.Property == PropMutex && other.Cause == CauseForeignRenewal {
+					t.Errorf("a foreign renewal under mutual exclusion: %+v", other)
+				}
 			}
 			if c.nodes != nil && !slices.Equal(v.Nodes, c.nodes) {
 				t.Errorf("nodes %v, want %v", v.Nodes, c.nodes)
@@ -345,7 +353,7 @@ var causeCases = []causeCase{
 		},
 	},
 	{
-		name: "foreign renewal: a daemon extends the next holder's lock", want: CauseForeignRenewal,
+		name: "foreign renewal: a daemon extends the next holder's lock", want: CauseForeignRenewal, prop: PropOwnership,
 		clients: []string{"c2/t1", "c1/daemon"}, nodes: []string{"redis"}, cites: []string{trace.EvCommand}, lease: true,
 		trace: func() *trace.Trace {
 			b := &tb{}
@@ -360,17 +368,14 @@ var causeCases = []causeCase{
 		},
 	},
 	{
-		name: "foreign renewal: a shortened TTL lets a third client in", want: CauseForeignRenewal,
+		name: "foreign renewal: a shortened TTL is an ownership violation", want: CauseForeignRenewal, prop: PropOwnership,
+		clients: []string{"c1/t1", "c2/daemon"}, cites: []string{trace.EvCommand}, lease: true,
+		trace: shortenedTTL,
+	},
+	{
+		name: "foreign renewal: the shortened TTL lets a third client in", want: CausePrematureExpiry, reason: ReasonForeignTTL,
 		clients: []string{"c1/t1", "c3/t1"}, cites: []string{trace.EvCommand, trace.EvExpire}, lease: true,
-		trace: func() *trace.Trace {
-			b := &tb{}
-			b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
-			b.cmd(1, "redis", "c2/daemon", "(integer) 1", "", "PEXPIRE", "k", "100").expire(1.1, "redis", "k")
-			b.op("c3/t1", acq, "k", ok, 1.2, 1.3).setnx(1.25, "redis", "c3/t1", "k", "10")
-			b.op("c3/t1", rel, "k", ok, 3, 3.1).del(3.05, "redis", "c3/t1", "k", true)
-			b.op("c1/t1", rel, "k", model.ResNotOwner, 5, 5.1).del(5.05, "redis", "c1/t1", "k", false)
-			return b.trace()
-		},
+		trace: shortenedTTL,
 	},
 	{
 		name: "legal: the daemon renews only its own process's lock",
@@ -541,4 +546,16 @@ func TestSlowWorkCitesADelayedWrite(t *testing.T) {
 		!strings.Contains(r.Violations[0].Explanation, "a delay fault on c1->db") {
 		t.Fatalf("%+v", r.Violations)
 	}
+}
+
+// shortenedTTL: another process's PEXPIRE cuts c1's lease short and c3
+// acquires.
+func shortenedTTL() *trace.Trace {
+	b := &tb{}
+	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
+	b.cmd(1, "redis", "c2/daemon", "(integer) 1", "", "PEXPIRE", "k", "100").expire(1.1, "redis", "k")
+	b.op("c3/t1", acq, "k", ok, 1.2, 1.3).setnx(1.25, "redis", "c3/t1", "k", "10")
+	b.op("c3/t1", rel, "k", ok, 3, 3.1).del(3.05, "redis", "c3/t1", "k", true)
+	b.op("c1/t1", rel, "k", model.ResNotOwner, 5, 5.1).del(5.05, "redis", "c1/t1", "k", false)
+	return b.trace()
 }

@@ -63,7 +63,29 @@ type Result struct {
 // history check runs out of its step budget and nothing else was found,
 // the verdict is unknown and the report holds the checks that did finish.
 // The report is a function of tr and opt alone.
+//
+// A run its budget stopped early (tr.Stats.Budget) is unknown unless the
+// part that ran already shows a violation, which is real. A run the
+// horizon stopped, its clients still waiting after all that time, is
+// checked for liveness too: what kept them waiting is the finding.
 func Check(tr *trace.Trace, opt Options) *Result {
+	res := check(tr, opt)
+	if tr.Stats.AtHorizon() && !opt.Liveness && res.Verdict == VerdictOK {
+		opt.Liveness = true
+		if r := check(tr, opt); r.Verdict == VerdictViolation {
+			res = r
+		}
+	}
+	if tr.Stats.Budget != "" {
+		res.Budget = "budget exceeded: " + tr.Stats.Budget
+		if res.Verdict == VerdictOK {
+			res.Verdict = VerdictUnknown
+		}
+	}
+	return res
+}
+
+func check(tr *trace.Trace, opt Options) *Result {
 	if opt.Budget <= 0 {
 		opt.Budget = DefaultBudget
 	}
@@ -74,7 +96,15 @@ func Check(tr *trace.Trace, opt Options) *Result {
 	ix := indexHolds(hs)
 	res.Coverage = coverage(t, hs)
 	res.checkLock(t, hs, ix, opt)
-	mv := append([]Violation(nil), res.Violations...)
+	// The data's violations are explained by the overlaps that let two
+	// writers in: the mutual-exclusion violations, not the ownership ones
+	// (a foreign release is told with the overlap it caused).
+	var mv []Violation
+	for _, v := range res.Violations {
+		if v.Property == PropMutex {
+			mv = append(mv, v)
+		}
+	}
 	res.checkResources(t, opt, mv)
 	res.checkUserResources(t, opt, mv)
 	res.Violations = append(res.Violations, retriedWrites(t)...)
@@ -121,7 +151,7 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 	for _, ov := range overlaps(ix) {
 		res.Violations = append(res.Violations, explainOverlap(t, ov, opt.LeaseMs))
 	}
-	res.Violations = append(res.Violations, foreignRenewals(t, ix)...)
+	res.Violations = append(res.Violations, ownership(t, ix)...)
 	if ops := leaseHistory(t, believed); len(ops) > 0 {
 		r := checkHistory(leaseModel, ops, opt.Budget)
 		res.record(PropMutex, "lease-mutex", len(ops), r)
@@ -129,7 +159,9 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 			res.Violations = append(res.Violations, leaseViolations(t, believed, res.Violations)...)
 		}
 	}
-	if res.illegal(PropMutex) && !res.has(PropMutex) {
+	// The lease history holds every renewal: a foreign one alone makes it
+	// illegal, and is explained under ownership.
+	if res.illegal(PropMutex) && !res.has(PropMutex) && !res.has(PropOwnership) {
 		res.Violations = append(res.Violations, Violation{Property: PropMutex, Cause: CauseUnexplained,
 			Explanation: "porcupine found no linearization of the lock history, but no two holds overlap in time; see the linearization view."})
 	}
@@ -155,13 +187,13 @@ func (res *Result) checkResources(t *truth, opt Options, mv []Violation) {
 		if !refutedWithoutSearch(c.name, tr) {
 			r = checkHistory(resourceModel(c.name, opt), c.ops, opt.Budget)
 		}
-		res.record(PropResource, c.name, len(c.ops), r)
+		res.record(PropDamage, c.name, len(c.ops), r)
 		if r != porcupine.Illegal {
 			continue
 		}
 		vs := explainResource(c.name, t, mv)
 		if len(vs) == 0 {
-			vs = []Violation{{Property: PropResource, Cause: CauseUnexplained,
+			vs = []Violation{{Property: PropDamage, Cause: CauseUnexplained,
 				Explanation: "porcupine found no linearization of the " + c.name + " history."}}
 		}
 		for i := range vs {

@@ -137,7 +137,12 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 			second += " (until " + fmtMs(a.End) + ")"
 		}
 	}
-	v.Explanation = held + "; " + tell(ends) + "; " + second + "."
+	v.Explanation = held + "; " + tell(ends) + "; " + second
+	if why, evs, ok := t.retaken(a, b); ok {
+		v.Explanation += "; " + why
+		v.Events = append(v.Events, evs...)
+	}
+	v.Explanation += "."
 	v.Events = sortedUnique(v.Events)
 	return v
 }
@@ -231,7 +236,9 @@ func (t *truth) expiry(x *grant, victim hold, e trace.Event, leaseMs int64, out 
 	out.node, out.at = e.Party, e.T
 	if x.TTLBy != x.Create {
 		if r := t.tr.Events[x.TTLBy]; model.ProcessOf(r.Client) != model.ProcessOf(owner) {
-			out.cause = CauseForeignRenewal
+			// The renewal itself is an ownership violation; the
+			// overlap it let in is the lease running out early.
+			out.cause, out.reason = CausePrematureExpiry, ReasonForeignTTL
 			out.events = []int{x.TTLBy}
 			out.prefix = fmt.Sprintf("%s, another client, had set the key's TTL with %s on %s at %s; %s",
 				r.Client, strings.Join(r.Args, " "), r.Party, fmtMs(r.T), expired)
@@ -300,6 +307,17 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 		return ReasonRenewalStalled, fmt.Sprintf("%s's renewal threads stalled at %s for %s (%s)",
 			victim.Process, fmtMs(se.T), fmtDur(se.DurNs), trace.FaultWatchdogStall), []int{s}
 	}
+	if why, evs, ok := t.noWatchdog(victim, e.T); ok {
+		if lease := leaseMs * 1e6; lease > 0 && victim.End != maxTime && victim.End-victim.Start > lease {
+			why += fmt.Sprintf("; its critical section lasted %s, longer than the %s lease, and nothing renewed it",
+				fmtDur(victim.End-victim.Start), fmtDur(lease))
+			if f := t.faultCovering(victim.Process, trace.FaultSlowWork, victim.Start, victim.Start); f >= 0 {
+				why += fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, fmtMs(t.tr.Events[f].T))
+				evs = append(evs, f)
+			}
+		}
+		return ReasonNoWatchdog, why, evs
+	}
 	if last, renews := t.renewals(x, victim, e.T); renews {
 		text := fmt.Sprintf("%s's renewals stopped", victim.Process)
 		var evs []int
@@ -321,6 +339,10 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 		if len(faults) > 0 {
 			text += ", then " + strings.Join(faults, ", ")
 		}
+		if n, why := t.renewalFailed(victim, x.Key, from, e.T); n >= 0 {
+			text += ", because " + why
+			evs = append(evs, n)
+		}
 		return ReasonRenewalStalled, text, evs
 	}
 	lease := leaseMs * 1e6
@@ -333,7 +355,7 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 		slow, injected = []int{f}, fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, fmtMs(t.tr.Events[f].T))
 	} else if d := t.delayFrom(victim.Process, victim.Start, victim.End); d >= 0 {
 		de := t.tr.Events[d]
-		slow, injected = []int{d}, fmt.Sprintf(" (a delay fault on %s from %s to %s held its messages back)",
+		slow, injected = []int{d}, fmt.Sprintf(" (a delay fault on %s from %s to %s held its messages back: a request sent inside the lease was delayed in the network past it)",
 			de.Party, fmtMs(de.T), fmtMs(de.T+de.DurNs))
 	}
 	switch {

@@ -26,7 +26,9 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 	}
 	sold := 0
 	distinct := map[int]bool{}
-	stale := map[int]bool{} // write events: two operations may share one (insert, write)
+	// Write events: two operations may share one (insert, write).
+	stale, late := map[int]bool{}, map[int]bool{}
+	wrote := holdsThatWrote(t, ix)
 	for _, op := range tr.Ops {
 		switch op.Kind {
 		case model.OpBuy:
@@ -39,11 +41,19 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 				d.StaleWritesRejected++
 			}
 		}
-		if w := staleWrite(t, ix, op); w >= 0 {
-			stale[w] = true
+		if w, h := lateWrite(t, ix, op); w >= 0 {
+			if laterWriterBefore(ix, wrote, h, t.tr.Events[w].T) {
+				stale[w] = true
+			} else {
+				late[w] = true
+			}
 		}
 	}
+	for w := range stale {
+		delete(late, w)
+	}
 	d.StaleWritesAccepted = len(stale)
+	d.HarmlessLateWrites = len(late)
 	d.LostUpdates = sold - len(distinct)
 	if sold > initial && initial > 0 {
 		d.OversoldUnits = sold - initial
@@ -66,17 +76,18 @@ func accepted(op trace.Op) bool {
 	return false
 }
 
-// staleWrite returns the event of an accepted protected write that reached
+// lateWrite returns the event of an accepted protected write that reached
 // the resource when its writer no longer held a quorum of live keys on
-// Redis; -1 if op is no such write.
-func staleWrite(t *truth, ix holdIndex, op trace.Op) int {
+// Redis, and the hold it was made in; -1 if op is no such write.
+func lateWrite(t *truth, ix holdIndex, op trace.Op) (int, int) {
 	if !accepted(op) || op.Open() {
-		return -1
+		return -1, -1
 	}
-	h, ok := ix.at(op.Client, op.Call)
-	if !ok || len(t.holdGrants(h)) == 0 {
-		return -1
+	hi, ok := ix.indexAt(op.Client, op.Call)
+	if !ok || len(t.holdGrants(ix.hs[hi])) == 0 {
+		return -1, -1
 	}
+	h := ix.hs[hi]
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, op.Return) {
 		e := &t.tr.Events[i]
@@ -86,9 +97,42 @@ func staleWrite(t *truth, ix holdIndex, op trace.Op) int {
 		}
 	}
 	if w < 0 || t.liveAt(h.Client, h.Key, t.tr.Events[w].T) >= t.quorum(h.Key) {
-		return -1
+		return -1, -1
 	}
-	return w
+	return w, hi
+}
+
+// holdsThatWrote marks, by index into ix.hs, the holds in which the
+// protected data accepted a write: the holds the data's history shows.
+// A hold whose every write a fenced store refused never happened as far
+// as the data is concerned.
+func holdsThatWrote(t *truth, ix holdIndex) []bool {
+	wrote := make([]bool, len(ix.hs))
+	for _, op := range t.tr.Ops {
+		if !accepted(op) || op.Open() {
+			continue
+		}
+		if hi, ok := ix.indexAt(op.Client, op.Call); ok {
+			wrote[hi] = true
+		}
+	}
+	return wrote
+}
+
+// laterWriterBefore reports whether another client's hold of the same
+// lock, begun after hold hi and before time at, wrote to the protected
+// data (before at or after it): a write of hold hi accepted at time at
+// is then stale against the data's history, judged write by write. A
+// late write that no later holder's write surrounds harmed nothing.
+func laterWriterBefore(ix holdIndex, wrote []bool, hi int, at int64) bool {
+	h := ix.hs[hi]
+	for _, j := range ix.byKey.get(h.Key) {
+		o := ix.hs[j]
+		if o.Start > h.Start && o.Start < at && o.Client != h.Client && wrote[j] {
+			return true
+		}
+	}
+	return false
 }
 
 // writeAccepted reports a reply of a resource that took a write: not an

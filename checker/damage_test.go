@@ -44,7 +44,7 @@ func TestFencedPauseOverlapWithoutDamage(t *testing.T) {
 func TestUnfencedStaleWrite(t *testing.T) {
 	res := Check(fencedPause(ok), Options{LeaseMs: 10000})
 	v, found := findViolation(res.Violations, CausePrematureExpiry, []string{"c2/t1", "c1/t1"})
-	if !found || v.Property != PropResource {
+	if !found || v.Property != PropDamage {
 		t.Fatalf("no resource violation: %+v", res.Violations)
 	}
 	if d := res.Damage; d.StaleWritesAccepted != 1 || d.StaleWritesRejected != 0 {
@@ -69,7 +69,7 @@ func TestLockSetLostElement(t *testing.T) {
 		t.Fatalf("checked %+v", res.Checked)
 	}
 	v, found := findViolation(res.Violations, CausePrematureExpiry, []string{"c2/t1", "c1/t1"})
-	if !found || v.Property != PropResource || v.Key != "set" {
+	if !found || v.Property != PropDamage || v.Key != "set" {
 		t.Fatalf("no lost-element violation: %+v", res.Violations)
 	}
 	if d := res.Damage; d.LostElements != 1 || d.StaleWritesAccepted != 1 {
@@ -166,5 +166,42 @@ func TestStockLostUpdate(t *testing.T) {
 	}
 	if d := res.Damage; d.LostUpdates != 1 || d.StaleWritesAccepted != 1 {
 		t.Fatalf("damage %+v", d)
+	}
+}
+
+// lateFirstWrite is fenced/stock seed 5's shape: c1's lease runs out in a
+// pause and c2 acquires (token 34) and pauses too; c1 resumes and writes
+// with token 33, the highest the storage has seen; c2's later write is
+// refused (rejected) or, without fencing, accepted (ok).
+func lateFirstWrite(second string) *trace.Trace {
+	b := &tb{}
+	b.op("c1/t1", acq, "k", ok, 0, 0.2).setnx(0.1, "redis", "c1/t1", "k", "10")
+	b.pause(1, "c1", 20).expire(10.1, "redis", "k")
+	b.op("c2/t1", acq, "k", ok, 10.2, 10.3).setnx(10.25, "redis", "c2/t1", "k", "10")
+	b.pause(10.35, "c2", 20)
+	b.opv("c1/t1", model.OpWrite, "file", "33", ok, 21, 21.2)
+	b.add(21.1, trace.Service("storage", "c1/t1", "file", []string{"WRITE", "file", "33"}, ok))
+	b.op("c1/t1", rel, "k", model.ResNotOwner, 21.3, 21.4).del(21.35, "redis", "c1/t1", "k", false)
+	b.opv("c2/t1", model.OpWrite, "file", "34", second, 31, 31.2)
+	b.add(31.1, trace.Service("storage", "c2/t1", "file", []string{"WRITE", "file", "34"}, second))
+	b.op("c2/t1", rel, "k", model.ResNotOwner, 31.3, 31.4).del(31.35, "redis", "c2/t1", "k", false)
+	return b.trace()
+}
+
+// Damage is judged write by write: a late write is stale only when a
+// later holder wrote to the data around it. Where fencing refused the
+// later holder's every write, the late write harmed nothing.
+func TestLateWriteStaleOnlyAgainstALaterWriter(t *testing.T) {
+	for _, c := range []struct {
+		second                    string
+		accepted, rejected, clean int
+	}{
+		{model.ResRejected, 0, 1, 1},
+		{ok, 1, 0, 0},
+	} {
+		d := Check(lateFirstWrite(c.second), Options{LeaseMs: 10000}).Damage
+		if d.StaleWritesAccepted != c.accepted || d.StaleWritesRejected != c.rejected || d.HarmlessLateWrites != c.clean {
+			t.Errorf("second write %s: damage %+v, want %d stale accepted, %d rejected, %d harmless", c.second, d, c.accepted, c.rejected, c.clean)
+		}
 	}
 }

@@ -162,12 +162,20 @@ func (ix holdIndex) holds(client, key string, t int64) bool {
 // at returns client's hold that started at or before t and had not ended
 // before t.
 func (ix holdIndex) at(client string, t int64) (hold, bool) {
+	if i, ok := ix.indexAt(client, t); ok {
+		return ix.hs[i], true
+	}
+	return hold{}, false
+}
+
+// indexAt is at's hold as an index into ix.hs.
+func (ix holdIndex) indexAt(client string, t int64) (int, bool) {
 	idx := ix.byClient.get(client)
 	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > t })
 	for i := n - 1; i >= 0 && i >= n-4; i-- {
-		if h := ix.hs[idx[i]]; h.End >= t {
-			return h, true
+		if ix.hs[idx[i]].End >= t {
+			return idx[i], true
 		}
 	}
-	return hold{}, false
+	return -1, false
 }

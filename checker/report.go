@@ -14,11 +14,19 @@ const (
 	VerdictUnknown   = "unknown" // a check exceeded its step budget and nothing else was found: partial results only
 )
 
-// Properties.
+// Properties, each with its own causes. A run reports every property it
+// broke, each violation once, under its own property.
 const (
-	PropMutex    = "mutual-exclusion" // two clients believed they held one lock at once
-	PropResource = "resource"         // the protected data is not what serial use would leave
-	PropLiveness = "liveness"         // after the last fault healed, a lock stopped making progress
+	// A client renewed or released a lease it did not hold (a foreign
+	// renewal or release), whether or not an overlap followed.
+	PropOwnership = "ownership"
+	// Two clients believed they held one lock at once.
+	PropMutex = "mutual-exclusion"
+	// The protected data is not what serial use would leave, judged per
+	// write against the data's own history.
+	PropDamage = "damage"
+	// After the last fault healed, a lock stopped making progress.
+	PropLiveness = "liveness"
 )
 
 // Causes: why two clients held the lock at once (or why data was damaged).
@@ -116,6 +124,12 @@ const (
 	ReasonSlowWork       = "work longer than the lease"
 	ReasonRenewalStalled = "renewal stalled"
 	ReasonNoProgress     = "lease ran out while the holder was still working"
+	// Another client's EXPIRE-family command set the key's TTL (an
+	// ownership violation, reported as such) and the key ran out on it.
+	ReasonForeignTTL = "TTL set by another client"
+	// The hold started no watchdog: it joined a renewal entry an earlier
+	// renewal had left (Redisson #3712, #2515), and nothing renewed it.
+	ReasonNoWatchdog = "hold had no watchdog"
 	// Clock-jump takeover: the taker's own clock ran ahead.
 	ReasonClientClock = "takeover by a client whose clock jumped"
 )
@@ -169,24 +183,27 @@ type Damage struct {
 	LostUpdates      int `json:"lost_updates"`
 	OversoldUnits    int `json:"oversold_units"`
 	// Protected writes the resource accepted from a client whose lock had
-	// already expired or been lost on Redis when the write arrived.
+	// already expired or been lost on Redis when the write arrived, after
+	// another client's later hold had begun, a hold that wrote to the
+	// data (before or after): judged write by write against the data's
+	// history.
 	StaleWritesAccepted int `json:"stale_writes_accepted"`
 	// Writes a fenced storage refused for a stale token: harm prevented,
 	// not counted in Total.
 	StaleWritesRejected int `json:"stale_writes_rejected"`
 	// Acknowledged lock-set adds missing from the final read.
 	LostElements int `json:"lost_elements"`
+	// Writes that landed after their writer's lease was gone on Redis
+	// while no later holder wrote to the data: they harmed nothing and
+	// are not in Total.
+	HarmlessLateWrites int `json:"harmless_late_writes,omitempty"`
 }
 
-// Harm is the run's damage as a report prints it. In a run without a
-// violation whose only damage is stale writes, no other client held the
-// lock when they landed: they harmed nothing and come back apart, as
-// harmless, not as damage.
+// Harm is the run's damage as a report prints it, and the late writes
+// that harmed nothing (no later holder wrote to the data around them).
 func (r Report) Harm() (d Damage, harmless int) {
 	d = r.Damage
-	if r.Verdict != VerdictViolation && d.Total() == d.StaleWritesAccepted {
-		harmless, d.StaleWritesAccepted = d.StaleWritesAccepted, 0
-	}
+	harmless, d.HarmlessLateWrites = d.HarmlessLateWrites, 0
 	return d, harmless
 }
 
@@ -198,10 +215,11 @@ func (d *Damage) Add(o Damage) {
 	d.StaleWritesAccepted += o.StaleWritesAccepted
 	d.StaleWritesRejected += o.StaleWritesRejected
 	d.LostElements += o.LostElements
+	d.HarmlessLateWrites += o.HarmlessLateWrites
 }
 
 // StaleWriteGloss explains "stale write" where a report first prints it.
-const StaleWriteGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis"
+const StaleWriteGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis, after another client's later hold had begun and written to the data"
 
 // DamageCount is one count of a Damage with its noun, singular and
 // plural; Harm is false for the count that did no harm.

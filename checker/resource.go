@@ -74,7 +74,7 @@ func duplicateInserts(t *truth, mv []Violation) []Violation {
 			}
 			cause, reason := causeFor(mv, first.op.Client, second.op.Client, second.at)
 			out = append(out, Violation{
-				Property: PropResource, Cause: cause, Reason: reason, Key: name,
+				Property: PropDamage, Cause: cause, Reason: reason, Key: name,
 				Clients: []string{first.op.Client, second.op.Client}, AtMs: trace.Ms(second.at),
 				Explanation: "both " + first.op.Client + " (at " + fmtMs(first.at) + ") and " + second.op.Client +
 					" (at " + fmtMs(second.at) + ") found " + name + " absent under the lock and inserted it: a duplicate row.",
@@ -162,7 +162,7 @@ func lateInserts(t *truth) []Violation {
 				gaveUp = "was in flight when " + late.op.Process + " crashed"
 			}
 			out = append(out, Violation{
-				Property: PropResource, Cause: CauseDelayedWrite, Key: name,
+				Property: PropDamage, Cause: CauseDelayedWrite, Key: name,
 				Clients: []string{first.op.Client, l.op.Client}, AtMs: trace.Ms(l.at), Events: []int{late.late},
 				Explanation: fmt.Sprintf("%s's INSERT of %s %s; the request, delayed in the network, landed at %s; %s inserted it too (at %s): a duplicate row.",
 					late.op.Client, name, gaveUp, fmtMs(late.at), other.op.Client, fmtMs(other.at)),
@@ -189,7 +189,7 @@ func retriedWrites(t *truth) []Violation {
 			continue
 		}
 		out = append(out, Violation{
-			Property: PropResource, Cause: CauseRetriedCommand, Key: e.Key, Clients: []string{e.Client},
+			Property: PropDamage, Cause: CauseRetriedCommand, Key: e.Key, Clients: []string{e.Client},
 			AtMs: trace.Ms(e.T), Events: []int{r, i},
 			Explanation: fmt.Sprintf("%s's %s to %s timed out and was retried at %s; the first attempt had already run, so %s ran twice (again at %s).",
 				e.Client, strings.Join(e.Args, " "), e.Party, fmtMs(t.tr.Events[r].T), e.Args[0], fmtMs(e.T)),
@@ -337,7 +337,7 @@ func dataLosses(t *truth, kinds ...string) []Violation {
 				continue
 			}
 			cause, what := lossCause(e)
-			out = append(out, Violation{Property: PropResource, Cause: cause, Key: k, Clients: []string{}, AtMs: trace.Ms(e.T),
+			out = append(out, Violation{Property: PropDamage, Cause: cause, Key: k, Clients: []string{}, AtMs: trace.Ms(e.T),
 				Nodes: []string{e.Party}, Events: []int{i},
 				Explanation: what + ": the writes it held were undone, and later operations saw the older value."})
 		}
@@ -368,7 +368,7 @@ func lostUpdates(t *truth, mv []Violation) []Violation {
 			first := ops[0]
 			cause, reason, why, evs := t.whyLost(mv, first, second)
 			out = append(out, Violation{
-				Property: PropResource, Cause: cause, Reason: reason, Key: first.Key,
+				Property: PropDamage, Cause: cause, Reason: reason, Key: first.Key,
 				Clients: []string{first.Client, second.Client}, AtMs: trace.Ms(second.Return), Events: evs,
 				Explanation: first.Client + " and " + second.Client + " both read stock " + strconv.Itoa(r) +
 					" and wrote " + strconv.Itoa(r-1) + why,
@@ -426,7 +426,7 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 				why = "the fence never saw the higher token: " + t.deposedText(w, p)
 			}
 			out = append(out, Violation{
-				Property: PropResource, Cause: cause, Reason: reason, Key: op.Key,
+				Property: PropDamage, Cause: cause, Reason: reason, Key: op.Key,
 				Clients: []string{b.op.Client, op.Client}, AtMs: trace.Ms(op.Return), Events: evs,
 				Explanation: fmt.Sprintf("the storage accepted %s's write with token %d at %s after accepting token %d from %s at %s: %s.",
 					op.Client, tok, fmtMs(op.Return), b.tok, b.op.Client, fmtMs(b.op.Return), why),
@@ -594,7 +594,7 @@ func lostElements(t *truth, mv []Violation) []Violation {
 				e.Client, v.Cause, fmtMs(e.T))
 		}
 		out = append(out, Violation{
-			Property: PropResource, Cause: cause, Reason: reason, Key: op.Key, Clients: clients, AtMs: trace.Ms(r.Return), Events: evs,
+			Property: PropDamage, Cause: cause, Reason: reason, Key: op.Key, Clients: clients, AtMs: trace.Ms(r.Return), Events: evs,
 			Explanation: fmt.Sprintf("%s's add of %s was acknowledged at %s, but the final read at %s lacks it: %s.",
 				op.Client, op.Value, fmtMs(op.Return), fmtMs(r.Return), why),
 		})

@@ -56,14 +56,14 @@ func (res *Result) checkUserResources(t *truth, opt Options, mv []Violation) {
 		case ok:
 			ops := userHistory(t.tr, name)
 			r := checkHistory(spec.Model(), ops, opt.Budget)
-			res.record(PropResource, mname, len(ops), r)
+			res.record(PropDamage, mname, len(ops), r)
 			if r == porcupine.Illegal {
 				res.Violations = append(res.Violations, userViolation(t, spec, opt.Budget, mv))
 			}
 		case opt.Recorded != nil:
 			res.keepRecorded(opt.Recorded, name, mname)
 		default:
-			res.Checked = append(res.Checked, Checked{Property: PropResource, Model: mname,
+			res.Checked = append(res.Checked, Checked{Property: PropDamage, Model: mname,
 				Operations: len(userHistory(t.tr, name)), Result: VerdictUnknown,
 				Unknown: "no model.Spec of resource " + name + " here: the locktest that recorded it checks it"})
 		}
@@ -99,7 +99,7 @@ func (res *Result) keepRecorded(rec *Report, name, mname string) {
 // no serial order explains: by two of its operations that ran at once
 // (their clients' holds overlapped), or by a loss of the key on Redis.
 func userViolation(t *truth, spec model.Spec, budget int, mv []Violation) Violation {
-	v := Violation{Property: PropResource, Cause: CauseUnexplained, Clients: []string{}, Resource: spec.Name,
+	v := Violation{Property: PropDamage, Cause: CauseUnexplained, Clients: []string{}, Resource: spec.Name,
 		Model: spec.ModelName()}
 	recs := illegalKey(t.tr, spec, budget)
 	if len(recs) == 0 {

@@ -16,12 +16,12 @@ import (
 // whose re-run no longer breaks the property they target are offered.
 type Advice struct {
 	Change string `json:"change"` // what to change, in the user's words
-	// Property is what the change is meant to stop being broken, and
+	// Properties are what the change is meant to stop being broken, and
 	// Causes the causes of the violations it removes.
-	Property string   `json:"property"`
-	Causes   []string `json:"causes"`
-	Protocol string   `json:"protocol"` // the protocol of the re-run
-	Result   string   `json:"result"`   // what the re-run found
+	Properties []string `json:"properties"`
+	Causes     []string `json:"causes"`
+	Protocol   string   `json:"protocol"` // the protocol of the re-run
+	Result     string   `json:"result"`   // what the re-run found
 	// Scenario is the changed scenario that was re-run, and TraceSHA256
 	// the hash of its trace.
 	Scenario    protocols.Scenario `json:"-"`
@@ -33,9 +33,9 @@ type remedy struct {
 	change string
 	// short names the change in a result line: "with fencing: ...".
 	short string
-	// property: what the re-run must no longer break.
-	property string
-	causes   []string
+	// properties: what the re-run must no longer break.
+	properties []string
+	causes     []string
 	// apply changes sc; false when the change does not apply to it.
 	apply func(sc protocols.Scenario) (protocols.Scenario, bool)
 }
@@ -80,49 +80,57 @@ var expiryCauses = []string{
 	checker.CauseLostAfterFailover, checker.CauseOrphanAcquire, checker.CauseValidityNotChecked,
 }
 
+// What a remedy must stop: a defect of the lock's own code is an ownership
+// violation and the overlaps it leads to.
+var (
+	exclusion = []string{checker.PropMutex}
+	ownership = []string{checker.PropOwnership, checker.PropMutex}
+	damage    = []string{checker.PropDamage}
+)
+
 // remedies are tried in this order: the lock's own defects first, then
 // fencing, which protects the data whatever ends a lease, then a longer
 // lease, which only holds while no pause outlasts it.
 var remedies = []remedy{
 	{
 		change: "release with a script that deletes the key only if it still holds this client's token (compare-and-delete)",
-		short:  "an owner-checked release", property: checker.PropMutex,
+		short:  "an owner-checked release", properties: ownership,
 		causes: []string{checker.CauseForeignRelease, checker.CauseRetriedCommand},
 		apply:  withProtocol("setnx-lua-del", "setnx-del", "setnx-get-del"),
 	},
 	{
 		change: "renew only a key that still holds this client's token (Redisson's watchdog script checks the owner)",
-		short:  "an owner-checked renewal", property: checker.PropMutex,
+		short:  "an owner-checked renewal", properties: ownership,
 		causes: []string{checker.CauseForeignRenewal},
 		apply:  withProtocol("redisson-3.16.1", "setnx-daemon-renew"),
 	},
 	{
 		change: "check the time left on the lock after acquiring it and give it up when its validity is spent (redsync's check)",
-		short:  "the validity check", property: checker.PropMutex,
+		short:  "the validity check", properties: exclusion,
 		causes: []string{checker.CauseValidityNotChecked},
 		apply:  withProtocol("redlock", "redlock-unchecked"),
 	},
 	{
 		change: "extend with a script that checks the owner instead of SET NX (redsync without WithSetNXOnExtend)",
-		short:  "an owner-checked extend", property: checker.PropMutex,
+		short:  "an owner-checked extend", properties: exclusion,
 		causes: []string{checker.CausePrematureExpiry},
 		apply:  withProtocol("redlock", "redlock-setnx-extend"),
 	},
 	{
 		change: "take the lock in Redis, not only inside the process",
-		short:  "a Redis lock", property: checker.PropMutex,
+		short:  "a Redis lock", properties: exclusion,
 		causes: []string{checker.CauseLocalLockOnly},
 		apply:  withProtocol("setnx-lua-del", "local-mutex"),
 	},
 	{
 		change: "pass a fencing token with every write and make the protected data reject older tokens",
-		short:  "fencing", property: checker.PropResource,
+		short:  "fencing", properties: damage,
 		causes: expiryCauses,
 		apply:  withProtocol("fenced"),
 	},
 	{
 		change: "make the lease longer than the longest pause plus the work (and renew it while working)",
-		short:  "a longer lease", property: checker.PropMutex,
+		short:  "a longer lease", properties: exclusion,
 		causes: []string{checker.CausePrematureExpiry},
 		apply:  leaseBeyondPauses,
 	},
@@ -154,7 +162,7 @@ func remediesFor(sc protocols.Scenario) []remedy {
 		if b.Scenario.Protocol == sc.Protocol && b.Bug.FixedProtocol != "" {
 			out = append(out, remedy{
 				change: "use " + b.Bug.FixedProtocol + ", the release that fixed " + b.Bug.ID,
-				short:  b.Bug.FixedProtocol, property: cmp.Or(b.Expect.Property, checker.PropMutex),
+				short:  b.Bug.FixedProtocol, properties: []string{cmp.Or(b.Expect.Property, checker.PropMutex)},
 				causes: []string{b.Expect.Cause},
 				apply:  withProtocol(b.Bug.FixedProtocol),
 			})
@@ -178,7 +186,7 @@ func (r remedy) try(sc protocols.Scenario, rep checker.Report) (Advice, bool) {
 		return Advice{}, false
 	}
 	return Advice{
-		Change: r.change, Property: r.property, Causes: r.removed(rep), Protocol: changed.Protocol,
+		Change: r.change, Properties: r.properties, Causes: r.removed(rep), Protocol: changed.Protocol,
 		Result: r.short + ": " + resultLine(re.File.Report), Scenario: re.File.Scenario,
 		TraceSHA256: re.File.TraceSHA256,
 	}, true
@@ -188,11 +196,11 @@ func (r remedy) try(sc protocols.Scenario, rep checker.Report) (Advice, bool) {
 // its property and causes, or, for the protected data, any harm.
 func (r remedy) targets(rep checker.Report) bool {
 	for _, v := range rep.Violations {
-		if v.Property == r.property && slices.Contains(r.causes, v.Cause) {
+		if slices.Contains(r.properties, v.Property) && slices.Contains(r.causes, v.Cause) {
 			return true
 		}
 	}
-	if r.property != checker.PropResource {
+	if !slices.Contains(r.properties, checker.PropDamage) {
 		return false
 	}
 	d, _ := rep.Harm()
@@ -203,7 +211,7 @@ func (r remedy) targets(rep checker.Report) bool {
 func (r remedy) removed(rep checker.Report) []string {
 	out := []string{}
 	for _, v := range rep.Violations {
-		if v.Property == r.property && slices.Contains(r.causes, v.Cause) && !slices.Contains(out, v.Cause) {
+		if slices.Contains(r.properties, v.Property) && slices.Contains(r.causes, v.Cause) && !slices.Contains(out, v.Cause) {
 			out = append(out, v.Cause)
 		}
 	}

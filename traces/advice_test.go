@@ -49,11 +49,11 @@ func TestAdviceOnReferences(t *testing.T) {
 				t.Errorf("%s: %q: its scenario runs to trace %s, advice says %s", name, a.Change, re.File.TraceSHA256, a.TraceSHA256)
 			}
 			for _, v := range re.File.Report.Violations {
-				if v.Property == a.Property && slices.Contains(a.Causes, v.Cause) {
+				if slices.Contains(a.Properties, v.Property) && slices.Contains(a.Causes, v.Cause) {
 					t.Errorf("%s: %q leaves %s (%s)", name, a.Change, v.Property, v.Cause)
 				}
 			}
-			if d, _ := re.File.Report.Harm(); a.Property == checker.PropResource && d.Total() > 0 {
+			if d, _ := re.File.Report.Harm(); slices.Contains(a.Properties, checker.PropDamage) && d.Total() > 0 {
 				t.Errorf("%s: %q leaves damage %+v", name, a.Change, d)
 			}
 		}
@@ -69,7 +69,7 @@ func TestAdviceThatDoesNotHelpIsNotOffered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := remedy{change: "compare-and-delete", short: "cad", property: checker.PropMutex,
+	r := remedy{change: "compare-and-delete", short: "cad", properties: exclusion,
 		causes: []string{checker.CausePrematureExpiry}, apply: withProtocol("setnx-lua-del")}
 	if !r.targets(o.File.Report) {
 		t.Fatal("pause-no-fencing has no premature expiry")

@@ -44,3 +44,30 @@ func TestBugCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestBugExplanationsNameTheMechanism runs each published bug and holds
+// its explanation to the corpus entry: one violation must say every
+// phrase of the entry's mechanism (how the bug breaks the lock, read from
+// the trace), not the timing alone.
+func TestBugExplanationsNameTheMechanism(t *testing.T) {
+	for _, ref := range Bugs() {
+		t.Run(ref.Name, func(t *testing.T) {
+			o, err := Execute(ref.Scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range o.File.Report.Violations {
+				all := true
+				for _, m := range ref.Bug.Mechanism {
+					all = all && strings.Contains(v.Explanation, m)
+				}
+				if all {
+					return
+				}
+				got = append(got, v.Property+": "+v.Explanation)
+			}
+			t.Fatalf("%s: no explanation names the mechanism %q:\n%s", ref.Bug.ID, ref.Bug.Mechanism, strings.Join(got, "\n"))
+		})
+	}
+}

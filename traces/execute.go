@@ -87,28 +87,17 @@ func collectLargeRun(tr *trace.Trace) {
 }
 
 // check checks tr, a run of sc; recorded is the report of the file tr
-// was read from, if any. A run its budget stopped early is unknown unless
-// the part that ran already shows a violation, which is real. A run the
-// horizon stopped, its clients still waiting after all that time, is
-// checked for liveness too: what kept them waiting is the finding.
+// was read from, if any. The checker decides the verdict (a run a budget
+// or the horizon stopped included).
 func check(tr *trace.Trace, sc protocols.Scenario, recorded *checker.Report) *checker.Result {
 	opt := checkOptions(sc)
 	opt.Recorded = recorded
-	res := checker.Check(tr, opt)
-	if tr.Stats.AtHorizon() && !opt.Liveness && res.Report.Verdict == checker.VerdictOK {
-		opt.Liveness = true
-		if r := checker.Check(tr, opt); r.Report.Verdict == checker.VerdictViolation {
-			res = r
-		}
-	}
-	if tr.Stats.Budget != "" {
-		res.Report.Budget = "budget exceeded: " + tr.Stats.Budget
-		if res.Report.Verdict == checker.VerdictOK {
-			res.Report.Verdict = checker.VerdictUnknown
-		}
-	}
-	return res
+	return checker.Check(tr, opt)
 }
+
+// Fails reports whether the outcome fails under policy p (--fail-on):
+// the checker's decision.
+func (o *Outcome) Fails(p checker.FailOn) bool { return o.File.Report.Fails(p) }
 
 // checkOptions is what the checker needs to know of a scenario.
 func checkOptions(sc protocols.Scenario) checker.Options {

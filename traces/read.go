@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"io"
 	"io/fs"
@@ -157,7 +158,11 @@ func decodeFile(dec *json.Decoder) (*File, error) {
 		case "scenario":
 			return dec.Decode(&f.Scenario)
 		case "report":
-			return dec.Decode(&f.Report)
+			if err := dec.Decode(&f.Report); err != nil {
+				return err
+			}
+			renameProperties(&f.Report)
+			return nil
 		case "trace_sha256":
 			return dec.Decode(&f.TraceSHA256)
 		case "trace":
@@ -248,4 +253,24 @@ func known(sc protocols.Scenario) bool {
 		return false
 	}
 	return true
+}
+
+// renamedProperties maps the property names older files recorded to
+// today's: the protected data's property was "resource" before it was
+// "damage".
+var renamedProperties = map[string]string{"resource": checker.PropDamage}
+
+// renameProperties gives r's violations and checks today's property
+// names, so that a file written before a rename still rechecks.
+func renameProperties(r *checker.Report) {
+	for i := range r.Violations {
+		if p, ok := renamedProperties[r.Violations[i].Property]; ok {
+			r.Violations[i].Property = p
+		}
+	}
+	for i := range r.Checked {
+		if p, ok := renamedProperties[r.Checked[i].Property]; ok {
+			r.Checked[i].Property = p
+		}
+	}
 }

@@ -43,6 +43,10 @@ type Bug struct {
 	// defaults, to find the bug (cmd/locksim's
 	// TestExploreFindsEachPublishedBug holds it to that).
 	ExploreRuns int `json:"explore_runs"`
+	// Mechanism is what the explanation of the reproduction must say,
+	// phrase by phrase, all in one violation: how the bug breaks the lock,
+	// read from the trace's events (TestBugExplanationsNameTheMechanism).
+	Mechanism []string `json:"mechanism"`
 }
 
 // Expectation is the verdict a reference pins, and the property (mutual
@@ -106,8 +110,8 @@ func parseReference(file string) (Reference, error) {
 	if r.Expect.Verdict == "" || r.Expect.Why == "" {
 		return Reference{}, fmt.Errorf("scenarios/%s: expect needs a verdict and why", file)
 	}
-	if b := r.Bug; b != nil && (b.ID == "" || b.Library == "" || b.URL == "" || b.Affected == "" || b.Cause == "") {
-		return Reference{}, fmt.Errorf("scenarios/%s: bug needs an id, library, url, affected releases and cause", file)
+	if b := r.Bug; b != nil && (b.ID == "" || b.Library == "" || b.URL == "" || b.Affected == "" || b.Cause == "" || len(b.Mechanism) == 0) {
+		return Reference{}, fmt.Errorf("scenarios/%s: bug needs an id, library, url, affected releases, cause and mechanism", file)
 	}
 	return r, nil
 }

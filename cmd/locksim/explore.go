@@ -27,6 +27,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "save the first trace of each cause and summary.json in `DIR`")
 	shard := fs.String("shard", "", "run shard `K/N` of the seeds (seed-start+K-1, +N, ...)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	failOn := registerFailOn(fs)
 	html := fs.String("html", "", "write the HTML report to `FILE` (a regular file; with --out, each cause's first trace gets its timeline next to it, linked from the report)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -78,7 +79,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printSummary(stdout, s)
 	}
-	if s.Violating > 0 {
+	if failOn.Fails(s.Broken()) {
 		return exitViolation
 	}
 	if s.Errors > 0 {
@@ -161,27 +162,44 @@ func printSummary(w io.Writer, s *explore.Summary) {
 		fmt.Fprintf(w, "  %d runs violated the lock; %d only lost data in the store (a write no lock could keep)\n",
 			s.LockViolated, s.DataLost)
 	}
-	if line := damageLine(s.Damage.Sum); line != "" {
-		fmt.Fprintf(w, "  damage to the protected data: %s (in %s)\n", line, explore.Plural(s.Damage.RunsWithDamage, "run"))
-		if d := s.Damage.Sum; d.StaleWritesAccepted > 0 || d.StaleWritesRejected > 0 {
+	if line := damageLine(s.Damage.Sum); line != "" || s.Damage.Sum.StaleWritesRejected > 0 {
+		if line == "" {
+			line = "none"
+		} else {
+			line += fmt.Sprintf(" (in %s)", explore.Plural(s.Damage.RunsWithDamage, "run"))
+		}
+		if n := s.Damage.Sum.StaleWritesRejected; n > 0 {
+			line += "; " + fencingLine(n)
+		}
+		fmt.Fprintf(w, "  damage to the protected data: %s\n", line)
+		if s.Damage.Sum.StaleWritesAccepted > 0 {
 			fmt.Fprintf(w, "    (%s)\n", checker.StaleWriteGloss)
 		}
 	}
-	if s.Damage.HarmlessStaleWrites > 0 {
-		fmt.Fprintf(w, "  no damage: %s made after the lease ran out in runs where no other client held the lock\n",
-			explore.Plural(s.Damage.HarmlessStaleWrites, "write"))
+	if n := s.Damage.HarmlessStaleWrites; n > 0 {
+		fmt.Fprintf(w, "  no damage from %s\n", harmlessLine(n))
 	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)
 	}
-	for _, c := range s.Causes {
-		fmt.Fprintf(w, "  %-17s %-28s %6d runs, first seed %d", c.Property, c.Cause, c.Runs, c.FirstSeed)
-		if c.Trace != "" {
-			fmt.Fprintf(w, " -> %s", c.Trace)
-		}
-		fmt.Fprintln(w)
-		if c.Replay != "" {
-			fmt.Fprintf(w, "      replay: %s\n", c.Replay)
+	for _, p := range checker.Properties() {
+		heading := false
+		for _, c := range s.Causes {
+			if c.Property != p {
+				continue
+			}
+			if !heading {
+				fmt.Fprintf(w, "  %s\n", checker.Heading(p))
+				heading = true
+			}
+			fmt.Fprintf(w, "    %-32s %6d runs, first seed %d", c.Cause, c.Runs, c.FirstSeed)
+			if c.Trace != "" {
+				fmt.Fprintf(w, " -> %s", c.Trace)
+			}
+			fmt.Fprintln(w)
+			if c.Replay != "" {
+				fmt.Fprintf(w, "      replay: %s\n", c.Replay)
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/traces/explore"
 )
 
@@ -196,4 +197,36 @@ func (fs *flagSet) given(name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// failOnValue is --fail-on's value: the properties whose violation fails
+// the command (checker.FailOn decides).
+type failOnValue struct{ p *checker.FailOn }
+
+func (v failOnValue) String() string {
+	if v.p == nil {
+		return "any"
+	}
+	return v.p.String()
+}
+
+func (v failOnValue) Set(s string) error {
+	p, err := checker.ParseFailOn(s)
+	if err != nil {
+		return err
+	}
+	*v.p = p
+	return nil
+}
+
+// failOnHelp documents --fail-on and why its default is any.
+const failOnHelp = "exit 1 only for a broken `PROPERTY`: " + checker.FailOnWords + ", comma-separated. " +
+	"Default any: a lock that let two clients in, or renewed or released another's lease, is unsafe even when this run's data survived " +
+	"(damage depends on the workload and timing); narrow it to damage for a fenced lock whose resource checks tokens"
+
+// registerFailOn adds --fail-on to fs.
+func registerFailOn(fs *flagSet) *checker.FailOn {
+	p := new(checker.FailOn)
+	fs.Var(failOnValue{p}, "fail-on", failOnHelp)
+	return p
 }

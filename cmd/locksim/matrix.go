@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/locksim/locksim/checker"
 	"io"
 	"math"
 
@@ -18,6 +19,7 @@ import (
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("matrix", stdout)
 	runs := fs.Int("runs", explore.DefaultMatrixRuns, "seeds per cell")
+	failOn := registerFailOn(fs)
 	first := fs.Uint64("seed", defaultSeed, "first seed of every cell")
 	workload := fs.String("workload", "unique-name", "comma-separated workloads, or \"all\"")
 	protos := fs.String("protocols", "", "comma-separated protocols (default: all)")
@@ -91,13 +93,13 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, m.Text())
 		}
 	}
-	return matrixExit(ms)
+	return matrixExit(ms, *failOn)
 }
 
 // matrixExit follows the run command's codes: 1 when a cell is unsafe, 3
 // when none is but a check was inconclusive, 2 when a cell's runs could
 // not be built.
-func matrixExit(ms []*explore.Matrix) int {
+func matrixExit(ms []*explore.Matrix, failOn checker.FailOn) int {
 	code := exitOK
 	for _, m := range ms {
 		for _, row := range m.Rows {
@@ -106,7 +108,9 @@ func matrixExit(ms []*explore.Matrix) int {
 				case explore.CellError:
 					return exitUsage
 				case explore.CellUnsafe:
-					code = exitViolation
+					if failOn.Fails([]string{explore.CauseProperty(c.Cause)}) {
+						code = exitViolation
+					}
 				case explore.CellUnknown:
 					if code == exitOK {
 						code = exitUnknown

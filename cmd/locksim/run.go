@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/locksim/locksim/checker"
@@ -18,12 +19,14 @@ import (
 type outputFlags struct {
 	trace, html string
 	json        bool
+	failOn      *checker.FailOn
 }
 
 func (o *outputFlags) register(fs *flagSet) {
 	fs.StringVar(&o.trace, "trace", "", "write the trace as JSON to `FILE` (replaced atomically; a device or FIFO is written through)")
 	fs.StringVar(&o.html, "html", "", "write the HTML timeline (porcupine's linearization as a second tab) to `FILE`")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object on stdout")
+	o.failOn = registerFailOn(fs)
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -102,12 +105,12 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 		b, _ := json.MarshalIndent(summary(o, advice, replay), "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printHuman(stdout, o, advice, replay)
+		printHuman(stdout, o, advice, replay, *out.failOn)
 	}
-	switch o.File.Report.Verdict {
-	case checker.VerdictViolation:
+	switch {
+	case o.Fails(*out.failOn):
 		return exitViolation
-	case checker.VerdictUnknown:
+	case o.File.Report.Verdict == checker.VerdictUnknown:
 		return exitUnknown
 	}
 	return exitOK
@@ -161,7 +164,7 @@ func summary(o *traces.Outcome, advice []traces.Advice, replay string) jsonSumma
 	}
 }
 
-func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay string) {
+func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay string, failOn checker.FailOn) {
 	f := o.File
 	sc := f.Scenario
 	faults := "no faults"
@@ -176,20 +179,35 @@ func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay s
 	case f.Report.Budget != "":
 		fmt.Fprintf(w, "  %s (raise it with --max-events)\n", f.Report.Budget)
 	}
-	for i, v := range f.Report.Violations {
-		if i == 8 {
-			fmt.Fprintf(w, "  ... and %s more (see --json)\n", explore.Plural(len(f.Report.Violations)-i, "violation"))
-			break
+	shown, damaged := 0, false
+	for _, g := range f.Report.Groups() {
+		if g.Property == checker.PropDamage {
+			damaged = true
+			printDamage(w, f.Report)
+		} else {
+			fmt.Fprintf(w, "  %s\n", checker.Heading(g.Property))
 		}
-		cause := v.Cause
-		if v.Reason != "" {
-			cause += " (" + v.Reason + ")"
+		for _, v := range g.Violations {
+			if shown == 8 {
+				fmt.Fprintf(w, "    ... and more (see --json)\n")
+				break
+			}
+			shown++
+			cause := v.Cause
+			if v.Reason != "" {
+				cause += " (" + v.Reason + ")"
+			}
+			fmt.Fprintf(w, "    %s on %s, %s, at t=%.1f s\n      %s\n",
+				cause, keyPhrase(v), strings.Join(v.Clients, " and "), v.AtMs/1000, v.Explanation)
 		}
-		fmt.Fprintf(w, "  %s: %s on %s, %s, at t=%.1f s\n    %s\n",
-			v.Property, cause, keyPhrase(v), strings.Join(v.Clients, " and "), v.AtMs/1000, v.Explanation)
 	}
-	printDamage(w, f.Report)
+	if !damaged {
+		printDamage(w, f.Report)
+	}
 	printAdvice(w, advice)
+	if len(failOn) > 0 && f.Report.Verdict == checker.VerdictViolation && !o.Fails(failOn) {
+		fmt.Fprintf(w, "  passes --fail-on %s: it broke %s only\n", failOn, strings.Join(f.Report.Broken(), ", "))
+	}
 	fmt.Fprintf(w, "  %d events, %d redis commands, %.1f s simulated in %d ms; trace %s\n",
 		f.Trace.Stats.Events, f.Trace.Stats.RedisCommands, float64(f.Trace.Stats.SimNs)/1e9,
 		o.Wall.Milliseconds(), f.TraceSHA256[:16])
@@ -211,38 +229,58 @@ func printAdvice(w io.Writer, advice []traces.Advice) {
 	}
 }
 
-// keyPhrase names what a violation is about: the lock key for mutual
-// exclusion and liveness, the protected data otherwise, the name quoted
-// as data.
+// keyPhrase names what a violation is about: the lock key for ownership,
+// mutual exclusion and liveness, the protected data otherwise, the name
+// quoted as data.
 func keyPhrase(v checker.Violation) string {
-	if v.Property == checker.PropMutex || v.Property == checker.PropLiveness {
+	if v.Property != checker.PropDamage {
 		return fmt.Sprintf("the lock key %q", v.Key)
 	}
 	return fmt.Sprintf("the protected data %q", v.Key)
 }
 
-// printDamage prints the damage line. In a run without violations, writes
-// made after the lease ran out harmed nothing (no one else held the lock)
-// and are reported as such, not as damage.
+// printDamage prints the damage heading with its counts, what fencing
+// rejected, and the late writes that harmed nothing.
 func printDamage(w io.Writer, r checker.Report) {
 	d, harmless := r.Harm()
-	if line := damageLine(d); line != "" {
-		fmt.Fprintf(w, "  damage to the protected data: %s\n", line)
-		if d.StaleWritesAccepted > 0 || d.StaleWritesRejected > 0 {
-			fmt.Fprintf(w, "    (%s)\n", checker.StaleWriteGloss)
+	line := damageLine(d)
+	if line == "" && d.StaleWritesRejected == 0 && !slices.Contains(r.Broken(), checker.PropDamage) {
+		if harmless > 0 {
+			fmt.Fprintf(w, "  no damage from %s\n", harmlessLine(harmless))
 		}
+		return
+	}
+	if line == "" {
+		line = "none"
+	}
+	if n := d.StaleWritesRejected; n > 0 {
+		line += "; " + fencingLine(n)
+	}
+	fmt.Fprintf(w, "  %s: %s\n", checker.Heading(checker.PropDamage), line)
+	if d.StaleWritesAccepted > 0 {
+		fmt.Fprintf(w, "    (%s)\n", checker.StaleWriteGloss)
 	}
 	if harmless > 0 {
-		fmt.Fprintf(w, "  no damage: %s made after the lock's lease ran out on Redis, while no other client held the lock\n",
-			explore.Plural(harmless, "write"))
+		fmt.Fprintf(w, "    no damage from %s\n", harmlessLine(harmless))
 	}
 }
 
-// damageLine lists the non-zero damage counts, harm first.
+// fencingLine says what fencing rejected.
+func fencingLine(n int) string {
+	return "fencing rejected " + explore.Plural(n, "stale write")
+}
+
+// harmlessLine tells the late writes that harmed nothing.
+func harmlessLine(n int) string {
+	return explore.Plural(n, "late write") + ": each landed after its writer's lease ran out on Redis, with no later holder writing to the data"
+}
+
+// damageLine lists the non-zero harm counts (not what fencing rejected).
 func damageLine(d checker.Damage) string {
 	var parts []string
 	for _, c := range d.Counts() {
 		switch {
+		case !c.Harm:
 		case c.N == 1:
 			parts = append(parts, "1 "+c.One)
 		case c.N > 1:

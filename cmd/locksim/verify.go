@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/locksim/locksim/checker"
 	"io"
 	"math"
 	"strconv"
@@ -26,6 +27,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	depth := fs.Int("depth", 1, "most faults per placement: 1, or 2 (each fault also with a standing split, and two faults of the kind within a lease)")
 	pairBudget := fs.Int("pair-budget", explore.DefaultPairBudget, "with --depth 2, the most two-fault placements per cell")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
+	failOn := registerFailOn(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -86,7 +88,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printVerification(stdout, v, time.Since(start))
 	}
-	return verifyExit(v)
+	return verifyExit(v, *failOn)
 }
 
 func printVerification(w io.Writer, v *explore.Verification, wall time.Duration) {
@@ -107,14 +109,16 @@ func printVerification(w io.Writer, v *explore.Verification, wall time.Duration)
 }
 
 // verifyExit: 1 when a cell is unsafe, 2 when a cell's runs failed.
-func verifyExit(v *explore.Verification) int {
+func verifyExit(v *explore.Verification, failOn checker.FailOn) int {
 	code := exitOK
 	for _, c := range v.Cells {
 		switch c.Verdict {
 		case explore.CellError:
 			return exitUsage
 		case explore.CellUnsafe, explore.CellUnsafeNoFault:
-			code = exitViolation
+			if failOn.Fails([]string{explore.CauseProperty(c.Cause)}) {
+				code = exitViolation
+			}
 		}
 	}
 	return code

@@ -42,7 +42,7 @@ type Trial struct {
 // Violation is the first violation a real trial saw, in the checker's
 // terms.
 type Violation struct {
-	Property string        // checker.PropMutex or checker.PropResource
+	Property string        // checker.PropMutex or checker.PropDamage
 	Key      string        // the lock key, or the row or counter damaged
 	Clients  []string      // the two threads, earlier one first ("c1/t1")
 	At       time.Duration // since the trial started
@@ -284,7 +284,7 @@ func (tr *trial) insert(th *thread, name string) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if first, ok := tr.rows[name]; ok {
-		tr.violate(Violation{Property: checker.PropResource, Key: name, Clients: []string{first, th.name},
+		tr.violate(Violation{Property: checker.PropDamage, Key: name, Clients: []string{first, th.name},
 			Detail: fmt.Sprintf("both %s and %s found %s absent under the lock and inserted it: a duplicate row", first, th.name, name)})
 		return
 	}
@@ -297,7 +297,7 @@ func (tr *trial) sell(th *thread, read int) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if first, ok := tr.sold[read]; ok {
-		tr.violate(Violation{Property: checker.PropResource, Key: protocols.StockKey, Clients: []string{first, th.name},
+		tr.violate(Violation{Property: checker.PropDamage, Key: protocols.StockKey, Clients: []string{first, th.name},
 			Detail: fmt.Sprintf("both %s and %s read stock %d and wrote %d: a lost update", first, th.name, read, read-1)})
 		return
 	}

@@ -68,7 +68,7 @@ func causeOf(v checker.Violation) string {
 // its own key: lost on Redis (Change=lost), or written to a master that a
 // promotion had deposed.
 func dataLoss(v checker.Violation, tr *trace.Trace) bool {
-	if v.Property != checker.PropResource || tr == nil {
+	if v.Property != checker.PropDamage || tr == nil {
 		return false
 	}
 	if v.Cause == checker.CauseUnexplained && v.Key == "" {
@@ -106,4 +106,32 @@ func lostDataKey(tr *trace.Trace) bool {
 		}
 	}
 	return false
+}
+
+// CauseProperty is the property of a Judgement's (or a cell's) Cause:
+// "property: cause (reason)", or "damage" for harm counted without a
+// violation.
+func CauseProperty(cause string) string {
+	p, _, _ := strings.Cut(cause, ": ")
+	if p == "damage" {
+		return checker.PropDamage
+	}
+	return p
+}
+
+// Broken lists the properties the exploration's runs broke, in the
+// checker's order: those its causes name, and damage when its runs harmed
+// the data. checker.FailOn decides from it whether the exploration fails.
+func (s *Summary) Broken() []string {
+	var out []string
+	for _, p := range checker.Properties() {
+		broke := p == checker.PropDamage && s.Damage.Sum.Total() > 0
+		for _, c := range s.Causes {
+			broke = broke || c.Property == p
+		}
+		if broke {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -30,7 +30,7 @@ func OwnsName(name string) bool {
 	if name == SummaryFile || name == LockFile || strings.HasSuffix(name, ".json") {
 		return true
 	}
-	for _, p := range []string{checker.PropMutex, checker.PropResource, checker.PropLiveness} {
+	for _, p := range []string{checker.PropMutex, checker.PropDamage, checker.PropLiveness} {
 		if strings.HasPrefix(name, p+"-") {
 			return true
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
 )
@@ -77,6 +78,12 @@ type Config struct {
 	Topologies []string
 	// Property is what must hold; default MutualExclusion.
 	Property Invariant
+	// FailOn, when set, replaces Property with the exit-status policy of
+	// `locksim --fail-on`: a scenario fails when it broke one of the
+	// properties named (checker.ParseFailOn reads "ownership",
+	// "exclusion", "damage", "liveness", "any"; checker.Report.Fails
+	// decides). Liveness is checked when FailOn names it.
+	FailOn checker.FailOn
 	// MaxClients bounds the client processes (default 3), MaxThreads the
 	// threads per client (default 1), MaxOps the operations per thread
 	// (default 3), MaxFaults the fault events (default 3 when Faults is

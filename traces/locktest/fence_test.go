@@ -15,8 +15,8 @@ import (
 // what the fenced-register check found.
 func TestFenceHeldJudgesTheFencedRegister(t *testing.T) {
 	c := &config{Config: Config{Property: FenceHeld}}
-	stale := checker.Violation{Property: checker.PropResource, Cause: checker.CausePrematureExpiry, Model: "fenced-register"}
-	dup := checker.Violation{Property: checker.PropResource, Cause: checker.CausePrematureExpiry, Model: "unique-set"}
+	stale := checker.Violation{Property: checker.PropDamage, Cause: checker.CausePrematureExpiry, Model: "fenced-register"}
+	dup := checker.Violation{Property: checker.PropDamage, Cause: checker.CausePrematureExpiry, Model: "unique-set"}
 	mutex := checker.Violation{Property: checker.PropMutex, Cause: checker.CausePrematureExpiry}
 	if f := c.judge(checker.Report{Violations: []checker.Violation{mutex, dup}, Damage: checker.Damage{DuplicateInserts: 1}}, ""); f != nil {
 		t.Fatalf("fence held, but judged %+v", f)
@@ -70,5 +70,29 @@ func TestRegisteringAnotherLockUnderANameFails(t *testing.T) {
 	catalog.Name = "setnx-del"
 	if _, err := (Config{Lock: catalog}).prepare(); err == nil || !strings.Contains(err.Error(), "taken") {
 		t.Fatalf("a lock under a catalog name: err %v", err)
+	}
+}
+
+// FailOn replaces Property with the CLI's exit-status policy, decided
+// by the checker: the fenced lock under a pause longer than its lease
+// breaks mutual exclusion, and fencing keeps the data intact.
+func TestFailOnFollowsTheChecker(t *testing.T) {
+	ref := protocols.Scenario{Seed: 1, Protocol: "fenced", Workload: "unique-name", Clients: 2, Ops: 1, StaggerMs: 500,
+		Faults: []trace.Fault{{Kind: trace.FaultGCPause, Target: "c1", AtMs: 1000, DurMs: 70_000}}}
+	for _, c := range []struct {
+		policy string
+		fail   bool
+	}{{"any", true}, {"exclusion", true}, {"damage", false}, {"ownership,liveness", false}} {
+		p, err := checker.ParseFailOn(c.policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Evaluate(Config{Protocol: "fenced", FailOn: p}, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Failure != nil; got != c.fail || got != res.Outcome.File.Report.Fails(p) {
+			t.Fatalf("FailOn %s: failure %v, want %v: %+v", c.policy, got, c.fail, res.Failure)
+		}
 	}
 }

@@ -32,7 +32,7 @@ type Failure struct {
 	// property and cause: "locksim: mutual-exclusion violated
 	// (premature-expiry)".
 	Title    string
-	Property string // checker.PropMutex or checker.PropResource
+	Property string // checker.PropMutex or checker.PropDamage
 	Cause    string // one of checker.Causes(), or "damage" for damage the checker did not explain
 	// Violations are the ones the property counts, the one the title
 	// names first.
@@ -63,7 +63,7 @@ func Evaluate(cfg Config, sc protocols.Scenario) (*Result, error) {
 
 // evaluate runs sc; with want set, only a failure of that key counts.
 func (c *config) evaluate(sc protocols.Scenario, want string) (*Result, error) {
-	sc.Liveness = sc.Liveness || c.Liveness
+	sc.Liveness = sc.Liveness || c.Liveness || c.FailOn != nil && c.FailOn.Fails([]string{checker.PropLiveness})
 	o, err := c.execute(sc)
 	if err != nil {
 		return nil, err
@@ -79,9 +79,9 @@ func counts(inv Invariant, v checker.Violation) bool {
 	case MutualExclusion:
 		return v.Property == checker.PropMutex
 	case NoDamage:
-		return v.Property == checker.PropResource
+		return v.Property == checker.PropDamage
 	case FenceHeld:
-		return v.Property == checker.PropResource && v.Model == "fenced-register"
+		return v.Property == checker.PropDamage && v.Model == "fenced-register"
 	}
 	return v.Property != checker.PropLiveness
 }
@@ -90,13 +90,23 @@ func counts(inv Invariant, v checker.Violation) bool {
 // want set, only a failure of that key counts.
 func (c *config) judge(rep checker.Report, want string) *Failure {
 	var vs []checker.Violation
+	if c.FailOn != nil {
+		if !rep.Fails(c.FailOn) {
+			return nil
+		}
+		for _, v := range rep.Violations {
+			if c.FailOn.Fails([]string{v.Property}) {
+				vs = append(vs, v)
+			}
+		}
+	}
 	for _, v := range rep.Violations {
-		if counts(c.Property, v) || c.Liveness && v.Property == checker.PropLiveness {
+		if c.FailOn == nil && (counts(c.Property, v) || c.Liveness && v.Property == checker.PropLiveness) {
 			vs = append(vs, v)
 		}
 	}
-	if len(vs) == 0 && (c.Property == NoDamage || c.Property == Both) && harm(rep.Damage) > 0 {
-		vs = []checker.Violation{{Property: checker.PropResource, Cause: causeDamage,
+	if len(vs) == 0 && (c.FailOn != nil || c.Property == NoDamage || c.Property == Both) && rep.Damage.Total() > 0 {
+		vs = []checker.Violation{{Property: checker.PropDamage, Cause: causeDamage,
 			Explanation: "the protected data was damaged, but no violation explains it."}}
 	}
 	if len(vs) == 0 {

@@ -98,7 +98,7 @@ func TestViewModelPauseNoFencing(t *testing.T) {
 	if len(mutex.Events) == 0 {
 		t.Errorf("mutex violation cites no events")
 	}
-	if res.Property != checker.PropResource || len(res.Ops) != 2 {
+	if res.Property != checker.PropDamage || len(res.Ops) != 2 {
 		t.Fatalf("resource violation ops %v", res.Ops)
 	}
 	for _, oi := range res.Ops {

@@ -9,6 +9,50 @@ import (
 	"github.com/locksim/locksim/sim/trace"
 )
 
+// ownership reports every lease a client renewed or released without
+// holding it: foreign renewals and foreign releases, whether or not an
+// overlap followed (an overlap is reported under mutual exclusion too,
+// with its own cause).
+func ownership(t *truth, ix holdIndex) []Violation {
+	return append(foreignRenewals(t, ix), foreignReleases(t)...)
+}
+
+// foreignReleases reports every key a client deleted, or overwrote, while
+// another client owned it: a plain DEL after its own lease had expired, a
+// non-atomic compare-then-delete, a retried release whose first attempt
+// had already run. A takeover that a client clock running ahead made look
+// legal to the taker is the clock's doing, not a release.
+func foreignReleases(t *truth) []Violation {
+	var out []Violation
+	for _, g := range t.grants {
+		// A thread of the owner's process (its keep-alive, its watchdog)
+		// acts for the owner, as a renewal does.
+		if g.End < 0 || g.EndBy == "" || model.ProcessOf(g.EndBy) == model.ProcessOf(g.Owner) {
+			continue
+		}
+		var end ending
+		switch g.EndKind {
+		case endDeleted:
+			end = t.deletion(g, t.tr.Events[g.End], ending{nodes: []string{t.tr.Events[g.End].Party}})
+		case endTaken:
+			end = t.takeover(g, t.tr.Events[g.End])
+		default:
+			continue
+		}
+		if end.cause != CauseForeignRelease && end.cause != CauseRetriedCommand {
+			continue
+		}
+		e := t.tr.Events[g.End]
+		out = append(out, Violation{
+			Property: PropOwnership, Cause: end.cause, Key: g.Key, Clients: []string{g.Owner, g.EndBy},
+			AtMs: trace.Ms(e.T), Nodes: end.nodes, Events: sortedUnique(append(end.events, g.Create, g.End)),
+			Explanation: fmt.Sprintf("%s created %s on %s at %s; %s: it released a lock it did not hold.",
+				g.Owner, g.Key, t.tr.Events[g.Create].Party, fmtMs(g.T), end.text()),
+		})
+	}
+	return out
+}
+
 // foreignRenewals reports every client that extended a lock another
 // client's process held: from ground truth (an EXPIRE-family command that
 // hit a key created by another process), and from the histories (a renew
@@ -33,7 +77,7 @@ func foreignRenewals(t *truth, ix holdIndex) []Violation {
 		seen[p] = len(out)
 		reported[[2]string{e.Client, f.G.Owner}] = true
 		out = append(out, Violation{
-			Property: PropMutex, Cause: CauseForeignRenewal, Key: f.G.Key,
+			Property: PropOwnership, Cause: CauseForeignRenewal, Key: f.G.Key,
 			Clients: []string{f.G.Owner, e.Client}, AtMs: trace.Ms(e.T), Nodes: []string{e.Party},
 			Events: []int{f.G.Create, f.Event},
 			Explanation: fmt.Sprintf("%s created %s on %s at %s; %s, another process, extended it with %s at %s: it renewed a lock it did not hold.",
@@ -69,7 +113,7 @@ func foreignRenewals(t *truth, ix holdIndex) []Violation {
 			}
 		}
 		out = append(out, Violation{
-			Property: PropMutex, Cause: CauseForeignRenewal, Key: op.Key,
+			Property: PropOwnership, Cause: CauseForeignRenewal, Key: op.Key,
 			Clients: []string{owner.Client, op.Client}, AtMs: trace.Ms(op.Return), Events: evs,
 			Explanation: fmt.Sprintf("%s held %s since %s; %s renewed it at %s and the renewal returned ok, although its process held no lock on it.",
 				owner.Client, op.Key, fmtMs(owner.Start), op.Client, fmtMs(op.Return)),
