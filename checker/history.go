@@ -209,13 +209,13 @@ func (t *truth) releaseSettled(op trace.Op) int64 {
 	}
 	var gone int64 = -1
 	for _, s := range t.sitesOf(op.Key) {
-		if g := t.bySite.latest(op.Client, op.Key, s, op.Call); g != nil {
+		if g := t.latest(op.Client, op.Key, s, op.Call); g != nil {
 			gone = max(gone, min(g.EndT, end))
 		}
 		// A key a promoted replica revived (no operation created it) is
 		// still this client's until it ends: the release may land on it.
-		for _, g := range t.bySite.get(op.Client) {
-			if g.T > op.Call && g.Op < 0 && g.Key == op.Key && g.Site == s {
+		for _, gi := range t.byOwner.get(op.Client) {
+			if g := t.grants[gi]; g.T > op.Call && g.Op < 0 && g.Key == op.Key && g.Site == s {
 				gone = max(gone, min(g.EndT, end))
 			}
 		}
