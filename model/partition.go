@@ -22,16 +22,17 @@ func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
 	})
 }
 
-// partition splits a history by key, in first-seen order. It finds
-// each operation's part first (consecutive operations often share a
-// key), so that each part is made at its size.
+// partition splits a history by key, in first-seen order. It is a
+// counting sort: find each operation's part (consecutive operations
+// often share a key), give each part its share of one array, and fill
+// the shares in history order.
 func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupine.Operation {
 	if len(history) > 0 && oneKey(history, key) {
 		return [][]porcupine.Operation{history}
 	}
 	index := map[partKey]int{}         // a key's part
 	place := make([]int, len(history)) // an operation's part
-	var sizes []int                    // by part
+	sizes := make([]int, 0, 8)         // by part
 	var last partKey
 	for j, op := range history {
 		if k := key(op.Input); j > 0 && k == last {
@@ -47,9 +48,12 @@ func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupi
 		}
 		sizes[place[j]]++
 	}
+	all := make([]porcupine.Operation, len(history))
 	parts := make([][]porcupine.Operation, len(sizes))
+	start := 0
 	for i, n := range sizes {
-		parts[i] = make([]porcupine.Operation, 0, n)
+		parts[i] = all[start : start : start+n]
+		start += n
 	}
 	for j, op := range history {
 		parts[place[j]] = append(parts[place[j]], op)
