@@ -82,26 +82,30 @@ func (g *groups[K]) add(k K) int {
 // them.
 func groupBy[K comparable](n int, key func(int) (K, bool)) groups[K] {
 	g := groups[K]{Keys: make([]K, 0, fewKeys)}
-	place := make([]int, n)          // each index's key's place in Keys, -1 if left out
+	place := make([]int32, n)        // each index's key's place in Keys, -1 if left out (int32: n can be millions of events)
 	sizes := make([]int, 0, fewKeys) // each key's count of indexes, by place
 	var last K
+	p := -1 // last's place
 	for i := range place {
 		k, ok := key(i)
-		switch {
-		case !ok:
+		if !ok {
 			place[i] = -1
 			continue
-		case i > 0 && place[i-1] >= 0 && k == last:
-			place[i] = place[i-1]
-		default:
-			place[i], last = g.add(k), k
 		}
-		if place[i] == len(sizes) {
+		if p < 0 || k != last {
+			last, p = k, g.add(k)
+		}
+		place[i] = int32(p)
+		if p == len(sizes) {
 			sizes = append(sizes, 0)
 		}
-		sizes[place[i]]++
+		sizes[p]++
 	}
-	all := make([]int, n)
+	total := 0
+	for _, size := range sizes {
+		total += size
+	}
+	all := make([]int, total)
 	g.lists = make([][]int, len(g.Keys))
 	start := 0
 	for s, size := range sizes {
