@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/locksim/locksim/model"
@@ -33,7 +35,7 @@ type Coverage struct {
 // coverage reads the states of Coverage from the truth and the holds.
 func coverage(t *truth, hs []hold) Coverage {
 	var c Coverage
-	byKeySite := groupBy(len(t.grants), func(i int) (siteKey, bool) { return siteKey{t.grants[i].Site, t.grants[i].Key}, true })
+	byKeySite := indexKeySites(t.grants)
 	for _, h := range hs {
 		gs := t.holdGrants(h)
 		q := t.quorum(h.Key)
@@ -57,7 +59,7 @@ func coverage(t *truth, hs []hold) Coverage {
 		}
 		c.RenewalAfterExpiry = c.RenewalAfterExpiry || firstEnd < h.End && t.renewedAfter(h, firstEnd)
 		if h.End != maxTime && h.Crash < 0 {
-			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || otherOwnerAt(h, gs, t.grants, byKeySite)
+			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || byKeySite.otherOwnerAt(h, gs)
 		}
 	}
 	return c
@@ -103,13 +105,39 @@ func isExpireFamily(e trace.Event) bool {
 	return false
 }
 
+// keySiteGrants lists the grants of each lock key at each site.
+type keySiteGrants struct {
+	grants []*grant
+	idx    groups[siteKey]     // each key's grants at a site, in creation order (so by T)
+	reach  map[siteKey][]int64 // along idx's lists: the latest EndT among the grants so far
+}
+
+func indexKeySites(grants []*grant) keySiteGrants {
+	k := keySiteGrants{grants: grants, reach: map[siteKey][]int64{},
+		idx: groupBy(len(grants), func(i int) (siteKey, bool) { return siteKey{grants[i].Site, grants[i].Key}, true })}
+	for sk, idx := range k.idx.all() {
+		reach := make([]int64, len(idx))
+		r := int64(math.MinInt64)
+		for n, i := range idx {
+			r = max(r, grants[i].EndT)
+			reach[n] = r
+		}
+		k.reach[sk] = reach
+	}
+	return k
+}
+
 // otherOwnerAt reports whether, when h's release was invoked, another
-// client's key was live on a site where h had counted on its own.
-func otherOwnerAt(h hold, gs siteGrants, grants []*grant, byKeySite groups[siteKey]) bool {
+// client's key was live on a site where h had counted on its own. It
+// walks back from the last grant made by then, and stops where no
+// earlier grant outlived the release.
+func (k keySiteGrants) otherOwnerAt(h hold, gs siteGrants) bool {
 	for _, sg := range gs {
-		for _, i := range byKeySite.get(siteKey{sg.site, h.Key}) {
-			g := grants[i]
-			if g.Owner != h.Client && g.T <= h.End && g.EndT > h.End {
+		sk := siteKey{sg.site, h.Key}
+		idx, reach := k.idx.get(sk), k.reach[sk]
+		n := sort.Search(len(idx), func(i int) bool { return k.grants[idx[i]].T > h.End })
+		for i := n - 1; i >= 0 && reach[i] > h.End; i-- {
+			if g := k.grants[idx[i]]; g.Owner != h.Client && g.EndT > h.End {
 				return true
 			}
 		}

@@ -127,22 +127,23 @@ type holdIndex struct {
 	hs       []hold
 	byClient groups[string]
 	byKey    groups[string]
-	reach    []int64 // laid out as byKey's flat: the latest End among the key's holds so far
+	reach    map[string][]int64 // by key, along byKey's holds: the latest End among them so far
 }
 
 func indexHolds(hs []hold) holdIndex {
 	ix := holdIndex{hs: hs,
 		byClient: groupBy(len(hs), func(i int) (string, bool) { return hs[i].Client, true }),
 		byKey:    groupBy(len(hs), func(i int) (string, bool) { return hs[i].Key, true }),
+		reach:    map[string][]int64{},
 	}
-	ix.reach = make([]int64, len(hs))
-	for s := range ix.byKey.Keys {
-		begin, end := ix.byKey.span(s)
+	for key, idx := range ix.byKey.all() {
+		reach := make([]int64, len(idx))
 		r := int64(math.MinInt64)
-		for n := begin; n < end; n++ {
-			r = max(r, hs[ix.byKey.flat[n]].End)
-			ix.reach[n] = r
+		for n, i := range idx {
+			r = max(r, hs[i].End)
+			reach[n] = r
 		}
+		ix.reach[key] = reach
 	}
 	return ix
 }

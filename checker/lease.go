@@ -32,11 +32,7 @@ func leaseHistory(t *truth, believed beliefs) []porcupine.Operation {
 		seq int
 		in  model.LeaseInput
 	}
-	var small [64]item // items, for a run's few grants
-	items := small[:0]
-	if 2*len(t.grants) > len(small) {
-		items = make([]item, 0, 2*len(t.grants))
-	}
+	items := make([]item, 0, 2*len(t.grants))
 	ev := func(i int, k model.LeaseKind, g *grant, owner string) {
 		items = append(items, item{t.tr.Events[i].T, 2*i + 1, model.LeaseInput{Kind: k, Site: g.Site, Key: g.Key, Owner: owner}})
 	}

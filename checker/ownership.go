@@ -135,12 +135,7 @@ func ownHold(t *truth, ix holdIndex, op trace.Op) bool {
 
 // holderAt returns the earliest-starting hold of key in force at time at.
 func (ix holdIndex) holderAt(key string, at int64) (hold, bool) {
-	s, ok := ix.byKey.slot(key)
-	if !ok {
-		return hold{}, false
-	}
-	begin, end := ix.byKey.span(s)
-	idx, reach := ix.byKey.flat[begin:end], ix.reach[begin:end]
+	idx, reach := ix.byKey.get(key), ix.reach[key]
 	n := sort.Search(len(idx), func(i int) bool { return ix.hs[idx[i]].Start > at })
 	found := -1
 	for i := n - 1; i >= 0 && reach[i] > at; i-- {

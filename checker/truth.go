@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -57,61 +58,52 @@ type truth struct {
 	tr            *trace.Trace
 	lease         time.Duration
 	replicated    bool
-	allSites      bool                // a hold needs every site (MultiLock), not a majority
-	lockKeys      model.Slots[string] // the keys the lock operations name, in first-seen order
-	grants        []*grant
-	createdBy     map[int]bool // the ops that created a grant: created() makes it
-	heldAtRelease []bool       // by op: a release that found its client holding the key (holds makes it)
-	block         []grant      // where the next grants go: a few allocations for them all
-	bySite        ownerGrants  // made after the grants
-	sites         [][]string   // by lock key (lockKeys' slot), the sites it was granted on: sitesOf
+	allSites      bool           // a hold needs every site (MultiLock), not a majority
+	lockKeys      groups[string] // the lock operations by key: the lock keys, in first-seen order
+	grants        []*grant       // in creation order
+	createdBy     map[int]bool   // the ops that created a grant: created() makes it
+	heldAtRelease []bool         // by op: a release that found its client holding the key (holds makes it)
+	byOwner       groups[string] // the grants by owner
+	sites         [][]string     // by lock key (its place in lockKeys): the sites it was granted on, sorted
 	foreign       []foreignRenewal
 	opsBy         groups[string] // client -> op indexes, in invocation order
 	byClient      groups[string] // events naming a client
 	byParty       groups[string] // events by party (processes, nodes): parties() makes it
 	crashAt       map[string]int // process -> its crash event
 	lastJump      map[string]int
-	live          [][]siteLive     // by lock key (lockKeys' slot), its live grants at each site
-	liveBlock     []*grant         // liveRoom cuts live's slices from it
-	held          []heldGrants     // holdGrants by the hold's acquire's id
-	sgBlock       siteGrants       // room() cuts siteGrants from it
-	lostKeys      map[string][]int // any key -> events that lost it (Change=lost)
-	promotes      []int            // promotions (EvPromote without a key)
-	retried       bool             // a client retried a command (EvRetry)
-	anyLate       bool             // a request ran after its client gave up (EvLate)
-	partitions    []int            // partitions and delays of links
+	live          [][]*grant         // by lock key (its place in lockKeys): its live grants, at every site (and ended ones: end)
+	held          map[int]siteGrants // holdGrants by the hold's acquire's id
+	lostKeys      map[string][]int   // any key -> events that lost it (Change=lost)
+	promotes      []int              // promotions (EvPromote without a key)
+	retried       bool               // a client retried a command (EvRetry)
+	anyLate       bool               // a request ran after its client gave up (EvLate)
+	partitions    []int              // partitions and delays of links
 	units         scriptUnits
 }
 
 type siteKey struct{ site, key string }
 
-// liveKey is a lock key at a site, the key by its slot in lockKeys.
+// liveKey is a lock key at a site, the key by its place in lockKeys.
 type liveKey struct {
 	site string
 	key  int
 }
 
-// siteLive is a key's live grants at a site.
-type siteLive struct {
-	site string
-	gs   []*grant
-}
-
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
 		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites,
-		lockKeys: model.MakeSlots[string](8), grants: make([]*grant, 0, 16),
-		units: newScriptUnits(tr.Scripts),
+		grants: make([]*grant, 0, 16), units: newScriptUnits(tr.Scripts),
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })
 	t.byClient = groupBy(len(tr.Events), func(i int) (string, bool) { return tr.Events[i].Client, tr.Events[i].Client != "" })
-	for i := range tr.Ops {
+	t.lockKeys = groupBy(len(tr.Ops), func(i int) (string, bool) {
 		switch op := &tr.Ops[i]; op.Kind {
 		case model.OpAcquire, model.OpRelease, model.OpRenew:
-			t.lockKeys.Add(op.Key)
+			return op.Key, true
 		}
-	}
-	t.live = liveSites(len(t.lockKeys.Keys))
+		return "", false
+	})
+	t.live = make([][]*grant, len(t.lockKeys.Keys))
 	for i := range tr.Events {
 		switch tr.Events[i].Kind {
 		case trace.EvReplicate, trace.EvPromote, trace.EvDemote, trace.EvMasterDown:
@@ -146,77 +138,37 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 		}
 		t.apply(i, e)
 	}
-	t.bySite = grantsBy(t.grants)
-	t.sites = t.keySites()
+	t.byOwner = groupBy(len(t.grants), func(i int) (string, bool) { return t.grants[i].Owner, true })
+	t.sites = make([][]string, len(t.lockKeys.Keys))
+	for _, g := range t.grants {
+		k, _ := t.lockKeys.find(g.Key)
+		if !slices.Contains(t.sites[k], g.Site) {
+			t.sites[k] = append(t.sites[k], g.Site)
+		}
+	}
+	for _, ss := range t.sites {
+		slices.Sort(ss)
+	}
 	return t
-}
-
-// keySites lists, by lock key (its slot), the sites the grants were made
-// on, sorted; the lists are cut from one array, room for every site for
-// each key.
-func (t *truth) keySites() [][]string {
-	all := make([]string, 0, 8)
-	for _, g := range t.grants {
-		if !slices.Contains(all, g.Site) {
-			all = append(all, g.Site)
-		}
-	}
-	keys := len(t.lockKeys.Keys)
-	backing := make([]string, keys*len(all))
-	out := make([][]string, keys)
-	for k := range out {
-		out[k], backing = backing[:0:len(all)], backing[len(all):]
-	}
-	for _, g := range t.grants {
-		k, _ := t.lockKeys.Find(g.Key)
-		if !slices.Contains(out[k], g.Site) {
-			out[k] = append(out[k], g.Site)
-		}
-	}
-	for _, ss := range out {
-		sort.Strings(ss)
-	}
-	return out
 }
 
 // sitesOf is the sites key was granted on, sorted.
 func (t *truth) sitesOf(key string) []string {
-	if k, ok := t.lockKeys.Find(key); ok {
+	if k, ok := t.lockKeys.find(key); ok {
 		return t.sites[k]
 	}
 	return nil
 }
 
-// liveSites has room for each of keys lock keys' live grants at one
-// site (a lock of several masters grows its keys' rooms).
-func liveSites(keys int) [][]siteLive {
-	live, room := make([][]siteLive, keys), make([]siteLive, keys)
-	for k := range live {
-		live[k] = room[k : k : k+1]
-	}
-	return live
-}
-
-// liveOn is the live grants of k.
-func (t *truth) liveOn(k liveKey) []*grant {
-	for _, s := range t.live[k.key] {
-		if s.site == k.site {
-			return s.gs
+// liveOn yields the live grants of a lock key at a site.
+func (t *truth) liveOn(sk liveKey) iter.Seq[*grant] {
+	return func(yield func(*grant) bool) {
+		for _, g := range t.live[sk.key] {
+			if !g.ended() && g.Site == sk.site && !yield(g) {
+				return
+			}
 		}
 	}
-	return nil
-}
-
-// setLive makes gs the live grants of k.
-func (t *truth) setLive(k liveKey, gs []*grant) {
-	ss := t.live[k.key]
-	for i := range ss {
-		if ss[i].site == k.site {
-			ss[i].gs = gs
-			return
-		}
-	}
-	t.live[k.key] = append(ss, siteLive{k.site, gs})
 }
 
 // setIndex sets m[k], making m on its first entry (most runs have none).
@@ -229,10 +181,7 @@ func setIndex(m map[string]int, k string, i int) map[string]int {
 }
 
 // isLockKey reports one of the lock keys.
-func (t *truth) isLockKey(key string) bool {
-	_, ok := t.lockKeys.Find(key)
-	return ok
-}
+func (t *truth) isLockKey(key string) bool { return t.lockKeys.has(key) }
 
 func (t *truth) site(node string) string {
 	if t.replicated {
@@ -247,12 +196,10 @@ func (t *truth) apply(i int, e *trace.Event) *grant {
 		// The keys of the replaced master now live on the promoted node;
 		// keys on another node (an old master still up: split brain) stay.
 		old := e.Replaced()
-		for _, ss := range t.live {
-			for _, s := range ss {
-				for _, g := range s.gs {
-					if g.Node == old || old == "" {
-						g.Node = e.Party
-					}
+		for _, gs := range t.live { // every lock key's, at every site
+			for _, g := range gs {
+				if !g.ended() && (g.Node == old || old == "") {
+					g.Node = e.Party
 				}
 			}
 		}
@@ -261,24 +208,24 @@ func (t *truth) apply(i int, e *trace.Event) *grant {
 	if e.Change == "" && e.Kind != trace.EvExpire && e.Kind != trace.EvCommand {
 		return nil // touches no grant
 	}
-	key, ok := t.lockKeys.Find(e.Key)
+	key, ok := t.lockKeys.find(e.Key)
 	if !ok {
 		return nil
 	}
 	sk := liveKey{t.site(e.Party), key}
 	switch {
 	case e.Change == trace.KeyLost:
-		for _, g := range t.liveOn(sk) {
+		for g := range t.liveOn(sk) {
 			// A promoted replica lacked what the old master held; any
 			// other loss (demotion, restart, resync) is of the node's own.
 			if e.Kind == trace.EvPromote || g.Node == e.Party {
-				t.end(sk, g, i, endLost)
+				t.end(g, i, endLost)
 			}
 		}
 	case e.Change == trace.KeyRevived:
 		return t.revive(i, e, sk)
 	case e.Kind == trace.EvExpire:
-		for _, g := range t.liveOn(sk) {
+		for g := range t.liveOn(sk) {
 			if g.Node != e.Party {
 				continue
 			}
@@ -294,7 +241,7 @@ func (t *truth) apply(i int, e *trace.Event) *grant {
 					g.Deadline = e.T + t.tr.Events[j].DurNs
 				}
 			}
-			t.end(sk, g, i, kind)
+			t.end(g, i, kind)
 		}
 	case e.Kind == trace.EvCommand && e.Client != "":
 		return t.applyCommand(i, e, sk)
@@ -320,16 +267,16 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 	case trace.KeyCreated:
 		return t.grant(i, e, sk)
 	case trace.KeyDeleted:
-		for _, g := range t.liveOn(sk) {
+		for g := range t.liveOn(sk) {
 			if g.Node == e.Party {
 				g.EndBy = e.Client
-				t.end(sk, g, i, endDeleted)
+				t.end(g, i, endDeleted)
 			}
 		}
 		return nil
 	case trace.KeyOverwritten:
 		held := false
-		for _, g := range t.liveOn(sk) {
+		for g := range t.liveOn(sk) {
 			if g.Node != e.Party {
 				continue
 			}
@@ -338,13 +285,13 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 				continue
 			}
 			g.EndBy = e.Client
-			t.end(sk, g, i, endTaken)
+			t.end(g, i, endTaken)
 		}
 		if !held {
 			return t.grant(i, e, sk)
 		}
 	}
-	for _, g := range t.liveOn(sk) {
+	for g := range t.liveOn(sk) {
 		if g.Node != e.Party {
 			continue
 		}
@@ -400,68 +347,24 @@ func (t *truth) created(op int) bool {
 
 // add records a new live grant.
 func (t *truth) add(sk liveKey, g grant) *grant {
-	if len(t.block) == cap(t.block) {
-		t.block = make([]grant, 0, max(16, len(t.grants)))
-	}
 	g.idx = len(t.grants)
-	t.block = append(t.block, g)
-	p := &t.block[len(t.block)-1]
-	gs := t.liveOn(sk)
-	if cap(gs) == 0 {
-		gs = t.liveRoom()
-	}
-	t.setLive(sk, append(gs, p))
+	p := &g
+	t.live[sk.key] = append(slices.DeleteFunc(t.live[sk.key], (*grant).ended), p)
 	t.grants = append(t.grants, p)
 	return p
 }
 
-// liveRoom is an empty slice of capacity 2 for a key's live grants, cut
-// from an array the keys share.
-func (t *truth) liveRoom() []*grant {
-	if cap(t.liveBlock)-len(t.liveBlock) < 2 {
-		t.liveBlock = make([]*grant, 0, 32)
-	}
-	n := len(t.liveBlock)
-	t.liveBlock = t.liveBlock[:n+2]
-	return t.liveBlock[n : n : n+2]
-}
-
-// ownerGrants is grants grouped by owner, each owner's in creation order
-// (a client has few).
-type ownerGrants struct {
-	idx    groups[string]
-	grants []*grant // laid out as idx's flat
-}
-
-// get is owner's grants.
-func (o ownerGrants) get(owner string) []*grant {
-	if s, ok := o.idx.slot(owner); ok {
-		begin, end := o.idx.span(s)
-		return o.grants[begin:end:end]
-	}
-	return nil
-}
-
 // latest is owner's last grant on key at site made at or before at, nil
 // if none.
-func (o ownerGrants) latest(owner, key, site string, at int64) *grant {
-	gs := o.get(owner)
-	n := sort.Search(len(gs), func(i int) bool { return gs[i].T > at })
+func (t *truth) latest(owner, key, site string, at int64) *grant {
+	gs := t.byOwner.get(owner)
+	n := sort.Search(len(gs), func(i int) bool { return t.grants[gs[i]].T > at })
 	for j := n - 1; j >= 0; j-- {
-		if g := gs[j]; g.Key == key && g.Site == site {
+		if g := t.grants[gs[j]]; g.Key == key && g.Site == site {
 			return g
 		}
 	}
 	return nil
-}
-
-func grantsBy(gs []*grant) ownerGrants {
-	o := ownerGrants{idx: groupBy(len(gs), func(i int) (string, bool) { return gs[i].Owner, true })}
-	o.grants = make([]*grant, len(gs))
-	for n, i := range o.idx.flat[:len(gs)] {
-		o.grants[n] = gs[i]
-	}
-	return o
 }
 
 // revive gives a key a promoted replica brought back (its deletion on the
@@ -488,22 +391,13 @@ func (t *truth) revive(i int, e *trace.Event, sk liveKey) *grant {
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: -1, Deadline: last.Deadline})
 }
 
-func (t *truth) end(sk liveKey, g *grant, i int, kind string) {
+// end ends g with event i. It stays in its key's live list, skipped,
+// until the next grant on the key (callers range over the list).
+func (t *truth) end(g *grant, i int, kind string) {
 	g.End, g.EndT, g.EndKind = i, t.tr.Events[i].T, kind
-	gs := t.liveOn(sk)
-	for j, x := range gs {
-		if x == g {
-			// A copy: callers range over the slice as it was. A key's last
-			// grant leaves the array to the next, once no caller reads it.
-			if len(gs) == 1 {
-				t.setLive(sk, gs[:0])
-			} else {
-				t.setLive(sk, append(gs[:j:j], gs[j+1:]...))
-			}
-			break
-		}
-	}
 }
+
+func (g *grant) ended() bool { return g.End >= 0 }
 
 // opAt finds client's operation on key whose window holds time at.
 func (t *truth) opAt(client, key string, at int64) int {
@@ -525,11 +419,11 @@ func (t *truth) clientEvents(client string, from, to int64) []int {
 
 // parties indexes the events by party on first use: explanations read
 // it, most runs need none.
-func (t *truth) parties() groups[string] {
-	if t.byParty.Keys == nil { // groupBy makes keys
+func (t *truth) parties() *groups[string] {
+	if t.byParty.place == nil {
 		t.byParty = groupBy(len(t.tr.Events), func(i int) (string, bool) { return t.tr.Events[i].Party, true })
 	}
-	return t.byParty
+	return &t.byParty
 }
 
 // partyEvents returns the events by party in [from, to].
@@ -554,21 +448,15 @@ func (t *truth) holdGrants(h hold) siteGrants {
 	if id < 0 || id >= len(t.tr.Ops) {
 		return t.countedOn(h) // not an index: not kept
 	}
-	if t.held == nil {
-		t.held = make([]heldGrants, len(t.tr.Ops))
+	if gs, ok := t.held[id]; ok {
+		return gs
 	}
-	if c := &t.held[id]; c.known {
-		return c.gs
+	if t.held == nil {
+		t.held = map[int]siteGrants{}
 	}
 	gs := t.countedOn(h)
-	t.held[id] = heldGrants{gs, true}
+	t.held[id] = gs
 	return gs
-}
-
-// heldGrants keeps a hold's holdGrants.
-type heldGrants struct {
-	gs    siteGrants
-	known bool
 }
 
 func (t *truth) countedOn(h hold) siteGrants {
@@ -624,10 +512,9 @@ func (t *truth) owners() []string {
 // countedOnOwner is the grants of owner's on h's key that h counted on:
 // those made during its acquire, else those live when it began.
 func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
-	n := len(t.sitesOf(h.Key))
-	made, adopted := t.room(n), t.room(n)
+	var made, adopted siteGrants
 	for _, s := range t.sitesOf(h.Key) {
-		g := t.bySite.latest(owner, h.Key, s, h.Start)
+		g := t.latest(owner, h.Key, s, h.Start)
 		if g == nil {
 			continue
 		}
@@ -642,17 +529,6 @@ func (t *truth) countedOnOwner(h hold, owner string) siteGrants {
 		return made
 	}
 	return adopted
-}
-
-// room is an empty siteGrants of capacity n, cut from an array the
-// truth shares among them.
-func (t *truth) room(n int) siteGrants {
-	if cap(t.sgBlock)-len(t.sgBlock) < n {
-		t.sgBlock = make(siteGrants, 0, max(64, n))
-	}
-	start := len(t.sgBlock)
-	t.sgBlock = t.sgBlock[:start+n]
-	return t.sgBlock[start : start : start+n]
 }
 
 // siteGrants is a hold's grants, one a site, in the order of the key's
@@ -678,7 +554,7 @@ func (gs siteGrants) get(site string) *grant {
 func (t *truth) liveAt(client, key string, at int64) int {
 	n := 0
 	for _, s := range t.sitesOf(key) {
-		if g := t.bySite.latest(client, key, s, at); g != nil && g.EndT > at {
+		if g := t.latest(client, key, s, at); g != nil && g.EndT > at {
 			n++
 		}
 	}

@@ -3,10 +3,8 @@ package checker
 import (
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/trace"
 )
 
@@ -101,60 +99,36 @@ func digits(s string) bool {
 }
 
 // scriptUnits is the TTL unit of each script of a trace, read from its
-// text once: time.Millisecond for a script that calls pexpire or sets
-// PX, time.Second for expire or EX, 0 for none.
+// text on first use: time.Millisecond for a script that calls pexpire or
+// sets PX, time.Second for expire or EX, 0 for none.
 type scriptUnits struct {
-	scripts map[string]string   // the trace's script table
-	names   model.Slots[string] // the scripts met so far
-	units   []time.Duration     // by names' slot
+	scripts map[string]string        // the trace's script table
+	units   map[string]time.Duration // by script name, the scripts met so far
 }
 
-// newScriptUnits has room for a catalog run's few scripts.
 func newScriptUnits(scripts map[string]string) scriptUnits {
-	return scriptUnits{scripts: scripts, names: model.MakeSlots[string](8), units: make([]time.Duration, 0, 8)}
+	return scriptUnits{scripts: scripts, units: map[string]time.Duration{}}
 }
 
 func (s *scriptUnits) unit(name string) time.Duration {
-	if i, ok := s.names.Find(name); ok {
-		return s.units[i]
+	u, ok := s.units[name]
+	if !ok {
+		u = bodyUnit(s.scripts[strings.TrimPrefix(name, "sha1:")])
+		s.units[name] = u
 	}
-	u := bodyUnit(s.scripts[strings.TrimPrefix(name, "sha1:")])
-	s.names.Add(name)
-	s.units = append(s.units, u)
 	return u
 }
 
-// bodyUnits remembers the unit of the first script bodies a process
-// meets (a catalog's runs share a few), so that a check need not read
-// them again.
-var bodyUnits = struct {
-	sync.RWMutex
-	m map[string]time.Duration
-}{m: map[string]time.Duration{}}
-
-const bodyUnitsMax = 256
-
 // bodyUnit is a script's TTL unit, read from its text.
 func bodyUnit(body string) time.Duration {
-	bodyUnits.RLock()
-	u, ok := bodyUnits.m[body]
-	bodyUnits.RUnlock()
-	if ok {
-		return u
-	}
 	lower := strings.ToLower(body)
 	switch {
 	case strings.Contains(lower, "pexpire"), strings.Contains(lower, "'px'"), strings.Contains(lower, `"px"`):
-		u = time.Millisecond
+		return time.Millisecond
 	case strings.Contains(lower, "expire"), strings.Contains(lower, "'ex'"), strings.Contains(lower, `"ex"`):
-		u = time.Second
+		return time.Second
 	}
-	bodyUnits.Lock()
-	if len(bodyUnits.m) < bodyUnitsMax {
-		bodyUnits.m[body] = u
-	}
-	bodyUnits.Unlock()
-	return u
+	return 0
 }
 
 // isExpireCommand reports a plain TTL renewal that hit an existing key.

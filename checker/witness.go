@@ -22,12 +22,7 @@ import (
 // waiting acquire succeeds just before it returns, so releases take
 // effect at their call and everything else at its return.
 func witnessOK(r *model.Replayer, part []porcupine.Operation) bool {
-	var small [64]int // order, for a short part
-	order := small[:]
-	if len(part) > len(small) {
-		order = make([]int, len(part))
-	}
-	order = order[:len(part)]
+	order := make([]int, len(part))
 	for _, at := range []func(porcupine.Operation) int64{releaseAtCall, atReturn, atCall} {
 		if acceptsInOrder(r, part, at, order) {
 			return true
@@ -47,7 +42,7 @@ func atReturn(op porcupine.Operation) int64 { return op.Return }
 func atCall(op porcupine.Operation) int64   { return op.Call }
 
 // acceptsInOrder steps the model through part ordered by at (ties in
-// history order), order its room for the order, and reports whether
+// history order), writing the order into order, and reports whether
 // every step is legal.
 func acceptsInOrder(r *model.Replayer, part []porcupine.Operation, at func(porcupine.Operation) int64, order []int) bool {
 	for i := range order {

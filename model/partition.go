@@ -22,42 +22,43 @@ func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
 	})
 }
 
-// partition splits a history by key, in first-seen order. The parts
-// share one backing array, cut to size.
+// partition splits a history by key, in first-seen order. It is a
+// counting sort: find each operation's part (consecutive operations
+// often share a key), give each part its share of one array, and fill
+// the shares in history order.
 func partition(history []porcupine.Operation, key func(any) partKey) [][]porcupine.Operation {
 	if len(history) > 0 && oneKey(history, key) {
 		return [][]porcupine.Operation{history}
 	}
-	keys := MakeSlots[partKey](4)
-	sizes := make([]int, 0, smallSlots)
-	var small [64]int32 // of, for a short history
-	of := small[:0]     // the part of each operation
-	if len(history) > len(small) {
-		of = make([]int32, 0, len(history))
-	}
+	index := map[partKey]int{}         // a key's part
+	place := make([]int, len(history)) // an operation's part
+	sizes := make([]int, 0, 8)         // by part
 	var last partKey
-	i := -1
-	for _, op := range history {
-		if k := key(op.Input); i < 0 || k != last {
-			i, last = keys.Add(k), k
+	for j, op := range history {
+		if k := key(op.Input); j > 0 && k == last {
+			place[j] = place[j-1]
+		} else {
+			i, ok := index[k]
+			if !ok {
+				i = len(sizes)
+				index[k] = i
+				sizes = append(sizes, 0)
+			}
+			place[j], last = i, k
 		}
-		if i == len(sizes) {
-			sizes = append(sizes, 0)
-		}
-		of = append(of, int32(i))
-		sizes[i]++
+		sizes[place[j]]++
 	}
-	backing := make([]porcupine.Operation, len(history))
-	out := make([][]porcupine.Operation, len(sizes))
-	at := 0
+	all := make([]porcupine.Operation, len(history))
+	parts := make([][]porcupine.Operation, len(sizes))
+	start := 0
 	for i, n := range sizes {
-		out[i] = backing[at : at : at+n]
-		at += n
+		parts[i] = all[start : start : start+n]
+		start += n
 	}
 	for j, op := range history {
-		out[of[j]] = append(out[of[j]], op)
+		parts[place[j]] = append(parts[place[j]], op)
 	}
-	return out
+	return parts
 }
 
 // oneKey reports a history whose operations all have one key: it is its

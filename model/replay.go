@@ -37,10 +37,6 @@ func (r *Replayer) Accepts(ops []porcupine.Operation, order []int) bool {
 }
 
 func (r *Replayer) acceptsSets(init *stateSet, ops []porcupine.Operation, order []int) bool {
-	if r.cur == nil {
-		buf := make([]any, 8) // room for most sets: grown on demand
-		r.cur, r.next = buf[:0:4], buf[4:4]
-	}
 	cur, next := append(r.cur[:0], init.states...), r.next[:0]
 	ok := true
 	for k := range steps(ops, order) {

@@ -12,7 +12,7 @@ import (
 	"github.com/locksim/locksim/checker"
 )
 
-var update = flag.Bool("update", false, "rewrite the committed corpus traces")
+var update = flag.Bool("update", false, "rewrite the committed corpus traces and golden summaries")
 
 func corpusPath(name string) string { return filepath.Join("corpus", name+".json") }
 
@@ -42,7 +42,8 @@ func TestReferenceCorpus(t *testing.T) {
 				t.Fatalf("%v (run go test ./traces -run ReferenceCorpus -update)", err)
 			}
 			if !bytes.Equal(committed, got) {
-				t.Fatalf("replay of %s is not byte-identical to the committed trace", path)
+				t.Fatalf("replay of %s is not byte-identical to the committed trace (- committed, + replay):\n%s",
+					path, lineDiff(string(committed), string(got), 60))
 			}
 			r := o.File.Report
 			if r.Verdict != want.Verdict {
