@@ -115,7 +115,7 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	if c, ok := lookupCommand(name); ok && c.run != nil {
 		return c.run(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "locksim: unknown command %q (see locksim help)\n", name)
+	fmt.Fprintf(stderr, "%s\n", withSuggestion(fmt.Sprintf("locksim: unknown command %q (see locksim help)", name)))
 	return exitUsage
 }
 
@@ -185,7 +185,7 @@ func usageErr(stderr io.Writer, cmd string, err error) int {
 	if traces.IsInternal(err) {
 		return internalError(stderr, err)
 	}
-	fmt.Fprintf(stderr, "locksim %s: %v\n", cmd, oneLine(err.Error()))
+	fmt.Fprintf(stderr, "locksim %s: %v\n", cmd, withSuggestion(oneLine(err.Error())))
 	return exitUsage
 }
 
