@@ -1,9 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/traces"
 	"github.com/locksim/locksim/traces/explore"
 )
 
@@ -34,5 +37,51 @@ func TestZeroDurationsAreRefused(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("run", "--protocol", "setnx-del", "--lease-ms", "1"); code == exitUsage {
 		t.Fatalf("--lease-ms 1 refused: %s", stderr)
+	}
+}
+
+// TestOutputsMakeTheirDirectories: --trace, --html, -o and --out make the
+// directories their path needs; a path that cannot be made is one line
+// that names the user's path and what is in its way, never a temporary
+// file.
+func TestOutputsMakeTheirDirectories(t *testing.T) {
+	dir := t.TempDir()
+	at := func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }
+	code, _, stderr := runCLI("run", "--trace", at("a/b/c.json"), "--html", at("h/i/t.html"))
+	if code != exitViolation {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	f, err := traces.Read(at("a/b/c.json"))
+	if err != nil || f.Report.Verdict != "violation" {
+		t.Fatalf("the trace in a/b: %v", err)
+	}
+	if st, err := os.Stat(at("h/i/t.html")); err != nil || st.Size() == 0 {
+		t.Fatalf("the timeline in h/i: %v", err)
+	}
+	if code, _, stderr := runCLI("view", at("a/b/c.json"), "-o", at("v/w/x.html")); code != exitOK {
+		t.Fatalf("view: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI("explore", "--protocol", "setnx-del", "--faults", "gc-pause", "--runs", "4",
+		"--out", at("e/f"), "--html", at("r/s/report.html")); code != exitViolation {
+		t.Fatalf("explore: exit %d, %s", code, stderr)
+	}
+	for _, p := range []string{"v/w/x.html", "e/f/summary.json", "r/s/report.html"} {
+		if _, err := os.Stat(at(p)); err != nil {
+			t.Errorf("%s not written: %v", p, err)
+		}
+	}
+	os.WriteFile(at("file"), []byte("x"), 0o644)
+	for _, args := range [][]string{
+		{"run", "--trace", at("file/sub/c.json")},
+		{"run", "--html", at("file/c.html")},
+		{"view", at("a/b/c.json"), "-o", at("file/x.html")},
+		{"explore", "--protocol", "setnx-del", "--runs", "1", "--out", at("file/out")},
+		{"explore", "--protocol", "setnx-del", "--runs", "1", "--html", at("file/r.html")},
+	} {
+		code, _, stderr := runCLI(args...)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, ".tmp") ||
+			!strings.Contains(stderr, at("file")+" is not a directory") {
+			t.Errorf("%v: exit %d, %q", args[:2], code, stderr)
+		}
 	}
 }

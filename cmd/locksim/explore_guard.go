@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"syscall"
 
+	"github.com/locksim/locksim/traces"
 	"github.com/locksim/locksim/traces/explore"
 )
 
@@ -65,12 +67,16 @@ func capWorkers(w, runs int) int {
 // its traces and summary with the first one's. The kernel drops the lock
 // when the process ends, however it ends.
 func lockOut(dir string) (*os.File, func(), error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("--out: %v", err)
+	if err := traces.MakeDir(dir); err != nil {
+		return nil, nil, fmt.Errorf("--out %s: cannot make the directory: %v", dir, err)
 	}
 	f, err := os.OpenFile(filepath.Join(dir, explore.LockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--out: %v", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, nil, fmt.Errorf("--out %s: cannot write in it: %v", dir, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()

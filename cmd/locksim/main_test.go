@@ -34,7 +34,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"run", "--scenario", "pause-no-fencing", "--protocol", "setnx-del"},
 		{"run", "--seed", "3"},
 		{"run", "extra"},
-		{"run", "--protocol", "setnx-del", "--trace", filepath.Join(dir, "no", "such", "dir", "t.json")},
+		{"run", "--protocol", "setnx-del", "--trace", filepath.Join(garbage, "dir", "t.json")},
 		{"replay"},
 		{"replay", filepath.Join(dir, "missing.json")},
 		{"replay", garbage},
