@@ -85,3 +85,57 @@ func TestOutputsMakeTheirDirectories(t *testing.T) {
 		}
 	}
 }
+
+// TestUsedOutIsRefused: an explore into an --out directory that holds an
+// earlier explore's output exits 2 and leaves every file there byte for
+// byte; with --force it removes that output (explore's own files only)
+// before writing its own.
+func TestUsedOutIsRefused(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	first := []string{"explore", "--protocol", "setnx-del", "--faults", "gc-pause", "--runs", "3", "--out", out}
+	if code, _, stderr := runCLI(first...); code != exitViolation {
+		t.Fatalf("first explore: exit %d, %s", code, stderr)
+	}
+	mine := filepath.Join(out, "notes.txt")
+	os.WriteFile(mine, []byte("the user's own file\n"), 0o644)
+	stale := filepath.Join(out, "liveness-orphan-key.json") // a cause this explore will not find
+	os.WriteFile(stale, []byte("{}\n"), 0o644)
+	before := snapshot(t, out)
+	if len(before) < 5 {
+		t.Fatalf("the first explore left %d files", len(before))
+	}
+	for _, extra := range [][]string{nil, {"--html", filepath.Join(out, "report.html")}, {"--runs", "5"}} {
+		args := append(append([]string{}, first...), extra...)
+		code, _, stderr := runCLI(args...)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--out "+out+" holds an earlier explore's output") ||
+			!strings.Contains(stderr, "--force") {
+			t.Errorf("%v: exit %d, %q", extra, code, stderr)
+		}
+		after := snapshot(t, out)
+		if len(after) != len(before) {
+			t.Errorf("%v: %d files before, %d after", extra, len(before), len(after))
+		}
+		for p, v := range before {
+			if after[p] != v {
+				t.Errorf("%v: changed %s", extra, p)
+			}
+		}
+	}
+	code, _, stderr := runCLI(append(first, "--force", "--runs", "2")...)
+	if code != exitViolation {
+		t.Fatalf("--force: exit %d, %s", code, stderr)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "the user's own file\n" {
+		t.Errorf("--force touched the user's file: %q %v", b, err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("--force left an earlier explore's trace behind")
+	}
+	s, err := explore.ReadSummary(filepath.Join(out, explore.SummaryFile))
+	if err != nil || s.Runs != 2 {
+		t.Fatalf("summary after --force: %v", err)
+	}
+	if code, _, stderr := runCLI("explore", "--protocol", "setnx-del", "--runs", "1", "--force"); code != exitUsage || !strings.Contains(stderr, "--force needs --out") {
+		t.Errorf("--force without --out: exit %d, %q", code, stderr)
+	}
+}
