@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +138,47 @@ func TestUsedOutIsRefused(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("explore", "--protocol", "setnx-del", "--runs", "1", "--force"); code != exitUsage || !strings.Contains(stderr, "--force needs --out") {
 		t.Errorf("--force without --out: exit %d, %q", code, stderr)
+	}
+}
+
+// TestAnchoredFaultPrintsItsFiredTime: run and shrink print an anchored
+// fault at the time its pause event happened in the trace, with its
+// anchor, not at its schedule's at_ms 0.
+func TestAnchoredFaultPrintsItsFiredTime(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	code, out, stderr := runCLI("run", "--protocol", "setnx-del", "--clients", "2", "--ops", "1", "--trace", tr,
+		"--fault", "gc-pause:c2@0+70000~c2/acquire/return/ok#1+1500")
+	if code != exitViolation {
+		t.Fatalf("run: exit %d, %s%s", code, out, stderr)
+	}
+	line := func(path string) string {
+		f, err := traces.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range f.Trace.Events {
+			if e.Kind == "pause" && e.Fault == 1 {
+				flt := f.Scenario.Faults[0]
+				after := fmt.Sprintf("%d ms after", flt.Anchor.AfterMs)
+				if flt.Anchor.AfterMs == 0 {
+					after = "as" // (shrinking moves the pause to the anchor itself)
+				}
+				return fmt.Sprintf("fault #1: gc-pause c2 at t=%.1f s for %d ms, %s c2 acquired\n", float64(e.T)/1e9, flt.DurMs, after)
+			}
+		}
+		t.Fatalf("%s: no pause event", path)
+		return ""
+	}
+	if want := line(tr); !strings.Contains(out, "\n  "+want) || strings.Contains(want, "t=0.0 s") {
+		t.Errorf("run output lacks %q:\n%s", want, out)
+	}
+	min := filepath.Join(dir, "min.json")
+	code, out, stderr = runCLI("shrink", tr, "-o", min, "--budget", "60")
+	if code != exitViolation {
+		t.Fatalf("shrink: exit %d, %s%s", code, out, stderr)
+	}
+	if want := line(min); !strings.Contains(out, "\n    "+want) || strings.Contains(out, " at 0 ms") {
+		t.Errorf("shrink output lacks %q:\n%s", want, out)
 	}
 }

@@ -164,6 +164,7 @@ func printHuman(w io.Writer, o *traces.Outcome, replay string) {
 	case f.Report.Budget != "":
 		fmt.Fprintf(w, "  %s (raise it with --max-events)\n", f.Report.Budget)
 	}
+	printFaults(w, f, "  ")
 	for i, v := range f.Report.Violations {
 		if i == 8 {
 			fmt.Fprintf(w, "  ... and %s more (see --json)\n", explore.Plural(len(f.Report.Violations)-i, "violation"))
