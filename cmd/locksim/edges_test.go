@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -180,5 +181,47 @@ func TestAnchoredFaultPrintsItsFiredTime(t *testing.T) {
 	}
 	if want := line(min); !strings.Contains(out, "\n    "+want) || strings.Contains(out, " at 0 ms") {
 		t.Errorf("shrink output lacks %q:\n%s", want, out)
+	}
+}
+
+// TestListFitsOneHundredColumns: every line of `locksim list` fits 100
+// columns, and every word of every name and text of the JSON listing is
+// still in it (wrapping loses nothing but URLs, which --json keeps).
+func TestListFitsOneHundredColumns(t *testing.T) {
+	code, out, _ := runCLI("list")
+	if code != exitOK {
+		t.Fatal(code)
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if len(l) > 100 {
+			t.Errorf("line %d is %d columns: %q", i+1, len(l), l)
+		}
+	}
+	_, js, _ := runCLI("list", "--json")
+	var l listing
+	if err := json.Unmarshal([]byte(js), &l); err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields(out)
+	seen := map[string]bool{}
+	for _, w := range words {
+		seen[strings.Trim(w, ",():")] = true
+	}
+	var texts []string
+	for _, items := range [][]listItem{l.Protocols, l.Workloads, l.Scenarios} {
+		for _, it := range items {
+			texts = append(texts, it.Name, it.Summary)
+		}
+	}
+	for _, b := range l.Bugs {
+		texts = append(texts, b.Bug, b.Library, b.Affected, b.Cause, b.Scenario)
+	}
+	texts = append(append(texts, l.Faults...), l.Topologies...)
+	for _, text := range texts {
+		for _, w := range strings.Fields(text) {
+			if !seen[strings.Trim(w, ",():")] {
+				t.Errorf("list lost %q (of %q)", w, text)
+			}
+		}
 	}
 }

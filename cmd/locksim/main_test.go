@@ -163,7 +163,7 @@ func TestListShowsTheBugCorpus(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	for _, want := range []string{"published bugs", "BUG", "AFFECTED", "redisson#3712", "redisson-3712-stale-renewal-entry"} {
+	for _, want := range []string{"published bugs", "affected:", "cause:", "redisson#3712", "redisson-3712-stale-renewal-entry"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("list output has no %q:\n%s", want, out)
 		}
