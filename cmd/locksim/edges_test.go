@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 	"github.com/locksim/locksim/traces/explore"
 )
@@ -223,5 +225,79 @@ func TestListFitsOneHundredColumns(t *testing.T) {
 				t.Errorf("list lost %q (of %q)", w, text)
 			}
 		}
+	}
+}
+
+// TestHelpListsOnlyTheExitCodesACommandReturns: each command's help ends
+// with the exit statuses that command can return; view and list, which
+// judge nothing, do not speak of violations.
+func TestHelpListsOnlyTheExitCodesACommandReturns(t *testing.T) {
+	want := map[string]string{
+		"run": "01234", "replay": "01234", "matrix": "01234",
+		"explore": "0124", "verify": "0124", "merge": "0124",
+		"shrink": "124", "view": "024", "list": "024",
+	}
+	code := regexp.MustCompile(`(?:^|, |\n)([0-9]) `)
+	for _, c := range commands() {
+		if c.run == nil {
+			continue
+		}
+		_, help, _ := runCLI(c.name, "--help")
+		_, status, ok := strings.Cut(help, "\nExit status: ")
+		if !ok {
+			t.Errorf("%s --help has no exit status", c.name)
+			continue
+		}
+		got := ""
+		for _, m := range code.FindAllStringSubmatch(status, -1) {
+			got += m[1]
+		}
+		if got != want[c.name] {
+			t.Errorf("%s --help lists exit statuses %q, want %q:\n%s", c.name, got, want[c.name], status)
+		}
+		if !strings.Contains(want[c.name], "1") && strings.Contains(status, "violat") {
+			t.Errorf("%s --help speaks of violations: %s", c.name, status)
+		}
+	}
+	// What the commands return agrees: view writes with 0, shrink with 1.
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	if code, _, _ := runCLI("run", "--trace", tr); code != exitViolation {
+		t.Fatalf("run: exit %d", code)
+	}
+	if code, _, _ := runCLI("view", tr, "-o", filepath.Join(dir, "t.html")); code != exitOK {
+		t.Errorf("view: exit %d", code)
+	}
+	if code, _, _ := runCLI("shrink", tr, "--budget", "20"); code != exitViolation {
+		t.Errorf("shrink: exit %d", code)
+	}
+}
+
+// TestHelpConcepts: `locksim help concepts` explains each term the
+// output uses, once, in lines that fit a terminal; `locksim help` points
+// to it.
+func TestHelpConcepts(t *testing.T) {
+	code, out, stderr := runCLI("help", "concepts")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	for _, term := range []string{"scenario", "seed", "trace", "verdict and evidence", "properties", "cause", "damage",
+		"swarm", "anchored fault", "lock keys"} {
+		if strings.Count(out, "\n"+term+"\n") != 1 {
+			t.Errorf("no one section %q", term)
+		}
+	}
+	for _, word := range []string{"trava_nome_", "mutual-exclusion", "inconclusive", "--swarm", trace.FaultSyntax} {
+		if !strings.Contains(out, word) {
+			t.Errorf("concepts do not explain %q", word)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 80 {
+			t.Errorf("line of %d columns: %q", len(l), l)
+		}
+	}
+	if _, help, _ := runCLI("help"); !strings.Contains(help, "locksim help concepts") {
+		t.Error("locksim help does not point to the concepts")
 	}
 }
