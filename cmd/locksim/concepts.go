@@ -12,6 +12,10 @@ import (
 // conceptsTopic is `locksim help concepts`: every term locksim's output
 // uses without saying it, explained once.
 func conceptsTopic(w io.Writer) {
+	var states strings.Builder
+	for _, st := range (checker.Coverage{}).States() {
+		states.WriteString("  " + st.Name + ":\n    " + strings.Join(wrap(st.Doc+".", 68), "\n    ") + "\n")
+	}
 	var damage []string
 	for _, c := range (checker.Damage{}).Counts() {
 		damage = append(damage, c.Other)
@@ -61,6 +65,11 @@ damage
   %s
   (%s.)
 
+dangerous states
+  What explore counts besides violations ("dangerous states reached
+  (runs)"): states a run reached that can lead to a violation, whether
+  or not one followed.
+%s
 swarm
   explore's default (--swarm): each seed also draws which of the given
   fault kinds are on, how many, and the timing settings not given by a
@@ -83,5 +92,5 @@ lock keys
   as in the Portuguese application it reproduces) before inserting
   <name>; the stock workload works on goods:001.
 `, strings.Join(wrap(strings.Join(damage, ", ")+".", 68), "\n  "), strings.Join(wrap(checker.StaleWriteGloss, 68), "\n  "),
-		trace.FaultSyntax, strings.Join(wrap(strings.Join(trace.KindNames(), ", ")+".", 70), "\n  "))
+		states.String(), trace.FaultSyntax, strings.Join(wrap(strings.Join(trace.KindNames(), ", ")+".", 70), "\n  "))
 }

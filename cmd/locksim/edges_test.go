@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 	"github.com/locksim/locksim/traces/explore"
@@ -282,12 +283,16 @@ func TestHelpConcepts(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, stderr)
 	}
 	for _, term := range []string{"scenario", "seed", "trace", "verdict and evidence", "properties", "cause", "damage",
-		"swarm", "anchored fault", "lock keys"} {
+		"dangerous states", "swarm", "anchored fault", "lock keys"} {
 		if strings.Count(out, "\n"+term+"\n") != 1 {
 			t.Errorf("no one section %q", term)
 		}
 	}
-	for _, word := range []string{"trava_nome_", "mutual-exclusion", "inconclusive", "--swarm", trace.FaultSyntax} {
+	words := []string{"trava_nome_", "mutual-exclusion", "inconclusive", "--swarm", trace.FaultSyntax}
+	for _, st := range (checker.Coverage{}).States() {
+		words = append(words, "  "+st.Name+":\n")
+	}
+	for _, word := range words {
 		if !strings.Contains(out, word) {
 			t.Errorf("concepts do not explain %q", word)
 		}
