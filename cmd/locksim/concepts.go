@@ -33,7 +33,9 @@ seed
   The number every random choice of a run comes from (network delays,
   which faults, when). Same seed, same run. explore runs one scenario
   template over many seeds; every result prints the command that replays
-  its seed.
+  its seed. (In a protocol's source, in list --json, "seed 001" and
+  "seed 002" name the design texts locksim started from, not a run's
+  seed.)
 
 trace
   The file a run writes with --trace: the scenario, every event with its
