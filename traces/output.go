@@ -14,7 +14,9 @@ import (
 // replaced atomically through a temporary file and a rename, so a reader
 // never sees half of it; a symlink is followed and its target replaced the
 // same way; a character device or a FIFO with a reader is written through
-// (never replaced by a regular file); anything else is refused.
+// (never replaced by a regular file); anything else is refused. Missing
+// parent directories are made. An error names path, never the temporary
+// file.
 func WriteAtomic(path string, data []byte) error {
 	target, st, err := resolveOutput(path)
 	if err != nil {
@@ -34,19 +36,74 @@ func WriteAtomic(path string, data []byte) error {
 
 // CheckOutput says before any work whether WriteAtomic can write path:
 // it names no directory, socket or block device, and its directory
-// exists. (A FIFO without a reader is found only when written.)
+// exists or can be made (its nearest existing ancestor is a directory).
+// (A FIFO without a reader is found only when written.)
 func CheckOutput(path string) error {
 	target, _, err := resolveOutput(path)
 	if err == nil {
-		var st os.FileInfo
-		if st, err = os.Stat(filepath.Dir(target)); err == nil && !st.IsDir() {
-			err = errors.New("its directory is not a directory")
-		}
+		err = checkParent(filepath.Dir(target))
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// checkParent reports a directory that cannot be made: one of its
+// existing ancestors is not a directory.
+func checkParent(dir string) error {
+	for d := dir; ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		switch {
+		case err == nil && st.IsDir():
+			return nil
+		case err == nil:
+			return fmt.Errorf("%s is not a directory", d)
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return bare(err)
+		case filepath.Dir(d) == d:
+			return nil
+		}
+	}
+}
+
+// makeParent makes the missing directories above path.
+func makeParent(path string) error {
+	if err := MakeDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("cannot make its directory: %w", err)
+	}
+	return nil
+}
+
+// MakeDir makes dir and its missing parents. Its error says which part
+// of dir stands in the way ("out is not a directory") or why dir could
+// not be made, naming dir's own parts only.
+func MakeDir(dir string) error {
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		return nil
+	}
+	if err := checkParent(dir); err != nil {
+		return err
+	}
+	if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return fmt.Errorf("%s: %w", dir, bare(err))
+}
+
+// bare strips the file name from a file-system error: the caller names
+// the user's path, and a temporary file's name would only confuse.
+func bare(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
 
 // resolveOutput follows symlinks in path and returns where to write and
@@ -62,7 +119,7 @@ func resolveOutput(path string) (string, os.FileInfo, error) {
 	}
 	st, err := os.Stat(target)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR): // (a parent that is a file: checkParent says so)
 		return target, nil, nil
 	case err != nil:
 		return "", nil, err
@@ -99,9 +156,12 @@ func writeThrough(path string, st os.FileInfo, data []byte) error {
 // renames it over path. The temporary file is removed on failure and, via
 // RemoveTemps, on a signal.
 func replaceFile(path string, data []byte) error {
+	if err := makeParent(path); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return bare(err)
 	}
 	name := tmp.Name()
 	temps.add(name)
@@ -121,7 +181,7 @@ func replaceFile(path string, data []byte) error {
 	if err != nil {
 		os.Remove(name)
 	}
-	return err
+	return bare(err)
 }
 
 func writeSync(f *os.File, data []byte) error {

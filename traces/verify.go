@@ -2,9 +2,13 @@ package traces
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/sim/trace"
@@ -80,8 +84,89 @@ func sameReport(r, g checker.Report) error {
 	if err1 == nil && err2 == nil && bytes.Equal(a, b) {
 		return nil
 	}
-	return fmt.Errorf("report check failed: report mismatch: the file's report says %s with %d violations, the checker finds %s with %d in its events",
-		r.Verdict, len(r.Violations), g.Verdict, len(g.Violations))
+	var ra, ga any
+	json.Unmarshal(a, &ra)
+	json.Unmarshal(b, &ga)
+	return fmt.Errorf("report check failed: report mismatch: %s", firstDifference("", ra, ga))
+}
+
+// firstDifference says where two decoded JSON reports, the file's (a)
+// and the checker's (b), first differ, in field order: "in violation 1,
+// cause: the file says \"x\", the checker finds \"y\" in its events".
+func firstDifference(at string, a, b any) string {
+	where := ""
+	if at != "" {
+		where = at + ": "
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		if y, ok := b.(map[string]any); ok {
+			keys := make([]string, 0, len(x)+len(y))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			for k := range y {
+				if _, dup := x[k]; !dup {
+					keys = append(keys, k)
+				}
+			}
+			slices.SortFunc(keys, func(k1, k2 string) int {
+				return cmp.Or(cmp.Compare(reportOrder(k1), reportOrder(k2)), strings.Compare(k1, k2))
+			})
+			for _, k := range keys {
+				if !reflect.DeepEqual(x[k], y[k]) {
+					return firstDifference(joinPath(at, k), x[k], y[k])
+				}
+			}
+		}
+	case []any:
+		if y, ok := b.([]any); ok {
+			if len(x) != len(y) {
+				return fmt.Sprintf("%sthe file has %d, the checker finds %d in its events", where, len(x), len(y))
+			}
+			for i := range x {
+				if !reflect.DeepEqual(x[i], y[i]) {
+					return firstDifference(joinPath(at, strconv.Itoa(i+1)), x[i], y[i])
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("%sthe file says %s, the checker finds %s in its events", where, shortJSON(a), shortJSON(b))
+}
+
+// reportOrder ranks a report's fields as a reader looks at them: the
+// verdict, the violations (each by property, cause and reason first),
+// the damage; the rest by name.
+func reportOrder(field string) int {
+	for i, f := range []string{"verdict", "violations", "property", "cause", "reason", "key", "clients", "damage"} {
+		if f == field {
+			return i
+		}
+	}
+	return 100
+}
+
+// joinPath names a field inside at: "violations 1" reads "violation 1".
+func joinPath(at, field string) string {
+	if at == "" {
+		return field
+	}
+	if _, err := strconv.Atoi(field); err == nil {
+		return strings.TrimSuffix(at, "s") + " " + field
+	}
+	return at + ", " + field
+}
+
+// shortJSON renders a JSON value in at most 60 characters.
+func shortJSON(v any) string {
+	if v == nil {
+		return "nothing"
+	}
+	b, _ := json.Marshal(v)
+	if len(b) > 60 {
+		return string(b[:57]) + "..."
+	}
+	return string(b)
 }
 
 func short(h string) string {

@@ -24,7 +24,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	seedStart := fs.Uint64("seed-start", defaultSeed, "first seed")
 	workers := fs.Int("workers", 0, "parallel runs (default: all cores)")
 	untilFirst := fs.Bool("until-first", false, "stop at the first violation")
-	out := fs.String("out", "", "save the first trace of each cause and summary.json in `DIR`")
+	out := fs.String("out", "", "save the first trace of each cause and summary.json in `DIR` (made if missing; refused if it holds an earlier explore's output)")
+	force := fs.Bool("force", false, "with --out, first remove an earlier explore's summary, traces and timelines there (only those)")
 	shard := fs.String("shard", "", "run shard `K/N` of the seeds (seed-start+K-1, +N, ...)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	failOn := registerFailOn(fs)
@@ -54,7 +55,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		Base: base, Runs: *runs, SeedStart: *seedStart, Workers: *workers, Shard: k, Shards: n,
 		UntilFirst: *untilFirst, Out: *out,
 	}
-	ctx, unlock, err := guardExplore(&cfg)
+	ctx, unlock, err := guardExplore(&cfg, *force)
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}

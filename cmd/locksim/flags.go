@@ -152,7 +152,7 @@ func (fs *flagSet) usage(w io.Writer) {
 	if c.notes != "" {
 		fmt.Fprintf(w, "\n%s\n", c.notes)
 	}
-	fmt.Fprintf(w, "\nExample: %s\n%s\n", c.example, exitCodesLine)
+	fmt.Fprintf(w, "\nExample: %s\n%s\n", c.example, exitCodesOf(c.name))
 }
 
 // argName names the value of a flag whose usage does not.

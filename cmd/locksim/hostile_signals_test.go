@@ -108,8 +108,13 @@ func TestOutDirectoryHasOneOwner(t *testing.T) {
 	if json.Unmarshal(b, &s); s.Protocol != "setnx-lua-del" {
 		t.Errorf("summary %s", b)
 	}
-	// Once it is done, the directory is free again.
-	if code, _, msg := runBin(t, bin, "explore", "--protocol", "setnx-lua-del", "--runs", "2", "--out", out); code != exitOK {
+	// Once it is done, the directory is free again: refused as used
+	// (it holds that explore's summary), taken with --force.
+	if code, _, msg := runBin(t, bin, "explore", "--protocol", "setnx-lua-del", "--runs", "2", "--out", out); code != exitUsage ||
+		!strings.Contains(msg, "earlier explore") {
+		t.Errorf("explore after the first ended, without --force: exit %d %s", code, msg)
+	}
+	if code, _, msg := runBin(t, bin, "explore", "--protocol", "setnx-lua-del", "--runs", "2", "--out", out, "--force"); code != exitOK {
 		t.Errorf("explore after the first ended: exit %d %s", code, msg)
 	}
 }

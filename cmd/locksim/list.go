@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
+	"github.com/locksim/locksim/traces/explore"
 )
 
 type listItem struct {
@@ -79,47 +79,125 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(b))
 		return exitOK
 	}
-	section := func(title string, items []listItem) {
-		fmt.Fprintln(stdout, title+":")
-		for _, it := range items {
-			fmt.Fprintf(stdout, "  %-30s %s\n", it.Name, it.Summary)
-		}
-	}
-	section("protocols", l.Protocols)
-	section("workloads", l.Workloads)
-	fmt.Fprintf(stdout, "faults: %v\ntopologies: %v\n", l.Faults, l.Topologies)
-	section("scenarios", l.Scenarios)
+	section("protocols", l.Protocols, stdout)
+	section("workloads", l.Workloads, stdout)
+	words(stdout, "faults: ", l.Faults)
+	words(stdout, "topologies: ", l.Topologies)
+	section("scenarios", l.Scenarios, stdout)
 	printBugs(stdout, l.Bugs)
 	printReleases(stdout, l.Redisson)
 	return exitOK
 }
 
-// printBugs prints the published-bug corpus as a table.
-func printBugs(w io.Writer, bugs []bugItem) {
-	fmt.Fprintln(w, "published bugs (locksim run --scenario NAME):")
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "  BUG\tLIBRARY\tAFFECTED\tSCENARIO\tEXPLORE RUNS\tCAUSE")
-	for _, b := range bugs {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", b.Bug, b.Library, b.Affected, b.Scenario, b.ExploreRuns, b.Cause)
+// listWidth is the width list's text fits in; --json keeps every field
+// whole.
+const listWidth = 100
+
+// nameColumn is the widest name column; a longer name gets its text on
+// the lines below it.
+const nameColumn = 24
+
+// section prints a titled list of names with their summaries, the
+// summaries wrapped to listWidth.
+func section(title string, items []listItem, w io.Writer) {
+	fmt.Fprintln(w, title+":")
+	col := 0
+	for _, it := range items {
+		if n := len(it.Name); n <= nameColumn {
+			col = max(col, n)
+		}
 	}
-	tw.Flush()
+	indent := strings.Repeat(" ", 2+col+2)
+	for _, it := range items {
+		lines := wrap(it.Summary, listWidth-len(indent))
+		if len(it.Name) > col {
+			fmt.Fprintf(w, "  %s\n", it.Name)
+		} else if len(lines) > 0 {
+			fmt.Fprintf(w, "  %-*s  %s\n", col, it.Name, lines[0])
+			lines = lines[1:]
+		}
+		for _, l := range lines {
+			fmt.Fprintln(w, indent+l)
+		}
+	}
+}
+
+// words prints a label and a comma-separated list, wrapped.
+func words(w io.Writer, label string, items []string) {
+	lines := wrap(strings.Join(items, ", "), listWidth-2)
+	for i, l := range lines {
+		if i == 0 && len(label)+len(l) <= listWidth {
+			fmt.Fprintln(w, label+l)
+			continue
+		}
+		if i == 0 {
+			fmt.Fprintln(w, strings.TrimSpace(label))
+		}
+		fmt.Fprintln(w, "  "+l)
+	}
+}
+
+// wrap breaks text into lines of at most width bytes at spaces (a word
+// longer than width gets a line of its own).
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case len(line)+1+len(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// printBugs prints the published-bug corpus, one block a bug.
+func printBugs(w io.Writer, bugs []bugItem) {
+	fmt.Fprintln(w, "published bugs (reproduce one with locksim run --scenario NAME):")
+	for _, b := range bugs {
+		fmt.Fprintf(w, "  %s: %s\n", b.Bug, b.Library)
+		field := func(label, text string) {
+			lines := wrap(text, listWidth-6-len(label))
+			for i, l := range lines {
+				if i == 0 {
+					fmt.Fprintf(w, "    %s: %s\n", label, l)
+				} else {
+					fmt.Fprintf(w, "    %s  %s\n", strings.Repeat(" ", len(label)), l)
+				}
+			}
+		}
+		field("affected", b.Affected)
+		field("cause", b.Cause)
+		field("scenario", fmt.Sprintf("%s (explore finds it within %s)", b.Scenario, explore.Plural(b.ExploreRuns, "run")))
+	}
 }
 
 // printReleases prints which corpus bugs each Redisson release shows.
 func printReleases(w io.Writer, rs []traces.RedissonRelease) {
 	fmt.Fprintln(w, "Redisson releases (each bug's scenario run on each release):")
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "  RELEASE\tPROTOCOL\tCORPUS BUGS IT SHOWS\t")
 	for _, r := range rs {
-		bugs := strings.Join(r.Bugs, " ")
+		bugs := strings.Join(r.Bugs, ", ")
 		if bugs == "" {
 			bugs = "none"
 		}
-		use := ""
+		line := fmt.Sprintf("%s (--protocol %s): shows %s", r.Release, r.Protocol, bugs)
 		if r.Use {
-			use = "<- use this one"
+			line += "; use this one"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Release, r.Protocol, bugs, use)
+		for i, l := range wrap(line, listWidth-4) {
+			if i == 0 {
+				fmt.Fprintln(w, "  "+l)
+			} else {
+				fmt.Fprintln(w, "    "+l)
+			}
+		}
 	}
-	tw.Flush()
 }

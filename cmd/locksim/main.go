@@ -25,7 +25,35 @@ const (
 	exitInternal  = 4
 )
 
-const exitCodesLine = "Exit status: 0 no violation, 1 a violation was found, 2 bad usage or input, 3 inconclusive, 4 internal error."
+const exitCodesLine = "Exit status: 0 no violation, 1 a violation was found, 2 bad usage or input, 3 inconclusive, 4 internal error;\n" +
+	"each command's help lists the ones it returns."
+
+// exitCodes says, per command, the exit statuses it can return and what
+// each means there.
+var exitCodes = map[string]string{
+	"run": "0 no violation, 1 a violation was found, 2 bad usage or input,\n" +
+		"3 inconclusive (a budget stopped the run, or the checker could not decide), 4 internal error.",
+	"replay": "0 no violation, 1 a violation was found, 2 bad usage or input (a trace that fails its checks\n" +
+		"included), 3 inconclusive, 4 internal error.",
+	"view":    "0 the page was written, 2 bad usage or input, 4 internal error.",
+	"list":    "0 listed, 2 bad usage, 4 internal error.",
+	"explore": "0 no run violated, 1 a run violated, 2 bad usage or input, 4 a run failed or internal error.",
+	"shrink": "1 the minimal trace was written (it still violates: that is what was kept), 2 bad usage or\n" +
+		"input (a trace without a violation included), 4 internal error.",
+	"merge": "0 no merged run violated, 1 a merged run violated, 2 bad usage or input,\n" +
+		"4 a shard counted failed runs, or internal error.",
+	"matrix": "0 every cell safe, 1 a cell is unsafe, 2 bad usage or input, or a cell's runs could not be built,\n" +
+		"3 no cell unsafe but one inconclusive, 4 internal error.",
+	"verify": "0 every cell safe, 1 a cell is unsafe, 2 bad usage or input, or a cell's runs failed, 4 internal error.",
+}
+
+// exitCodesOf is the exit-status paragraph of command name's help.
+func exitCodesOf(name string) string {
+	if s, ok := exitCodes[name]; ok {
+		return "Exit status: " + s
+	}
+	return exitCodesLine
+}
 
 // defaultSeed is the seed of run and the first seed of explore and matrix.
 const defaultSeed = 1
@@ -115,7 +143,7 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	if c, ok := lookupCommand(name); ok && c.run != nil {
 		return c.run(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "locksim: unknown command %q (see locksim help)\n", name)
+	fmt.Fprintf(stderr, "%s\n", withSuggestion(fmt.Sprintf("locksim: unknown command %q (see locksim help)", name)))
 	return exitUsage
 }
 
@@ -132,9 +160,13 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		help(stdout)
 		return exitOK
 	case 1:
+		if args[0] == "concepts" {
+			conceptsTopic(stdout)
+			return exitOK
+		}
 		c, ok := lookupCommand(args[0])
 		if !ok {
-			return usageErr(stderr, "help", fmt.Errorf("unknown command %q", args[0]))
+			return usageErr(stderr, "help", fmt.Errorf("unknown command %q (or topic: concepts)", args[0]))
 		}
 		if c.run == nil {
 			help(stdout)
@@ -154,6 +186,7 @@ func help(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "`locksim help CMD` or `locksim CMD --help` shows a command's flags. `locksim --version` prints the version.")
+	fmt.Fprintln(w, "`locksim help concepts` explains the words the output uses (scenario, trace, verdict, cause, damage, ...).")
 	fmt.Fprintf(w, "The default seed is %d everywhere (run --seed, explore --seed-start, matrix --seed).\n", defaultSeed)
 	fmt.Fprintln(w, exitCodesLine)
 }
@@ -185,7 +218,7 @@ func usageErr(stderr io.Writer, cmd string, err error) int {
 	if traces.IsInternal(err) {
 		return internalError(stderr, err)
 	}
-	fmt.Fprintf(stderr, "locksim %s: %v\n", cmd, oneLine(err.Error()))
+	fmt.Fprintf(stderr, "locksim %s: %v\n", cmd, withSuggestion(oneLine(err.Error())))
 	return exitUsage
 }
 

@@ -179,6 +179,7 @@ func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay s
 	case f.Report.Budget != "":
 		fmt.Fprintf(w, "  %s (raise it with --max-events)\n", f.Report.Budget)
 	}
+	printFaults(w, f, "  ")
 	shown, damaged := 0, false
 	for _, g := range f.Report.Groups() {
 		if g.Property == checker.PropDamage {
@@ -189,7 +190,7 @@ func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay s
 		}
 		for _, v := range g.Violations {
 			if shown == 8 {
-				fmt.Fprintf(w, "    ... and more (see --json)\n")
+				fmt.Fprintf(w, "    ... and %s more (see --json)\n", explore.Plural(len(f.Report.Violations)-shown, "violation"))
 				break
 			}
 			shown++

@@ -58,13 +58,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "shrunk %s (%s) in %s\n  before: %s\n  after:  %s\n",
 		r.Property, r.Cause, explore.Plural(r.Runs, "run"), r.Before, r.After)
-	for _, f := range r.File.Scenario.Faults {
-		fmt.Fprintf(stdout, "    %s %s at %d ms for %d ms", f.Kind, f.Target, f.AtMs, f.DurMs)
-		if f.Value != 0 {
-			fmt.Fprintf(stdout, " (value %d)", f.Value)
-		}
-		fmt.Fprintln(stdout)
-	}
+	printFaults(stdout, r.File, "    ")
 	fmt.Fprintf(stdout, "  wrote %s\n  replay: %s\n", dest, explore.ReplayCommand(r.File.Scenario, dest))
 	return exitViolation
 }

@@ -115,7 +115,7 @@ func TestViewBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"view", garbage, "-o", out}, "not a locksim trace"},
 		{[]string{"view", future, "-o", out}, "newer than this locksim"},
 		{[]string{"view", tampered, "-o", out}, "report mismatch"},
-		{[]string{"view", good, "-o", filepath.Join(dir, "no", "such", "dir", "t.html")}, "write"},
+		{[]string{"view", good, "-o", filepath.Join(garbage, "dir", "t.html")}, garbage + " is not a directory"},
 		{[]string{"view", good, "-o", dir}, "write"},
 	}
 	for _, c := range cases {

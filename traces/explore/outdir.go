@@ -1,8 +1,12 @@
 package explore
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/locksim/locksim/checker"
 )
@@ -32,6 +36,46 @@ func OwnsName(name string) bool {
 	}
 	for _, p := range []string{checker.PropMutex, checker.PropDamage, checker.PropLiveness} {
 		if strings.HasPrefix(name, p+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// Earlier lists the files an earlier explore --out left in dir, by name
+// and in name order: its summary, and each cause's first trace and
+// timeline. Anything else there (a report the user named, their own
+// files, the lock) is not explore's to replace. A missing dir (or a path
+// through a file) has none.
+func Earlier(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil // (making it will say what is in the way)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && isOwnFile(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// isOwnFile reports whether explore --out writes a file of this name:
+// the summary, or a cause's trace or timeline (CauseFile, TimelineOf).
+func isOwnFile(name string) bool {
+	if name == SummaryFile {
+		return true
+	}
+	ext := filepath.Ext(name)
+	if ext != ".json" && ext != ".html" {
+		return false
+	}
+	for _, p := range checker.Properties() {
+		if strings.HasPrefix(name, p+"-") && len(name) > len(p)+1+len(ext) {
 			return true
 		}
 	}

@@ -230,8 +230,8 @@ func msFlag(name, usage string, field func(*protocols.Scenario) *int64) scenario
 		},
 		set: func(sc *protocols.Scenario, v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				return fmt.Errorf("must be a non-negative number of milliseconds")
+			if err != nil || n < 1 { // 0 is the field's "unset": leaving the flag out says it
+				return fmt.Errorf("must be a whole number of milliseconds, at least 1 (leave the flag out for the default)")
 			}
 			*field(sc) = n
 			return nil

@@ -42,12 +42,15 @@ type viewModel struct {
 }
 
 type viewHeader struct {
-	Protocol    string            `json:"protocol"`
-	Workload    string            `json:"workload"`
-	Seed        uint64            `json:"seed"`
-	Clients     int               `json:"clients"`
-	Verdict     string            `json:"verdict"`
-	Faults      []trace.Fault     `json:"faults"`
+	Protocol string        `json:"protocol"`
+	Workload string        `json:"workload"`
+	Seed     uint64        `json:"seed"`
+	Clients  int           `json:"clients"`
+	Verdict  string        `json:"verdict"`
+	Faults   []trace.Fault `json:"faults"`
+	// FaultTexts says each fault as it happened (traces.DescribeFaults):
+	// an anchored fault at the time it fired, with its anchor.
+	FaultTexts  []string          `json:"fault_texts"`
 	Damage      checker.Damage    `json:"damage"`
 	Checked     []checker.Checked `json:"checked"`
 	TraceSHA256 string            `json:"trace_sha256"`
@@ -159,7 +162,7 @@ func buildView(f *traces.File, res *checker.Result) *viewModel {
 		Ops:    tr.Ops,
 		Header: viewHeader{
 			Protocol: f.Scenario.Protocol, Workload: f.Scenario.Workload, Seed: f.Scenario.Seed,
-			Clients: f.Scenario.Clients, Verdict: f.Report.Verdict, Faults: f.Scenario.Faults,
+			Clients: f.Scenario.Clients, Verdict: f.Report.Verdict, Faults: f.Scenario.Faults, FaultTexts: traces.DescribeFaults(f),
 			Damage: f.Report.Damage, Checked: f.Report.Checked, TraceSHA256: f.TraceSHA256,
 			Stats: tr.Stats, LeaseMs: f.Scenario.LeaseMs,
 		},

@@ -469,8 +469,11 @@
     if (e.kind === 'fault') lab = (e.detail || 'fault').split(':')[0];
     return e.fault ? 'fault #' + e.fault + (lab ? ': ' + lab : '') : lab;
   }
-  // faultText names scheduled fault id with its entry in the schedule.
+  // faultText names scheduled fault id as it happened: an anchored fault
+  // at the time it fired (fault_texts, from the trace's events).
   function faultText(id) {
+    var said = (D.header.fault_texts || [])[id - 1];
+    if (said) return '#' + id + ' ' + said;
     var f = (D.header.faults || [])[id - 1];
     return '#' + id + (f ? ' ' + f.kind + ' on ' + f.target + (f.anchor ? ' (anchored)' : ' at ' + fmtDur(f.at_ms * 1e6)) +
       (f.dur_ms ? ' for ' + fmtDur(f.dur_ms * 1e6) : '') : '');
@@ -853,7 +856,7 @@
       meta.appendChild(document.createTextNode(text));
     }
     var faults = (hd.faults || []).map(function (f, i) { return faultText(i + 1); });
-    part('faults:', faults.length ? (faults.length > 4 ? faults.slice(0, 4).join(', ') + ', \u2026 (' + faults.length + ')' : faults.join(', ')) : 'none');
+    part('faults:', faults.length ? (faults.length > 4 ? faults.slice(0, 4).join('; ') + '; \u2026 (' + faults.length + ')' : faults.join('; ')) : 'none');
     if (hd.lease_ms) part('lease:', fmtDur(hd.lease_ms * 1e6));
     var dm = hd.damage || {};
     var dmg = [];

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNearest(t *testing.T) {
+	valid := []string{"redisson", "redisson-latest", "redlock", "setnx-del", "setnx-lua-del"}
+	for _, c := range []struct{ name, want string }{
+		{"redison", "redisson"},             // a letter missing
+		{"REDLOCK", "redlock"},              // case
+		{"rdelock", "redlock"},              // neighbours swapped
+		{"setnx-dle", "setnx-del"},          // swapped at the end
+		{"redisson-lat", "redisson-latest"}, // the only name so begun
+		{"setnx", ""},                       // begins two names
+		{"zookeeper", ""},                   // nothing close
+		{"", ""},
+	} {
+		if got := nearest(c.name, valid); got != c.want {
+			t.Errorf("nearest(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestUnknownNamesSuggest: a misspelt name of each vocabulary exits 2 with
+// one line that names the closest valid name.
+func TestUnknownNamesSuggest(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--protocol", "redison"}, "did you mean redisson?"},
+		{[]string{"explore", "--protocol", "redison", "--runs", "1"}, "did you mean redisson?"},
+		{[]string{"run", "--protocol", "setnx-del", "--faults", "gc-pase"}, "did you mean gc-pause?"},
+		{[]string{"run", "--protocol", "setnx-del", "--fault", "gc-pase:c1@0+10"}, "did you mean gc-pause?"},
+		{[]string{"run", "--protocol", "setnx-del", "--workload", "stok"}, "did you mean stock?"},
+		{[]string{"run", "--protocol", "setnx-del", "--topology", "singel"}, "did you mean single?"},
+		{[]string{"run", "--scenario", "pause-no-fenc"}, "did you mean pause-no-fencing?"},
+		{[]string{"exlpore"}, "did you mean explore?"},
+		{[]string{"help", "exlpore"}, "did you mean explore?"},
+		{[]string{"verify", "--protocols", "redison"}, "did you mean redisson?"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(strings.TrimSpace(stderr), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 ending %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, _, stderr := runCLI("run", "--protocol", "zookeeper"); strings.Contains(stderr, "did you mean") {
+		t.Errorf("a name close to nothing got a guess: %q", stderr)
+	}
+}
