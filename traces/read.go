@@ -125,6 +125,11 @@ func Decode(r io.Reader) (*File, error) {
 	if f.Trace == nil {
 		return nil, errors.New("not a valid locksim trace: no trace section")
 	}
+	// The hash first: an edited scenario is refused before anything
+	// (even Normalize, which draws faults) works on it.
+	if err := CheckHash(f); err != nil {
+		return nil, err
+	}
 	// A protocol or workload a Go test registered (locktest) is unknown
 	// here: the recorded trace stands on its own (view, Recheck); only
 	// that test re-runs it.
@@ -132,9 +137,6 @@ func Decode(r io.Reader) (*File, error) {
 		if _, err := f.Scenario.Normalize(); err != nil {
 			return nil, fmt.Errorf("not a valid locksim trace: scenario: %v", err)
 		}
-	}
-	if err := CheckHash(f); err != nil {
-		return nil, err
 	}
 	return f, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -21,7 +22,8 @@ func emptyScenario() protocols.Scenario {
 // hash it reads back with.
 func TestEmptyHistoryHashIsStable(t *testing.T) {
 	tr := &trace.Trace{}
-	f := &File{Format: FormatVersion, Scenario: emptyScenario(), Trace: tr, TraceSHA256: tr.Hash()}
+	f := &File{Format: FormatVersion, Scenario: emptyScenario(), Trace: tr}
+	f.TraceSHA256 = Hash(f)
 	b, err := Encode(f)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +32,7 @@ func TestEmptyHistoryHashIsStable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("locksim's own file with 0 operations: %v", err)
 	}
-	if got := back.Trace.Hash(); got != f.TraceSHA256 {
+	if got := Hash(back); got != f.TraceSHA256 {
 		t.Fatalf("hash %s read back as %s", f.TraceSHA256, got)
 	}
 	nonNil := &trace.Trace{Events: []trace.Event{}, Ops: []trace.Op{}}
@@ -61,4 +63,38 @@ func (c *counting) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += n
 	return n, err
+}
+
+// TestDoctoredScenarioFailsTheHash: a trace whose scenario was edited
+// (its events left alone) is refused by the reader, before the scenario
+// is normalized or run; the same edit with the hash recomputed reads.
+func TestDoctoredScenarioFailsTheHash(t *testing.T) {
+	b, err := os.ReadFile(corpusPath("pause-no-fencing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(b); err != nil {
+		t.Fatalf("the committed trace: %v", err)
+	}
+	doctored := bytes.Replace(b, []byte(`"clients":2,"threads":1,"ops":1,`), []byte(`"clients":1000,"threads":64,"ops":100000,`), 1)
+	if bytes.Equal(doctored, b) {
+		t.Fatal("the corpus trace no longer has the scenario this test edits")
+	}
+	_, err = Parse(doctored)
+	if err == nil || !strings.Contains(err.Error(), "hash mismatch: the file's scenario and events") {
+		t.Fatalf("doctored scenario: %v", err)
+	}
+	f, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Scenario.Clients, f.Scenario.Threads, f.Scenario.Ops = 1000, 64, 100000
+	f.TraceSHA256 = Hash(f)
+	forged, err := Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(forged); err != nil {
+		t.Fatalf("a scenario with its hash recomputed reads (replay's budget refuses it): %v", err)
+	}
 }
