@@ -1,10 +1,13 @@
 package traces
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,5 +99,75 @@ func TestDoctoredScenarioFailsTheHash(t *testing.T) {
 	}
 	if _, err := Parse(forged); err != nil {
 		t.Fatalf("a scenario with its hash recomputed reads (replay's budget refuses it): %v", err)
+	}
+}
+
+// tenMillionLines writes a trace file of ten million lines (one empty
+// event each, 40 MB) in dir.
+func tenMillionLines(t *testing.T, dir string) (string, int64) {
+	t.Helper()
+	path := filepath.Join(dir, "ten-million-lines.json")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(out, 1<<20)
+	w.WriteString(`{"format": 2, "trace": {"events": [` + "\n")
+	for range 10_000_000 - 2 {
+		w.WriteString("{},\n")
+	}
+	w.WriteString("{}]}}\n")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	st, _ := os.Stat(path)
+	return path, st.Size()
+}
+
+// TestTenMillionLineTraceStopsAtTheLineCap: a 10-million-line file under
+// the size cap is refused at the line cap, with one error naming it,
+// without being read to its end: by ReadLimit's counting pass, and by
+// the stream reader for input that cannot be read twice (which decodes
+// what it reads, so it is tried at a lower cap here).
+func TestTenMillionLineTraceStopsAtTheLineCap(t *testing.T) {
+	path, size := tenMillionLines(t, t.TempDir())
+	if size > DefaultMaxInput {
+		t.Fatalf("the file (%d bytes) is over the size cap: it would not test the line cap", size)
+	}
+	maxLines := int64(DefaultMaxInput / BytesPerLine)
+	_, err := Read(path)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), fmt.Sprintf("more than %d lines", maxLines)) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Read: %v", err)
+	}
+	for name, read := range map[string]func(r io.Reader) error{
+		"counting pass": func(r io.Reader) error { _, err := countLines(r, maxLines); return err },
+		"stream":        func(r io.Reader) error { _, err := Decode(CappedLines(r, DefaultMaxInput, 10_000)); return err },
+	} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := &counting{r: f}
+		err = read(src)
+		f.Close()
+		if !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if int64(src.n) >= size {
+			t.Fatalf("%s: read all %d bytes of the file", name, src.n)
+		}
+	}
+}
+
+// A regular file over the size cap is refused from its size, unread.
+func TestOversizedFileIsRefusedUnread(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(path, bytes.Repeat([]byte(" "), 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadLimit(path, 1<<20)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "is 2 MB, larger than the 1 MB limit") {
+		t.Fatalf("%v", err)
 	}
 }

@@ -70,9 +70,14 @@ func checkReplayBudget(budget int64) error {
 // budget events: a trace can name any scenario, and replay must not be
 // led into minutes of work and gigabytes of memory by one.
 func checkReplayCost(sc protocols.Scenario, budget int64) error {
-	if need := sc.EstimatedEvents(); need > budget {
-		return fmt.Errorf("the trace's scenario (%d clients x %d threads x %d ops of %s) needs about %d simulator events, over replay's budget of %d: not run (raise it with --max-events %d if you trust the trace)",
-			sc.Clients, sc.Threads, sc.Ops, sc.Protocol, need, budget, min(need, protocols.MaxEventBudget))
+	need := sc.EstimatedEvents()
+	if need <= budget {
+		return nil
 	}
-	return nil
+	size := fmt.Sprintf("the trace's scenario (%d clients x %d threads x %d ops of %s) needs about %d simulator events, over replay's budget of %d: not run",
+		sc.Clients, sc.Threads, sc.Ops, sc.Protocol, need, budget)
+	if need > protocols.MaxEventBudget {
+		return fmt.Errorf("%s (more than --max-events can allow, %d)", size, protocols.MaxEventBudget)
+	}
+	return fmt.Errorf("%s (raise it with --max-events %d if you trust the trace)", size, need)
 }
