@@ -9,7 +9,7 @@ import (
 
 const defaultReferenceName = traces.DefaultReference
 
-const inputLimitNote = "Input files are capped at 256 MB (--max-input-mb raises it)."
+const inputLimitNote = "Input files are capped at 256 MB, trace files also at one line per 64 bytes of that (4,194,304 lines); --max-input-mb raises both."
 
 // registerMaxInput defines --max-input-mb, the cap on input file sizes.
 func registerMaxInput(fs *flagSet) *int64 {
