@@ -1,13 +1,20 @@
 package protocols
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/suggest"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/trace"
 )
@@ -262,4 +269,159 @@ func (sc Scenario) Client(i int) string {
 func (sc Scenario) activeWindow() time.Duration {
 	per := sc.WorkMs + sc.ThinkMs + 10
 	return time.Duration(int64(sc.Ops)*per+1000) * time.Millisecond
+}
+
+// ParseScenario reads a scenario file: one JSON object of Scenario's
+// fields, each known and given once. An unknown field (at any depth) or a
+// name that is not a protocol, workload, topology, persistence, arrival
+// or fault kind fails with one line naming the field and the nearest
+// valid name. It does not normalize: Normalize checks the numbers.
+func ParseScenario(b []byte) (Scenario, error) {
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return Scenario{}, fmt.Errorf("scenario: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Scenario{}, errors.New("scenario: data after the scenario's closing brace")
+	}
+	if _, ok := raw.(map[string]any); !ok {
+		return Scenario{}, errors.New("scenario: not a JSON object")
+	}
+	if err := checkFields(raw, reflect.TypeFor[Scenario](), ""); err != nil {
+		return Scenario{}, err
+	}
+	var sc Scenario
+	strict := json.NewDecoder(bytes.NewReader(b))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(&sc); err != nil {
+		return Scenario{}, fmt.Errorf("scenario: %v", err)
+	}
+	if err := sc.CheckNames(); err != nil {
+		return Scenario{}, err
+	}
+	return sc, nil
+}
+
+// checkFields refuses a key of v that is not a JSON field of t, and walks
+// into objects and lists.
+func checkFields(v any, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return nil // a map or a type with its own decoding: json decides
+		}
+		fields := jsonFields(t)
+		names := make([]string, 0, len(fields))
+		for n := range fields {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			ft, ok := fields[k]
+			if !ok {
+				return fmt.Errorf("scenario field %q is unknown%s", path+k, suggest.Hint(k, names))
+			}
+			if err := checkFields(v[k], ft, path+k+"."); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return nil
+		}
+		for i, e := range v {
+			if err := checkFields(e, t.Elem(), fmt.Sprintf("%s[%d].", strings.TrimSuffix(path, "."), i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// jsonFields maps the JSON names of struct t's exported fields to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+// CheckNames checks every name a scenario gives against the catalog:
+// protocol, workload, topology, persistence, arrival, fault kinds and
+// each explicit fault's kind. An unknown one fails naming its field and
+// the nearest valid name.
+func (sc Scenario) CheckNames() error {
+	unknown := func(field, what, name string, valid []string) error {
+		return fmt.Errorf("scenario field %q: %v", field, suggest.Unknown(what, name, valid))
+	}
+	if _, err := Lookup(sc.Protocol); err != nil {
+		var names []string
+		for _, p := range Protocols() {
+			names = append(names, p.Name)
+		}
+		return unknown("protocol", "protocol", sc.Protocol, names)
+	}
+	if _, err := LookupWorkload(sc.Workload); err != nil && sc.Workload != "" {
+		var names []string
+		for _, w := range Workloads() {
+			names = append(names, w.Name)
+		}
+		return unknown("workload", "workload", sc.Workload, names)
+	}
+	if sc.Topology != "" && !slices.Contains(Topologies(), sc.Topology) {
+		return unknown("topology", "topology", sc.Topology, Topologies())
+	}
+	if persist := []string{sim.PersistNone, sim.PersistEverysec, sim.PersistAlways}; sc.Persistence != "" && !slices.Contains(persist, sc.Persistence) {
+		return unknown("persistence", "persistence", sc.Persistence, persist)
+	}
+	if arrivals := []string{ArrivalClosed, ArrivalOpen}; sc.Arrival != "" && !slices.Contains(arrivals, sc.Arrival) {
+		return unknown("arrival", "arrival", sc.Arrival, arrivals)
+	}
+	kinds := trace.KindNames()
+	for i, k := range sc.FaultKinds {
+		if k != "none" && !slices.Contains(kinds, k) {
+			return unknown(fmt.Sprintf("fault_kinds[%d]", i), "fault kind", k, kinds)
+		}
+	}
+	for i, f := range sc.Faults {
+		if !slices.Contains(kinds, f.Kind) {
+			return unknown(fmt.Sprintf("faults[%d].kind", i), "fault kind", f.Kind, kinds)
+		}
+	}
+	return nil
+}
+
+// EstimatedEvents is what the scenario's size costs its protocol in
+// simulator events (clients x threads x ops at the protocol's cost per
+// operation, contention and work included), before any budget caps it:
+// a run needs about this many unless its budget stops it first, and its
+// threads cost their start-up either way. Replay refuses a scenario
+// whose estimate is over its budget without running it.
+func (sc Scenario) EstimatedEvents() int64 {
+	n := sc.stepsNeeded()
+	if n > math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return int64(n)
 }

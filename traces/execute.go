@@ -67,9 +67,9 @@ func evaluate(sc protocols.Scenario, hash bool) (o *Outcome, err error) {
 	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
 	switch {
 	case sum != nil:
-		f.TraceSHA256 = <-sum
+		f.TraceSHA256 = hashOf(sc, <-sum)
 	case hash:
-		f.TraceSHA256 = tr.Hash()
+		f.TraceSHA256 = Hash(f)
 	}
 	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
 }

@@ -5,6 +5,8 @@ package traces
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -13,10 +15,35 @@ import (
 	"github.com/locksim/locksim/sim/trace"
 )
 
-// FormatVersion is the trace file format version this locksim writes and
-// reads. Version 1: {format, locksim_version, scenario, trace, report,
-// trace_sha256}.
-const FormatVersion = 1
+// FormatVersion is the trace file format version this locksim writes.
+// Version 2: {format, scenario, report, trace_sha256, trace}, where
+// trace_sha256 binds the scenario and the trace (Hash). Version 1 had the
+// same fields, its trace_sha256 the trace's alone: such a file still
+// reads (view, recheck, run --scenario), but replay refuses it, since
+// its scenario could have been edited without the hash noticing.
+const FormatVersion = 2
+
+// Hash is a file's trace_sha256 (format 2): the hex SHA-256 of the line
+// "locksim trace format 2", a newline, the scenario's JSON (json.Marshal
+// of the decoded scenario: field order and spacing do not matter, every
+// value does), a newline, and the trace's own hash (trace.Trace.Hash,
+// the SHA-256 of its canonical JSON). An edited scenario or event
+// changes it, so a doctored scenario fails before anything runs.
+func Hash(f *File) string { return hashOf(f.Scenario, f.Trace.Hash()) }
+
+// hashOf is Hash given the trace's hash.
+func hashOf(sc protocols.Scenario, traceHash string) string {
+	b, err := json.Marshal(sc)
+	if err != nil {
+		// A scenario json cannot write (NaN) binds nothing: no file hashes to this.
+		return "unhashable scenario: " + err.Error()
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "locksim trace format %d\n", FormatVersion)
+	h.Write(b)
+	fmt.Fprintf(h, "\n%s", traceHash)
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 // File is one trace file.
 type File struct {

@@ -24,7 +24,7 @@ func TestHashAsideOfTheCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if aside.File.TraceSHA256 != inTurn.File.TraceSHA256 || aside.File.TraceSHA256 != aside.File.Trace.Hash() {
+		if aside.File.TraceSHA256 != inTurn.File.TraceSHA256 || aside.File.TraceSHA256 != Hash(aside.File) {
 			t.Fatalf("seed %d: hashed aside %s, in turn %s", seed, aside.File.TraceSHA256, inTurn.File.TraceSHA256)
 		}
 		if err := sameReport(aside.File.Report, inTurn.File.Report); err != nil {

@@ -19,20 +19,40 @@ import (
 // --max-input-mb raises it.
 const DefaultMaxInput = 256 << 20
 
-// ErrTooLarge is returned for an input past its size cap.
+// ErrTooLarge is returned for an input past its size or line cap.
 var ErrTooLarge = errors.New("input too large")
+
+// BytesPerLine sets a trace file's line cap: at most one line for each
+// BytesPerLine bytes of its size cap (4,194,304 lines at the default
+// 256 MB). locksim writes one event or operation a line, and its traces
+// average over 100 bytes a line; a file of many more, shorter lines is
+// not a trace, and decoding millions of them would take seconds.
+const BytesPerLine = 64
 
 // Read reads and validates a trace file of at most DefaultMaxInput bytes.
 func Read(path string) (*File, error) { return ReadLimit(path, DefaultMaxInput) }
 
-// ReadLimit reads and validates a trace file of at most limit bytes,
-// streaming it: memory grows with the events decoded, not the file's text.
+// ReadLimit reads and validates a trace file of at most limit bytes and
+// limit/BytesPerLine lines, streaming it: memory grows with the events
+// decoded, not the file's text. A regular file over either cap is
+// refused before decoding starts: its size is known, and its lines are
+// counted in one pass that stops at the cap (a few milliseconds a
+// million lines), so a 10-million-line file fails at once.
 func ReadLimit(path string, limit int64) (*File, error) {
 	r, err := OpenInput(path, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read trace: %w", err)
 	}
 	defer r.Close()
+	r.maxLines = limit / BytesPerLine
+	if f, ok := r.r.(*os.File); ok && r.regular {
+		if _, err := countLines(f, r.maxLines); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("read trace: %w", err)
+		}
+	}
 	f, err := Decode(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -46,10 +66,47 @@ type Input struct {
 	c     io.Closer
 	left  int64
 	limit int64
+	// maxLines, if positive, caps the newlines read; lines counts them.
+	maxLines, lines int64
+	regular         bool // a regular file, which can be read twice
 }
 
 // Capped reads r, failing with ErrTooLarge past limit bytes.
 func Capped(r io.Reader, limit int64) *Input { return &Input{r: r, left: limit, limit: limit} }
+
+// CappedLines reads r, failing with ErrTooLarge past limit bytes or
+// maxLines lines, as the trace reader reads a stream.
+func CappedLines(r io.Reader, limit, maxLines int64) *Input {
+	in := Capped(r, limit)
+	in.maxLines = maxLines
+	return in
+}
+
+// errTooManyLines is the line cap's error.
+func errTooManyLines(max int64) error {
+	return fmt.Errorf("%w: more than %d lines, the limit of a trace file (one line a %d bytes of --max-input-mb)", ErrTooLarge, max, BytesPerLine)
+}
+
+// countLines counts r's lines, failing as soon as there are more than
+// max; it returns the bytes it read.
+func countLines(r io.Reader, max int64) (int64, error) {
+	buf := make([]byte, 256<<10)
+	var lines, read int64
+	for {
+		n, err := r.Read(buf)
+		read += int64(n)
+		lines += int64(bytes.Count(buf[:n], []byte{'\n'}))
+		if lines > max {
+			return read, errTooManyLines(max)
+		}
+		if err == io.EOF {
+			return read, nil
+		}
+		if err != nil {
+			return read, err
+		}
+	}
+}
 
 // OpenInput opens path for reading at most limit bytes. A directory or
 // socket is refused; a FIFO opens without waiting for a writer (with none
@@ -68,12 +125,16 @@ func OpenInput(path string, limit int64) (*Input, error) {
 	case m&fs.ModeNamedPipe != 0:
 		flags |= syscall.O_NONBLOCK
 	}
+	if st.Mode().IsRegular() && st.Size() > limit {
+		return nil, fmt.Errorf("%w: %s is %d MB, larger than the %d MB limit (raise it with --max-input-mb)", ErrTooLarge, path, st.Size()>>20, limit>>20)
+	}
 	f, err := os.OpenFile(path, flags, 0)
 	if err != nil {
 		return nil, err
 	}
 	in := Capped(f, limit)
 	in.c = f
+	in.regular = st.Mode().IsRegular()
 	return in, nil
 }
 
@@ -90,6 +151,12 @@ func (in *Input) Read(p []byte) (int, error) {
 	}
 	n, err := in.r.Read(p)
 	in.left -= int64(n)
+	if in.maxLines > 0 {
+		in.lines += int64(bytes.Count(p[:n], []byte{'\n'}))
+		if in.lines > in.maxLines {
+			return 0, errTooManyLines(in.maxLines)
+		}
+	}
 	return n, err
 }
 
@@ -126,6 +193,11 @@ func Decode(r io.Reader) (*File, error) {
 	if f.Trace == nil {
 		return nil, errors.New("not a valid locksim trace: no trace section")
 	}
+	// The hash first: an edited scenario is refused before anything
+	// (even Normalize, which draws faults) works on it.
+	if err := CheckHash(f); err != nil {
+		return nil, err
+	}
 	// A protocol or workload a Go test registered (locktest) is unknown
 	// here: the recorded trace stands on its own (view, Recheck); only
 	// that test re-runs it.
@@ -133,9 +205,6 @@ func Decode(r io.Reader) (*File, error) {
 		if _, err := f.Scenario.Normalize(); err != nil {
 			return nil, fmt.Errorf("not a valid locksim trace: scenario: %v", err)
 		}
-	}
-	if err := CheckHash(f); err != nil {
-		return nil, err
 	}
 	return f, nil
 }

@@ -20,7 +20,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	empty, _ := Encode(&File{Format: FormatVersion, Scenario: emptyScenario(), Trace: &trace.Trace{}})
+	ef := &File{Format: FormatVersion, Scenario: emptyScenario(), Trace: &trace.Trace{}}
+	ef.TraceSHA256 = Hash(ef)
+	empty, _ := Encode(ef)
 	f.Add(empty)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b))

@@ -6,12 +6,15 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/internal/suggest"
 	"github.com/locksim/locksim/protocols"
 )
 
@@ -126,7 +129,7 @@ func LookupReference(name string) (Reference, error) {
 	}
 	r, ok := references[name]
 	if !ok {
-		return Reference{}, fmt.Errorf("unknown scenario %q (try `locksim list`)", name)
+		return Reference{}, fmt.Errorf("%v; see `locksim list`", suggest.Unknown("scenario", name, ReferenceNames()))
 	}
 	return r, nil
 }
@@ -148,6 +151,80 @@ func Bugs() []Reference {
 		if r.Bug != nil {
 			out = append(out, r)
 		}
+	}
+	return out
+}
+
+// IsScenarioFile reports whether a --scenario value names a file rather
+// than a reference: it ends in .json or names an existing file.
+func IsScenarioFile(value string) bool {
+	if strings.HasSuffix(value, ".json") {
+		return true
+	}
+	st, err := os.Stat(value)
+	return err == nil && !st.IsDir()
+}
+
+// ReadScenario reads the scenario of a scenario file (one JSON object of
+// the scenario's fields, as `locksim run --print-scenario` writes it) or
+// of a trace file (its embedded scenario, once the file is checked
+// against its hash), of at most limit bytes.
+func ReadScenario(path string, limit int64) (protocols.Scenario, error) {
+	isTrace, err := looksLikeTrace(path, limit)
+	if err != nil {
+		return protocols.Scenario{}, err
+	}
+	if isTrace {
+		f, err := ReadLimit(path, limit)
+		if err != nil {
+			return protocols.Scenario{}, err
+		}
+		return f.Scenario, nil
+	}
+	in, err := OpenInput(path, limit)
+	if err != nil {
+		return protocols.Scenario{}, fmt.Errorf("read scenario: %w", err)
+	}
+	defer in.Close()
+	b, err := io.ReadAll(in)
+	if err != nil {
+		return protocols.Scenario{}, fmt.Errorf("%s: %w", path, err)
+	}
+	sc, err := protocols.ParseScenario(b)
+	if err != nil {
+		return protocols.Scenario{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return sc, nil
+}
+
+// looksLikeTrace reads the first key of the file's object: a trace file
+// starts with one of its own fields ("format" as locksim writes it).
+func looksLikeTrace(path string, limit int64) (bool, error) {
+	in, err := OpenInput(path, limit)
+	if err != nil {
+		return false, fmt.Errorf("read scenario: %w", err)
+	}
+	defer in.Close()
+	dec := json.NewDecoder(in)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false, fmt.Errorf("%s: not a scenario or trace file (want a JSON object)", path)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return false, nil // an empty or broken object: the scenario parser says what is wrong
+	}
+	switch tok {
+	case "format", "trace", "trace_sha256", "report":
+		return true, nil
+	}
+	return false, nil
+}
+
+// ReferenceNames lists the reference scenarios' names, sorted.
+func ReferenceNames() []string {
+	var out []string
+	for _, r := range References() {
+		out = append(out, r.Name)
 	}
 	return out
 }

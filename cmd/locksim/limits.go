@@ -3,12 +3,13 @@ package main
 import (
 	"fmt"
 
+	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
 )
 
 const defaultReferenceName = traces.DefaultReference
 
-const inputLimitNote = "Input files are capped at 256 MB (--max-input-mb raises it)."
+const inputLimitNote = "Input files are capped at 256 MB, trace files also at one line per 64 bytes of that (4,194,304 lines); --max-input-mb raises both."
 
 // registerMaxInput defines --max-input-mb, the cap on input file sizes.
 func registerMaxInput(fs *flagSet) *int64 {
@@ -44,4 +45,39 @@ func checkOutputs(inputs []string, outputs ...string) error {
 		}
 	}
 	return nil
+}
+
+// defaultReplayEvents is replay's budget unless --max-events raises it:
+// the largest budget a run gets by default (protocols.ScaledEventBudgetCap),
+// so every trace a run wrote with its default budget replays without it.
+const defaultReplayEvents = protocols.ScaledEventBudgetCap
+
+// registerReplayBudget defines replay's --max-events.
+func registerReplayBudget(fs *flagSet) *int64 {
+	return fs.Int64("max-events", defaultReplayEvents, fmt.Sprintf(
+		"refuse, without running it, a scenario whose size (clients x threads x ops at its protocol's cost per operation) needs more than `N` simulator events (1 to %d)", protocols.MaxEventBudget))
+}
+
+// checkReplayBudget checks the --max-events value.
+func checkReplayBudget(budget int64) error {
+	if budget < 1 || budget > protocols.MaxEventBudget {
+		return fmt.Errorf("--max-events must be between 1 and %d", protocols.MaxEventBudget)
+	}
+	return nil
+}
+
+// checkReplayCost refuses a scenario that its size says needs more than
+// budget events: a trace can name any scenario, and replay must not be
+// led into minutes of work and gigabytes of memory by one.
+func checkReplayCost(sc protocols.Scenario, budget int64) error {
+	need := sc.EstimatedEvents()
+	if need <= budget {
+		return nil
+	}
+	size := fmt.Sprintf("the trace's scenario (%d clients x %d threads x %d ops of %s) needs about %d simulator events, over replay's budget of %d: not run",
+		sc.Clients, sc.Threads, sc.Ops, sc.Protocol, need, budget)
+	if need > protocols.MaxEventBudget {
+		return fmt.Errorf("%s (more than --max-events can allow, %d)", size, protocols.MaxEventBudget)
+	}
+	return fmt.Errorf("%s (raise it with --max-events %d if you trust the trace)", size, need)
 }

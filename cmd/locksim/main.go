@@ -87,7 +87,7 @@ func commands() []command {
 			"Without --protocol, runs the reference scenario NAME (default " + defaultReferenceName + ").\n" + scenarioLimits, cmdRun},
 		{"replay", "re-run a trace file's scenario and verify its hash",
 			"locksim replay FILE [--trace FILE] [--html FILE] [--json]", "locksim replay out/trace.json",
-			"The file's events and report are checked against its hash before it is trusted.\n" + inputLimitNote, cmdReplay},
+			"The file's scenario, events and report are checked against its hash before it is trusted, and a scenario whose size needs more than --max-events events is refused unrun.\n" + inputLimitNote, cmdReplay},
 		{"view", "write a trace file's HTML timeline (self-contained, with porcupine's linearization)",
 			"locksim view FILE -o OUT.html", "locksim view out/trace.json -o out/trace.html", inputLimitNote, cmdView},
 		{"matrix", "run every protocol under every fault kind: unsafe with its first failing seed (--rates: and rate), or the rate it rules out",

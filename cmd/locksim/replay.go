@@ -16,6 +16,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	var out outputFlags
 	out.register(fs)
 	maxMB := registerMaxInput(fs)
+	maxEvents := registerReplayBudget(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "replay", err)
@@ -24,6 +25,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "replay", errors.New("want exactly one trace FILE"))
 	}
 	if err := checkOutputs(pos, out.trace, out.html); err != nil {
+		return usageErr(stderr, "replay", err)
+	}
+	if err := checkReplayBudget(*maxEvents); err != nil {
 		return usageErr(stderr, "replay", err)
 	}
 	f, err := readTrace(pos[0], *maxMB)
@@ -35,6 +39,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	if _, err := protocols.LookupWorkload(f.Scenario.Workload); err != nil && f.Scenario.Workload != "" {
 		return usageErr(stderr, "replay", userScenario("workload", f.Scenario.Workload, pos[0]))
+	}
+	if err := checkReplayCost(f.Scenario, *maxEvents); err != nil {
+		return usageErr(stderr, "replay", err)
 	}
 	o, err := traces.Verify(f)
 	if err != nil {

@@ -30,6 +30,7 @@ func TestReplayUserProtocolSaysHow(t *testing.T) {
 	} {
 		g := *f
 		g.Scenario.Protocol, g.Scenario.Workload = user.protocol, user.workload
+		g.TraceSHA256 = traces.Hash(&g) // as locktest writes it: the hash binds the scenario
 		path := filepath.Join(dir, "TestMyLock-0123456789ab.json")
 		if err := traces.Write(path, &g); err != nil {
 			t.Fatal(err)

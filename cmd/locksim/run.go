@@ -33,7 +33,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", stdout)
 	var out outputFlags
 	out.register(fs)
-	scenario := fs.String("scenario", "", "run the named reference scenario `NAME` (see locksim list)")
+	scenario := fs.String("scenario", "", "run the named reference scenario `NAME` (see locksim list), or a scenario FILE "+
+		"(a name ending in .json or an existing file: a scenario as --print-scenario writes it, or a trace file, whose embedded scenario runs)")
+	printScenario := fs.Bool("print-scenario", false, "print the scenario as JSON (every field, a stable order) and exit without running it; save it, edit it, run it with --scenario FILE")
+	maxMB := registerMaxInput(fs)
 	sc := protocols.Scenario{Seed: defaultSeed}
 	explore.RegisterScenarioFlags(fs.FlagSet, &sc)
 	pos, err := parse(fs, args)
@@ -54,14 +57,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, f := range explore.ScenarioFlagNames() {
 			if fs.isSet(f) {
-				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol (a reference scenario is fixed)", f))
+				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol (a reference scenario or a scenario file is fixed: edit its --print-scenario output instead)", f))
 			}
 		}
-		ref, err := traces.LookupReference(name)
+		sc, err = namedScenario(name, *maxMB)
 		if err != nil {
 			return usageErr(stderr, "run", err)
 		}
-		sc = ref.Scenario
 		replay = "locksim run --scenario " + name
 	} else {
 		if *scenario != "" {
@@ -69,11 +71,45 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		replay = explore.ReplayCommand(sc, out.trace)
 	}
+	if *printScenario {
+		return printScenarioJSON(sc, stdout, stderr)
+	}
 	o, err := traces.Execute(sc)
 	if err != nil {
 		return usageErr(stderr, "run", err)
 	}
 	return finish(o, replay, out, stdout, stderr)
+}
+
+// namedScenario is the scenario --scenario names: a reference by name,
+// or a scenario or trace file (traces.IsScenarioFile) read under the
+// --max-input-mb cap.
+func namedScenario(name string, maxMB int64) (protocols.Scenario, error) {
+	if !traces.IsScenarioFile(name) {
+		ref, err := traces.LookupReference(name)
+		return ref.Scenario, err
+	}
+	limit, err := maxInputBytes(maxMB)
+	if err != nil {
+		return protocols.Scenario{}, err
+	}
+	return traces.ReadScenario(name, limit)
+}
+
+// printScenarioJSON prints sc normalized (every default filled in, drawn
+// faults written out) as indented JSON in the struct's field order: the
+// file runs as the scenario itself does.
+func printScenarioJSON(sc protocols.Scenario, stdout, stderr io.Writer) int {
+	n, err := sc.Normalize()
+	if err != nil {
+		return usageErr(stderr, "run", err)
+	}
+	b, err := json.MarshalIndent(n, "", "  ")
+	if err != nil {
+		return usageErr(stderr, "run", err)
+	}
+	fmt.Fprintln(stdout, string(b))
+	return exitOK
 }
 
 // finish writes the requested files, prints the outcome and returns the

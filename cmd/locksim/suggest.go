@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/locksim/locksim/internal/suggest"
 
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
@@ -11,22 +14,14 @@ import (
 )
 
 // nearest returns the valid name closest to name, for a "did you mean"
-// hint: the one fewest edits away (a transposition counts as one edit),
-// within a third of the name's length (at least one edit), or the only
-// valid name that starts with name. It returns "" when none is close.
+// hint: suggest.Nearest's, or else the only valid name that starts with
+// name. It returns "" when none is close.
 func nearest(name string, valid []string) string {
 	name = strings.ToLower(strings.TrimSpace(name))
 	if name == "" {
 		return ""
 	}
-	best, bestD := "", 0
-	for _, v := range valid {
-		d := editDistance(name, strings.ToLower(v))
-		if best == "" || d < bestD {
-			best, bestD = v, d
-		}
-	}
-	if best != "" && bestD <= max(1, len(name)/3) {
+	if best, ok := suggest.Nearest(name, valid); ok {
 		return best
 	}
 	prefixed := ""
@@ -41,46 +36,20 @@ func nearest(name string, valid []string) string {
 	return prefixed
 }
 
-// editDistance is the optimal-string-alignment distance between a and b:
-// insertions, deletions, substitutions and swaps of neighbours.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
-
 // unknownName finds the name an error refuses: `unknown protocol "x"`.
 var unknownName = regexp.MustCompile(`unknown (command|protocol|workload|fault kind|topology|scenario|persistence) "([^"]*)"`)
 
-// withSuggestion appends "did you mean X?" to an error message that
-// refuses an unknown name of a known vocabulary, when one valid name is
-// close to it.
+// withSuggestion puts ` (did you mean "X"?)`, suggest.Hint's wording,
+// after the name in an error message that refuses an unknown name of a
+// known vocabulary, when one valid name is close to it.
 func withSuggestion(msg string) string {
-	m := unknownName.FindStringSubmatch(msg)
-	if m == nil || strings.Contains(msg, "did you mean") {
+	loc := unknownName.FindStringSubmatchIndex(msg)
+	if loc == nil || strings.Contains(msg, "did you mean") {
 		return msg
 	}
-	if s := nearest(m[2], validNames(m[1])); s != "" && s != m[2] {
-		return msg + "; did you mean " + s + "?"
+	what, name := msg[loc[2]:loc[3]], msg[loc[4]:loc[5]]
+	if s := nearest(name, validNames(what)); s != "" && s != name {
+		return fmt.Sprintf("%s (did you mean %q?)%s", msg[:loc[1]], s, msg[loc[1]:])
 	}
 	return msg
 }

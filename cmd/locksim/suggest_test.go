@@ -30,20 +30,20 @@ func TestUnknownNamesSuggest(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--protocol", "redison"}, "did you mean redisson?"},
-		{[]string{"explore", "--protocol", "redison", "--runs", "1"}, "did you mean redisson?"},
-		{[]string{"run", "--protocol", "setnx-del", "--faults", "gc-pase"}, "did you mean gc-pause?"},
-		{[]string{"run", "--protocol", "setnx-del", "--fault", "gc-pase:c1@0+10"}, "did you mean gc-pause?"},
-		{[]string{"run", "--protocol", "setnx-del", "--workload", "stok"}, "did you mean stock?"},
-		{[]string{"run", "--protocol", "setnx-del", "--topology", "singel"}, "did you mean single?"},
-		{[]string{"run", "--scenario", "pause-no-fenc"}, "did you mean pause-no-fencing?"},
-		{[]string{"exlpore"}, "did you mean explore?"},
-		{[]string{"help", "exlpore"}, "did you mean explore?"},
-		{[]string{"verify", "--protocols", "redison"}, "did you mean redisson?"},
+		{[]string{"run", "--protocol", "redison"}, `(did you mean "redisson"?)`},
+		{[]string{"explore", "--protocol", "redison", "--runs", "1"}, `(did you mean "redisson"?)`},
+		{[]string{"run", "--protocol", "setnx-del", "--faults", "gc-pase"}, `(did you mean "gc-pause"?)`},
+		{[]string{"run", "--protocol", "setnx-del", "--fault", "gc-pase:c1@0+10"}, `(did you mean "gc-pause"?)`},
+		{[]string{"run", "--protocol", "setnx-del", "--workload", "stok"}, `(did you mean "stock"?)`},
+		{[]string{"run", "--protocol", "setnx-del", "--topology", "singel"}, `(did you mean "single"?)`},
+		{[]string{"run", "--scenario", "pause-no-fenc"}, `(did you mean "pause-no-fencing"?)`},
+		{[]string{"exlpore"}, `(did you mean "explore"?)`},
+		{[]string{"help", "exlpore"}, `(did you mean "explore"?)`},
+		{[]string{"verify", "--protocols", "redison"}, `(did you mean "redisson"?)`},
 	} {
 		code, _, stderr := runCLI(c.args...)
-		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(strings.TrimSpace(stderr), c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit 2 ending %q", c.args, code, stderr, c.want)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", c.args, code, stderr, c.want)
 		}
 	}
 	if _, _, stderr := runCLI("run", "--protocol", "zookeeper"); strings.Contains(stderr, "did you mean") {

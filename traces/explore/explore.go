@@ -270,7 +270,7 @@ func (s *Summary) count(causes map[[2]string]*CauseCount, seed uint64, f *traces
 			if out != "" {
 				c.Trace = CauseFile(out, v.Property, v.Cause, ".json")
 				if f.TraceSHA256 == "" {
-					f.TraceSHA256 = f.Trace.Hash()
+					f.TraceSHA256 = traces.Hash(f)
 				}
 				if err := traces.Write(c.Trace, f); err != nil {
 					return err

@@ -284,7 +284,7 @@ func runCell(sc protocols.Scenario, fenced bool) cellRun {
 	r := cellRun{Judgement: Judge(rep, o.File.Trace, fenced)}
 	r.unknown = rep.Verdict == checker.VerdictUnknown
 	if r.Unsafe {
-		r.hash = o.File.Trace.Hash()
+		r.hash = traces.Hash(o.File)
 	}
 	return r
 }
