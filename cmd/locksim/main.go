@@ -60,6 +60,11 @@ func commands() []command {
 		{"replay", "re-run a trace file's scenario and verify its hash",
 			"locksim replay FILE [--trace FILE] [--html FILE] [--json]", "locksim replay out/trace.json",
 			"The file's events and report are checked against its hash before it is trusted.\n" + inputLimitNote, cmdReplay},
+		{"check", "check a lock history recorded outside locksim (JSON Lines, or Jepsen's history.edn) and explain violations",
+			"locksim check [--format jsonl|edn] [--html FILE] [--fail-on PROPS] HISTORY",
+			"locksim check history.jsonl --html timeline.html",
+			"HISTORY - reads standard input. Times are nanoseconds from one clock shared by every process (see docs/check.md).\n" +
+				"Bad input is one line, FILE:LINE: reason, and exit status 2.\n" + inputLimitNote, cmdCheck},
 		{"view", "write a trace file's HTML timeline (self-contained, with porcupine's linearization)",
 			"locksim view FILE -o OUT.html", "locksim view out/trace.json -o out/trace.html", inputLimitNote, cmdView},
 		{"matrix", "run every protocol under every fault kind: unsafe with its first failing seed (--rates: and rate), or the rate it rules out",
