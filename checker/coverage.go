@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/locksim/locksim/model"
@@ -34,6 +36,7 @@ type Coverage struct {
 func coverage(t *truth, hs []hold) Coverage {
 	var c Coverage
 	byKeySite := groupBy(len(t.grants), func(i int) (siteKey, bool) { return siteKey{t.grants[i].Site, t.grants[i].Key}, true })
+	reach := grantReach(t.grants, byKeySite)
 	for _, h := range hs {
 		gs := t.holdGrants(h)
 		q := t.quorum(h.Key)
@@ -57,7 +60,7 @@ func coverage(t *truth, hs []hold) Coverage {
 		}
 		c.RenewalAfterExpiry = c.RenewalAfterExpiry || firstEnd < h.End && t.renewedAfter(h, firstEnd)
 		if h.End != maxTime && h.Crash < 0 {
-			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || otherOwnerAt(h, gs, t.grants, byKeySite)
+			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || otherOwnerAt(h, gs, t.grants, byKeySite, reach)
 		}
 	}
 	return c
@@ -103,13 +106,32 @@ func isExpireFamily(e trace.Event) bool {
 	return false
 }
 
+// grantReach is, for each key at each site, the latest end among its
+// grants so far (in creation order, which is time order): a walk back
+// from a time stops where no earlier grant outlived it.
+func grantReach(grants []*grant, byKeySite groups[siteKey]) map[siteKey][]int64 {
+	out := make(map[siteKey][]int64, len(byKeySite.Keys))
+	for _, k := range byKeySite.Keys {
+		idx := byKeySite.get(k)
+		r, last := make([]int64, len(idx)), int64(math.MinInt64)
+		for n, i := range idx {
+			last = max(last, grants[i].EndT)
+			r[n] = last
+		}
+		out[k] = r
+	}
+	return out
+}
+
 // otherOwnerAt reports whether, when h's release was invoked, another
 // client's key was live on a site where h had counted on its own.
-func otherOwnerAt(h hold, gs siteGrants, grants []*grant, byKeySite groups[siteKey]) bool {
+func otherOwnerAt(h hold, gs siteGrants, grants []*grant, byKeySite groups[siteKey], reach map[siteKey][]int64) bool {
 	for _, sg := range gs {
-		for _, i := range byKeySite.get(siteKey{sg.site, h.Key}) {
-			g := grants[i]
-			if g.Owner != h.Client && g.T <= h.End && g.EndT > h.End {
+		k := siteKey{sg.site, h.Key}
+		idx, r := byKeySite.get(k), reach[k]
+		n := sort.Search(len(idx), func(j int) bool { return grants[idx[j]].T > h.End })
+		for j := n - 1; j >= 0 && r[j] > h.End; j-- {
+			if g := grants[idx[j]]; g.Owner != h.Client && g.EndT > h.End {
 				return true
 			}
 		}
