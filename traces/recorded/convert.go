@@ -54,7 +54,8 @@ func Trace(h *History) (tr *trace.Trace, leaseMs int64, err error) {
 	if tEnd-t0 < 0 || tEnd-t0 == math.MaxInt64 {
 		return nil, 0, &Error{Msg: "the history's times span more than 292 years"}
 	}
-	b := &builder{h: h, t0: t0, end: tEnd - t0, keys: map[string][]*liveGrant{}}
+	b := &builder{h: h, t0: t0, end: tEnd - t0, keys: map[string][]*liveGrant{},
+		events: make([]seqEvent, 0, len(h.Ops)+len(h.Ops)/2)} // one per operation, and the expiries
 	ops := slices.Clone(h.Ops)
 	slices.SortStableFunc(ops, func(x, y Op) int { return cmp.Compare(h.Events[x.Invoke].Time, h.Events[y.Invoke].Time) })
 	tr = &trace.Trace{Ops: make([]trace.Op, 0, len(ops))}
