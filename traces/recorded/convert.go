@@ -51,7 +51,7 @@ func Trace(h *History) (tr *trace.Trace, leaseMs int64, err error) {
 	for _, e := range h.Events {
 		t0, tEnd = min(t0, e.Time), max(tEnd, e.Time)
 	}
-	if tEnd-t0 < 0 || tEnd-t0 == math.MaxInt64 {
+	if tEnd-t0 < 0 || tEnd-t0 > math.MaxInt64/2 {
 		return nil, 0, &Error{Msg: "the history's times span more than 292 years"}
 	}
 	b := &builder{h: h, t0: t0, end: tEnd - t0, keys: map[string][]*liveGrant{},

@@ -120,8 +120,8 @@ func parseEDNLine(line []byte, n int) (Event, bool, error) {
 	if l, ok := get("lease-ms"); ok && l != nil {
 		num, ok := l.(ednNumber)
 		ms, err := strconv.ParseInt(string(num), 10, 64)
-		if !ok || err != nil || ms <= 0 {
-			return Event{}, false, errorf(n, ":lease-ms: a positive integer is required")
+		if !ok || err != nil || ms <= 0 || ms > MaxLeaseMs {
+			return Event{}, false, errorf(n, ":lease-ms: a positive integer up to %d (a year) is required", MaxLeaseMs)
 		}
 		e.LeaseMs = ms
 	}

@@ -43,6 +43,9 @@ type Event struct {
 	Time    int64  // ns
 }
 
+// MaxLeaseMs is the longest lease a history may give: a year.
+const MaxLeaseMs = 366 * 24 * 3600 * 1000
+
 // Error is bad input: what is wrong and on which line (0: the input as
 // a whole).
 type Error struct {

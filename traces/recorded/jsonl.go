@@ -123,8 +123,8 @@ func parseJSONLine(line []byte, n int) (Event, bool, error) {
 		return Event{}, false, errorf(n, "time: %v", err)
 	}
 	if !isNull(j.LeaseMs) {
-		if e.LeaseMs, err = integer(j.LeaseMs); err != nil || e.LeaseMs <= 0 {
-			return Event{}, false, errorf(n, "lease_ms: a positive integer is required")
+		if e.LeaseMs, err = integer(j.LeaseMs); err != nil || e.LeaseMs <= 0 || e.LeaseMs > MaxLeaseMs {
+			return Event{}, false, errorf(n, "lease_ms: a positive integer up to %d (a year) is required", MaxLeaseMs)
 		}
 	}
 	if !isNull(j.Token) {
