@@ -71,23 +71,20 @@ func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error))
 
 func parseJSONLine(line []byte, n int) (Event, bool, error) {
 	var j jsonEvent
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	if err := dec.Decode(&j); err != nil {
+	// Numbers stay raw text (json.RawMessage): times are parsed as exact
+	// integers below.
+	if err := json.Unmarshal(line, &j); err != nil {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
-		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		case errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end"):
 			return Event{}, false, errorf(n, "truncated line: the JSON object does not end")
 		case errors.As(err, &te):
 			return Event{}, false, errorf(n, "field %q: %s where %s was expected", te.Field, te.Value, te.Type)
 		case errors.As(err, &se):
-			return Event{}, false, errorf(n, "not a JSON object: %v", err)
+			return Event{}, false, errorf(n, "not one JSON object: %v", err)
 		}
 		return Event{}, false, errorf(n, "%v", err)
-	}
-	if dec.More() {
-		return Event{}, false, errorf(n, "more than one JSON value on the line")
 	}
 	e := Event{Line: n}
 	var err error
