@@ -49,7 +49,7 @@ func (h *History) Processes() int {
 
 // Check checks h with the checker of simulated runs and returns it as an
 // outcome: a trace file whose scenario names the history (protocol
-// "recorded", workload name) and holds its lease, the processes as
+// "recorded", workload the file's base name) and holds its lease, the processes as
 // clients. The outcome prints and draws as a run's does.
 func Check(h *History, name string) (*traces.Outcome, error) {
 	start := time.Now()
@@ -58,7 +58,7 @@ func Check(h *History, name string) (*traces.Outcome, error) {
 		return nil, err
 	}
 	res := checker.Check(tr, checker.Options{LeaseMs: leaseMs})
-	sc := protocols.Scenario{Protocol: "recorded", Workload: name, Clients: h.Processes(), LeaseMs: leaseMs}
+	sc := protocols.Scenario{Protocol: "recorded", Workload: filepath.Base(name), Clients: h.Processes(), LeaseMs: leaseMs}
 	f := &traces.File{Format: traces.FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
 	f.TraceSHA256 = tr.Hash()
 	return &traces.Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
