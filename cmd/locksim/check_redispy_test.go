@@ -112,3 +112,37 @@ func TestCheckBadHistoryOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFormatsAndFailOn: a .edn file is read as EDN (a double grant:
+// exit 1), --format overrides the extension, and --fail-on decides the
+// exit status as it does for run.
+func TestCheckFormatsAndFailOn(t *testing.T) {
+	dir := t.TempDir()
+	edn := "{:process 0, :type :invoke, :f :acquire, :time 100}\n{:process 0, :type :ok, :f :acquire, :time 200}\n" +
+		"{:process 1, :type :invoke, :f :acquire, :time 300}\n{:process 1, :type :ok, :f :acquire, :time 400}\n"
+	path := filepath.Join(dir, "history.edn")
+	if err := os.WriteFile(path, []byte(edn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "history.txt")
+	if err := os.WriteFile(other, []byte(edn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{path}, exitViolation, "mutual exclusion: two clients inside the critical section at once"},
+		{[]string{other}, exitUsage, "history.txt:1: not one JSON object"},
+		{[]string{"--format", "edn", other}, exitViolation, "p0 acquired lock"},
+		{[]string{"--fail-on", "liveness", path}, exitOK, "passes --fail-on liveness"},
+		{[]string{"--format", "xml", path}, exitUsage, `--format "xml": want jsonl or edn`},
+	} {
+		var out, errOut bytes.Buffer
+		code := Main(append([]string{"check"}, tc.args...), &out, &errOut)
+		if code != tc.code || !strings.Contains(out.String()+errOut.String(), tc.want) {
+			t.Errorf("check %v: exit %d, want %d and %q:\n%s%s", tc.args, code, tc.code, tc.want, out.String(), errOut.String())
+		}
+	}
+}
