@@ -234,7 +234,7 @@ func TestListFitsOneHundredColumns(t *testing.T) {
 // judge nothing, do not speak of violations.
 func TestHelpListsOnlyTheExitCodesACommandReturns(t *testing.T) {
 	want := map[string]string{
-		"run": "01234", "replay": "01234", "matrix": "01234",
+		"run": "01234", "replay": "01234", "check": "01234", "matrix": "01234",
 		"explore": "0124", "verify": "0124", "merge": "0124",
 		"shrink": "124", "view": "024", "list": "024",
 	}

@@ -35,6 +35,8 @@ var exitCodes = map[string]string{
 		"3 inconclusive (a budget stopped the run, or the checker could not decide), 4 internal error.",
 	"replay": "0 no violation, 1 a violation was found, 2 bad usage or input (a trace that fails its checks\n" +
 		"included), 3 inconclusive, 4 internal error.",
+	"check": "0 no violation, 1 a violation was found, 2 bad usage or input (FILE:LINE: reason),\n" +
+		"3 inconclusive (the checker's step budget ran out), 4 internal error.",
 	"view":    "0 the page was written, 2 bad usage or input, 4 internal error.",
 	"list":    "0 listed, 2 bad usage, 4 internal error.",
 	"explore": "0 no run violated, 1 a run violated, 2 bad usage or input, 4 a run failed or internal error.",
@@ -88,6 +90,11 @@ func commands() []command {
 		{"replay", "re-run a trace file's scenario and verify its hash",
 			"locksim replay FILE [--trace FILE] [--html FILE] [--json]", "locksim replay out/trace.json",
 			"The file's scenario, events and report are checked against its hash before it is trusted, and a scenario whose size needs more than --max-events events is refused unrun.\n" + inputLimitNote, cmdReplay},
+		{"check", "check a lock history recorded outside locksim (JSON Lines, or Jepsen's history.edn) and explain violations",
+			"locksim check [--format jsonl|edn] [--html FILE] [--fail-on PROPS] HISTORY",
+			"locksim check history.jsonl --html timeline.html",
+			"HISTORY - reads standard input. Times are nanoseconds from one clock shared by every process (see docs/check.md).\n" +
+				"Bad input is one line, FILE:LINE: reason, and exit status 2.\n" + inputLimitNote, cmdCheck},
 		{"view", "write a trace file's HTML timeline (self-contained, with porcupine's linearization)",
 			"locksim view FILE -o OUT.html", "locksim view out/trace.json -o out/trace.html", inputLimitNote, cmdView},
 		{"matrix", "run every protocol under every fault kind: unsafe with its first failing seed (--rates: and rate), or the rate it rules out",

@@ -216,17 +216,29 @@ func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay s
 		fmt.Fprintf(w, "  %s (raise it with --max-events)\n", f.Report.Budget)
 	}
 	printFaults(w, f, "  ")
+	printFindings(w, f.Report)
+	printAdvice(w, advice)
+	printPassesFailOn(w, f.Report, failOn)
+	fmt.Fprintf(w, "  %d events, %d redis commands, %.1f s simulated in %d ms; trace %s\n",
+		f.Trace.Stats.Events, f.Trace.Stats.RedisCommands, float64(f.Trace.Stats.SimNs)/1e9,
+		o.Wall.Milliseconds(), f.TraceSHA256[:16])
+	fmt.Fprintf(w, "  replay: %s\n", replay)
+}
+
+// printFindings prints r's violations by property, each with its cause
+// and explanation, and the damage: what run and check print alike.
+func printFindings(w io.Writer, r checker.Report) {
 	shown, damaged := 0, false
-	for _, g := range f.Report.Groups() {
+	for _, g := range r.Groups() {
 		if g.Property == checker.PropDamage {
 			damaged = true
-			printDamage(w, f.Report)
+			printDamage(w, r)
 		} else {
 			fmt.Fprintf(w, "  %s\n", checker.Heading(g.Property))
 		}
 		for _, v := range g.Violations {
 			if shown == 8 {
-				fmt.Fprintf(w, "    ... and %s more (see --json)\n", explore.Plural(len(f.Report.Violations)-shown, "violation"))
+				fmt.Fprintf(w, "    ... and %s more (see --json)\n", explore.Plural(len(r.Violations)-shown, "violation"))
 				break
 			}
 			shown++
@@ -239,16 +251,15 @@ func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay s
 		}
 	}
 	if !damaged {
-		printDamage(w, f.Report)
+		printDamage(w, r)
 	}
-	printAdvice(w, advice)
-	if len(failOn) > 0 && f.Report.Verdict == checker.VerdictViolation && !o.Fails(failOn) {
-		fmt.Fprintf(w, "  passes --fail-on %s: it broke %s only\n", failOn, strings.Join(f.Report.Broken(), ", "))
+}
+
+// printPassesFailOn says when a violation passes the --fail-on policy.
+func printPassesFailOn(w io.Writer, r checker.Report, failOn checker.FailOn) {
+	if len(failOn) > 0 && r.Verdict == checker.VerdictViolation && !r.Fails(failOn) {
+		fmt.Fprintf(w, "  passes --fail-on %s: it broke %s only\n", failOn, strings.Join(r.Broken(), ", "))
 	}
-	fmt.Fprintf(w, "  %d events, %d redis commands, %.1f s simulated in %d ms; trace %s\n",
-		f.Trace.Stats.Events, f.Trace.Stats.RedisCommands, float64(f.Trace.Stats.SimNs)/1e9,
-		o.Wall.Milliseconds(), f.TraceSHA256[:16])
-	fmt.Fprintf(w, "  replay: %s\n", replay)
 }
 
 // printAdvice prints the changes that removed the violations when the

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/sim/redisproc"
+)
+
+// pythonWithRedis finds a python3 that imports redis-py, or "".
+func pythonWithRedis() string {
+	for _, p := range []string{"python3", "/usr/bin/python3"} {
+		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import redis.lock").Run() == nil {
+			return path
+		}
+	}
+	return ""
+}
+
+// TestCheckRedisPyHistories runs examples/redispy's recorder, redis-py's
+// own Lock against a real redis-server, and checks what it recorded:
+// clean without faults, a mutual-exclusion violation (premature expiry)
+// with damage when one worker is stopped past its lease by SIGSTOP.
+func TestCheckRedisPyHistories(t *testing.T) {
+	py := pythonWithRedis()
+	if py == "" {
+		t.Skip("no python3 with redis-py (apt-get install -y python3-redis): the recorder cannot run")
+	}
+	srv, err := redisproc.Start(1)
+	if err == redisproc.ErrNotFound {
+		t.Skip("no redis-server (apt-get install -y redis-server): the recorder needs a real one")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	host, port, _ := strings.Cut(srv.Addr, ":")
+	if i := strings.LastIndex(srv.Addr, ":"); i >= 0 {
+		host, port = srv.Addr[:i], srv.Addr[i+1:]
+	}
+	dir := t.TempDir()
+	record := func(name string, extra ...string) string {
+		out := filepath.Join(dir, name+".jsonl")
+		args := append([]string{filepath.Join("..", "..", "examples", "redispy", "record.py"),
+			"--host", host, "--port", port, "--workers", "3", "--ops", "3", "--lease-ms", "500", "-o", out}, extra...)
+		cmd := exec.Command(py, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("recorder: %v\n%s", err, stderr.String())
+		}
+		return out
+	}
+	check := func(hist string, args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		code := Main(append([]string{"check", hist}, args...), &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+
+	clean := record("clean")
+	if code, out := check(clean); code != exitOK || !strings.HasPrefix(out, "OK: ") {
+		t.Fatalf("fault-free history: exit %d\n%s", code, out)
+	}
+
+	stopped := record("stopped", "--stop-ms", strconv.Itoa(1500))
+	page := filepath.Join(dir, "stopped.html")
+	code, out := check(stopped, "--html", page)
+	if code != exitViolation {
+		t.Fatalf("SIGSTOP history: exit %d, want %d\n%s", code, exitViolation, out)
+	}
+	for _, want := range []string{"mutual exclusion: two clients inside the critical section at once",
+		"premature-expiry", "w0 still believed it held the lock", "stale write accepted"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("SIGSTOP history: no %q in\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(page)
+	if err != nil || !bytes.Contains(b, []byte("locksim:redispy")) || !bytes.Contains(b, []byte("<html")) {
+		t.Fatalf("HTML timeline: %v (%d bytes)", err, len(b))
+	}
+	t.Logf("SIGSTOP history checked:\n%s", out)
+}
+
+// TestCheckBadHistoryOneLine: each kind of bad history is one line naming
+// the file and line, and exit status 2.
+func TestCheckBadHistoryOneLine(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"process":"c1","type":"invoke","f":"acquire","key":"k","time":10}` + "\n" +
+		`{"process":"c1","type":"ok","f":"acquire","key":"k","time":20}` + "\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"trunc.jsonl", good + `{"process":"c1","type":"inv`, "trunc.jsonl:3: truncated line"},
+		{"f.jsonl", good + `{"process":"c1","type":"invoke","f":"cas","key":"k","time":30}`, `f.jsonl:3: unknown f "cas"`},
+		{"back.jsonl", good + `{"process":"c1","type":"invoke","f":"release","key":"k","time":15}`, "back.jsonl:3: time goes backwards within process c1"},
+		{"orphan.jsonl", good + `{"process":"c2","type":"ok","f":"release","key":"k","time":30}`, "orphan.jsonl:3: ok release of process c2 without a pending invoke"},
+		{"bad.edn", "{:process 0, :type :invoke, :f :acquire, :time 1}\n{:process 0 :type :ok", "bad.edn:2: truncated line"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		code := Main([]string{"check", path}, &out, &errOut)
+		msg := errOut.String()
+		if code != exitUsage || out.Len() != 0 || strings.Count(msg, "\n") != 1 ||
+			!strings.HasPrefix(msg, "locksim check: ") || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", tc.name, code, out.String(), msg, tc.want)
+		}
+	}
+}
+
+// TestCheckFormatsAndFailOn: a .edn file is read as EDN (a double grant:
+// exit 1), --format overrides the extension, and --fail-on decides the
+// exit status as it does for run.
+func TestCheckFormatsAndFailOn(t *testing.T) {
+	dir := t.TempDir()
+	edn := "{:process 0, :type :invoke, :f :acquire, :time 100}\n{:process 0, :type :ok, :f :acquire, :time 200}\n" +
+		"{:process 1, :type :invoke, :f :acquire, :time 300}\n{:process 1, :type :ok, :f :acquire, :time 400}\n"
+	path := filepath.Join(dir, "history.edn")
+	if err := os.WriteFile(path, []byte(edn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "history.txt")
+	if err := os.WriteFile(other, []byte(edn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{path}, exitViolation, "mutual exclusion: two clients inside the critical section at once"},
+		{[]string{other}, exitUsage, "history.txt:1: not one JSON object"},
+		{[]string{"--format", "edn", other}, exitViolation, "p0 acquired lock"},
+		{[]string{"--fail-on", "liveness", path}, exitOK, "passes --fail-on liveness"},
+		{[]string{"--format", "xml", path}, exitUsage, `--format "xml": want jsonl or edn`},
+	} {
+		var out, errOut bytes.Buffer
+		code := Main(append([]string{"check"}, tc.args...), &out, &errOut)
+		if code != tc.code || !strings.Contains(out.String()+errOut.String(), tc.want) {
+			t.Errorf("check %v: exit %d, want %d and %q:\n%s%s", tc.args, code, tc.code, tc.want, out.String(), errOut.String())
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package recorded
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// MaxLine is the longest line a history may have.
+const MaxLine = 1 << 20
+
+// jsonEvent is one JSON Lines event as written. Numbers stay json.Number
+// so that times around 1e18 ns keep every digit; fields not listed here
+// (an error text on fail or info) are ignored.
+type jsonEvent struct {
+	Process json.RawMessage `json:"process"`
+	Type    *string         `json:"type"`
+	F       *string         `json:"f"`
+	Key     *string         `json:"key"`
+	Value   json.RawMessage `json:"value"`
+	LeaseMs json.RawMessage `json:"lease_ms"`
+	Token   json.RawMessage `json:"token"`
+	Time    json.RawMessage `json:"time"`
+}
+
+// ReadJSONL reads a history in JSON Lines: one object per line, blank
+// lines skipped. Its first error names the line.
+func ReadJSONL(r io.Reader) (*History, error) {
+	events, err := readLines(r, parseJSONLine)
+	if err != nil {
+		return nil, err
+	}
+	return pair(events)
+}
+
+// readLines splits r into lines and parses each non-blank one.
+func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error)) ([]Event, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	var events []Event
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		e, keep, err := parse(line, n)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			events = append(events, e)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, errorf(n+1, "line longer than %d bytes", MaxLine)
+		}
+		return nil, errorf(n+1, "%v", err)
+	}
+	if len(events) == 0 {
+		return nil, &Error{Msg: "no events in the history"}
+	}
+	return events, nil
+}
+
+func parseJSONLine(line []byte, n int) (Event, bool, error) {
+	var j jsonEvent
+	// Numbers stay raw text (json.RawMessage): times are parsed as exact
+	// integers below.
+	if err := json.Unmarshal(line, &j); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end"):
+			return Event{}, false, errorf(n, "truncated line: the JSON object does not end")
+		case errors.As(err, &te):
+			return Event{}, false, errorf(n, "field %q: %s where %s was expected", te.Field, te.Value, te.Type)
+		case errors.As(err, &se):
+			return Event{}, false, errorf(n, "not one JSON object: %v", err)
+		}
+		return Event{}, false, errorf(n, "%v", err)
+	}
+	e := Event{Line: n}
+	var err error
+	if e.Process, err = scalarText(j.Process); err != nil || e.Process == "" {
+		return Event{}, false, errorf(n, "process: a non-empty string or number is required")
+	}
+	if j.Type == nil {
+		return Event{}, false, errorf(n, "type is missing (invoke, ok, fail or info)")
+	}
+	if e.Type = *j.Type; !validType(e.Type) {
+		return Event{}, false, errorf(n, "unknown type %q (invoke, ok, fail or info)", e.Type)
+	}
+	if j.F == nil {
+		return Event{}, false, errorf(n, "f is missing (acquire, release, renew, read or write)")
+	}
+	if e.F = *j.F; !validF(e.F) {
+		return Event{}, false, errorf(n, "unknown f %q (acquire, release, renew, read or write)", e.F)
+	}
+	if j.Key != nil {
+		e.Key = *j.Key
+	}
+	if e.Key == "" {
+		return Event{}, false, errorf(n, "key is missing")
+	}
+	if e.Value, err = scalarText(j.Value); err != nil {
+		return Event{}, false, errorf(n, "value: %v", err)
+	}
+	e.Null = isNull(j.Value)
+	if len(j.Time) == 0 {
+		return Event{}, false, errorf(n, "time is missing (integer nanoseconds)")
+	}
+	if e.Time, err = integer(j.Time); err != nil {
+		return Event{}, false, errorf(n, "time: %v", err)
+	}
+	if !isNull(j.LeaseMs) {
+		if e.LeaseMs, err = integer(j.LeaseMs); err != nil || e.LeaseMs <= 0 || e.LeaseMs > MaxLeaseMs {
+			return Event{}, false, errorf(n, "lease_ms: a positive integer up to %d (a year) is required", MaxLeaseMs)
+		}
+	}
+	if !isNull(j.Token) {
+		if e.Token, err = scalarText(j.Token); err != nil {
+			return Event{}, false, errorf(n, "token: %v", err)
+		}
+	}
+	return e, true, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// scalarText renders a string or number as text ("" for null or absent).
+func scalarText(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return string(raw), nil
+	}
+	return "", errors.New("a string, a number or null is required")
+}
+
+// integer reads a JSON number that must be an int64, exactly.
+func integer(raw json.RawMessage) (int64, error) {
+	s := string(raw)
+	if strings.ContainsAny(s, ".eE") {
+		return 0, errors.New(s + " is not an integer")
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, errors.New(s + " is not a 64-bit integer")
+	}
+	return v, nil
+}

@@ -1,0 +1,146 @@
+package recorded
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/checker"
+)
+
+// A Jepsen lock history where process 1 is granted the mutex while
+// process 0 still holds it, with a nemesis event that is skipped.
+const doubleGrantEDN = `{:index 0, :time 100000000, :type :invoke, :process 0, :f :acquire, :value nil}
+{:index 1, :time 200000000, :type :ok, :process 0, :f :acquire, :value nil}
+{:process :nemesis, :type :info, :f :start-partition, :value nil, :time 250000000}
+{:index 2, :time 300000000, :type :invoke, :process 1, :f :acquire, :value nil}
+{:index 3, :time 400000000, :type :ok, :process 1, :f :acquire, :value nil}
+{:index 4, :time 500000000, :type :invoke, :process 0, :f :release, :value nil}
+{:index 5, :time 600000000, :type :ok, :process 0, :f :release, :value nil}
+{:index 6, :time 700000000, :type :invoke, :process 1, :f :release, :value nil}
+{:index 7, :time 800000000, :type :info, :process 1, :f :release, :value nil, :error "timeout"}
+`
+
+func TestEDNDoubleGrantFound(t *testing.T) {
+	check := func(text string) *checker.Report {
+		h, err := ReadEDN(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := Check(h, "history.edn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &o.File.Report
+	}
+	r := check(doubleGrantEDN)
+	var v *checker.Violation
+	for i := range r.Violations {
+		if r.Violations[i].Property == checker.PropMutex {
+			v = &r.Violations[i]
+		}
+	}
+	if r.Verdict != checker.VerdictViolation || v == nil {
+		t.Fatalf("double grant not found: %+v", r)
+	}
+	if v.Key != DefaultEDNKey || strings.Join(v.Clients, ",") != "p0,p1" || v.AtMs != 300 {
+		t.Fatalf("violation %+v: want p0 then p1 on %s at 300 ms", v, DefaultEDNKey)
+	}
+	// The same processes taking turns: no violation.
+	serial := strings.NewReplacer(":time 300000000", ":time 650000000", ":time 400000000", ":time 660000000").Replace(doubleGrantEDN)
+	serial = strings.Replace(serial, ":time 500000000", ":time 450000000", 1)
+	serial = strings.Replace(serial, ":time 600000000", ":time 460000000", 1)
+	if r := check(serial); r.Verdict != checker.VerdictOK {
+		t.Fatalf("serial history: %+v", r)
+	}
+}
+
+const pausedJSONL = `{"process":"c1","type":"invoke","f":"acquire","key":"L","value":null,"time":1733390001000000000}
+{"process":"c1","type":"ok","f":"acquire","key":"L","value":"a","lease_ms":1000,"time":1733390001001000000}
+{"process":"c1","type":"invoke","f":"write","key":"list","value":"c1-1","time":1733390001002000000}
+{"process":"c1","type":"ok","f":"write","key":"list","value":"c1-1","time":1733390001003000000}
+{"process":"c2","type":"invoke","f":"acquire","key":"L","value":null,"time":1733390001100000000}
+{"process":"c2","type":"ok","f":"acquire","key":"L","value":"b","lease_ms":1000,"time":1733390002100000000}
+{"process":"c2","type":"invoke","f":"write","key":"list","value":"c2-1","time":1733390002102000000}
+{"process":"c2","type":"ok","f":"write","key":"list","value":"c2-1","time":1733390002103000000}
+{"process":"c2","type":"invoke","f":"release","key":"L","value":"b","time":1733390002200000000}
+{"process":"c2","type":"ok","f":"release","key":"L","value":"b","time":1733390002201000000}
+{"process":"c1","type":"invoke","f":"write","key":"list","value":"c1-2","time":1733390004002000000}
+{"process":"c1","type":"ok","f":"write","key":"list","value":"c1-2","time":1733390004003000000}
+{"process":"c1","type":"invoke","f":"release","key":"L","value":"a","time":1733390004004000000}
+{"process":"c1","type":"fail","f":"release","key":"L","value":"a","time":1733390004005000000,"error":"LockNotOwnedError"}
+{"process":"reader","type":"invoke","f":"read","key":"list","time":1733390004100000000}
+{"process":"reader","type":"ok","f":"read","key":"list","value":"c1-1,c2-1,c1-2","time":1733390004101000000}
+`
+
+// A holder paused past its lease: premature expiry, and its write after
+// the rival's is a stale write. Times near 1.7e18 ns keep their digits.
+func TestPausedHolderPrematureExpiry(t *testing.T) {
+	h, err := ReadJSONL(strings.NewReader(pausedJSONL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Events[1].Time; got != 1733390001001000000 {
+		t.Fatalf("time read as %d", got)
+	}
+	o, err := Check(h, "h.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := o.File.Report
+	if r.Verdict != checker.VerdictViolation || len(r.Violations) == 0 {
+		t.Fatalf("report %+v", r)
+	}
+	v := r.Violations[0]
+	if v.Property != checker.PropMutex || v.Cause != checker.CausePrematureExpiry || v.AtMs != 1100 {
+		t.Fatalf("violation %+v", v)
+	}
+	if r.Damage.StaleWritesAccepted != 1 {
+		t.Fatalf("damage %+v, want one stale write", r.Damage)
+	}
+	// Released before the lease ran out and c2 acquired after: clean.
+	ok := strings.NewReplacer("1733390004002000000", "1733390001004000000", "1733390004003000000", "1733390001005000000",
+		"1733390004004000000", "1733390001006000000", "1733390004005000000", "1733390001007000000",
+		`"fail","f":"release","key":"L","value":"a"`, `"ok","f":"release","key":"L","value":"a"`).Replace(pausedJSONL)
+	h, err = ReadJSONL(strings.NewReader(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := Check(h, "ok.jsonl"); o.File.Report.Verdict != checker.VerdictOK {
+		t.Fatalf("serial history: %+v", o.File.Report)
+	}
+}
+
+func TestBadInputNamesTheLine(t *testing.T) {
+	line := func(p, ty, f string, tm int64) string {
+		return `{"process":"` + p + `","type":"` + ty + `","f":"` + f + `","key":"k","time":` + strconv.FormatInt(tm, 10) + "}\n"
+	}
+	good := line("c1", "invoke", "acquire", 10) + line("c1", "ok", "acquire", 20)
+	for _, tc := range []struct {
+		name, text, format string
+		line               int
+		want               string
+	}{
+		{"truncated", good + `{"process":"c1","type":"invoke","f":"rel`, FormatJSONL, 3, "truncated"},
+		{"unknown f", good + line("c1", "invoke", "lock", 30), FormatJSONL, 3, `unknown f "lock"`},
+		{"unknown type", good + line("c1", "begin", "release", 30), FormatJSONL, 3, `unknown type "begin"`},
+		{"time backwards", good + line("c1", "invoke", "release", 15), FormatJSONL, 3, "time goes backwards within process c1"},
+		{"ok without invoke", good + line("c2", "ok", "acquire", 30), FormatJSONL, 3, "without a pending invoke"},
+		{"float time", `{"process":"c1","type":"invoke","f":"acquire","key":"k","time":1.7e18}`, FormatJSONL, 1, "not an integer"},
+		{"edn truncated", "{:process 0, :type :invoke, :f :acquire, :time 1}\n{:process 0, :type :ok", FormatEDN, 2, "truncated"},
+		{"edn unknown f", "{:process 0, :type :invoke, :f :cas, :time 1}", FormatEDN, 1, "unknown :f :cas"},
+		{"edn time backwards", "{:process 0, :type :invoke, :f :acquire, :time 5}\n{:process 0, :type :ok, :f :acquire, :time 4}", FormatEDN, 2, "backwards"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(tc.text), tc.format)
+			var he *Error
+			if !errors.As(err, &he) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			if he.Line != tc.line || !strings.Contains(he.Msg, tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %q (line %d), want line %d and %q", err, he.Line, tc.line, tc.want)
+			}
+		})
+	}
+}
