@@ -45,10 +45,11 @@ var replayPath = flag.String(ReplayFlag, "", "locktest: replay this trace `FILE`
 // scenarios, verifies the trace byte for byte and fails if the property
 // is broken (Checks of other protocols skip).
 //
-// Check may run in parallel tests once the protocols it uses are
-// registered: protocols.Register is not synchronized with running
-// scenarios, so register in init or TestMain, or pass Config.Lock from
-// tests that are not parallel.
+// Check may run in parallel tests, except for a GoRedis lock (its runs
+// seed process-wide randomness). A Config.Lock or Config.GoRedis built
+// inside the test function is a new value on every run of the test
+// (-count=N, subtests): each may reuse the name of the previous one as
+// long as it describes the same protocol.
 func Check(t TB, cfg Config) {
 	t.Helper()
 	if msg := check(t, cfg); msg != "" {
@@ -63,8 +64,8 @@ func check(t TB, cfg Config) string {
 		return err.Error()
 	}
 	if c.bridged {
-		if c.t = testingT(t); c.t == nil {
-			return errNeedsT.Error()
+		if err := c.bubbleT(testingT(t)); err != nil {
+			return err.Error()
 		}
 	}
 	if *replayPath != "" {
@@ -322,7 +323,11 @@ func Fuzz(cfg Config) func(t *testing.T, data []byte) {
 	c := cfg.mustPrepare()
 	return func(t *testing.T, data []byte) {
 		t.Helper()
-		c.t = t
+		if c.bridged {
+			if err := c.bubbleT(t); err != nil {
+				t.Fatal(err)
+			}
+		}
 		s := &search{c: c}
 		if msg := s.check(t.Name(), c.draw(&byteSource{b: data})); msg != "" {
 			t.Fatalf("%s", msg)
