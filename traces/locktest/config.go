@@ -30,8 +30,13 @@ const (
 	// Config.Resource, the check of its operations against its Spec
 	// counts too.
 	NoDamage Invariant = "resource"
-	// Both: MutualExclusion and NoDamage.
+	// Both: MutualExclusion, NoDamage and Ownership.
 	Both Invariant = "both"
+	// Ownership: no client renews or releases a lease it does not hold
+	// (the checker's ownership property: foreign-release, foreign-renewal,
+	// retried-command). A release that deletes the key whoever holds it
+	// breaks it as soon as a holder outlived its lease.
+	Ownership Invariant = "ownership"
 	// FenceHeld: the fenced storage never accepted a write with an older
 	// token after a newer one (the fenced-register check passed), whatever
 	// the holds did. Only workloads that write through fencing tokens
@@ -198,9 +203,9 @@ func (c *config) checkOwn() error {
 	switch c.Property {
 	case "":
 		c.Property = MutualExclusion
-	case MutualExclusion, NoDamage, Both, FenceHeld:
+	case MutualExclusion, NoDamage, Both, FenceHeld, Ownership:
 	default:
-		return fmt.Errorf("locktest: unknown property %q (%s, %s, %s or %s)", c.Property, MutualExclusion, NoDamage, Both, FenceHeld)
+		return fmt.Errorf("locktest: unknown Config.Property %q (%s, %s, %s, %s or %s)", c.Property, MutualExclusion, NoDamage, Ownership, Both, FenceHeld)
 	}
 	for _, k := range c.Faults {
 		if why, ok := bridgedFaults[k]; ok && c.bridged {
