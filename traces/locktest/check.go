@@ -3,6 +3,9 @@ package locktest
 import (
 	"flag"
 	"fmt"
+	"os"
+	"regexp"
+	"strconv"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -225,14 +228,40 @@ func (c *capture) Failed() bool {
 }
 
 // reproduce returns rapid's own reproduction flags, if it printed them.
+// A fail file rapid has just written (under testdata/rapid) is removed
+// and its flag replaced by rapid's seed: the saved failure of a Check is
+// the trace under Config.TraceDir, alone (see docs/go-api.md).
 func (c *capture) reproduce() string {
 	for _, e := range c.errors {
 		if _, after, ok := strings.Cut(e, "To reproduce, specify "); ok {
 			line, _, _ := strings.Cut(after, "\n")
-			return line
+			return dropFailFile(line)
 		}
 	}
 	return ""
+}
+
+// rapidFlags matches rapid's reproduction flags after it wrote a fail
+// file: -run="X" -rapid.failfile="F" (or -rapid.seed=N).
+var rapidFlags = regexp.MustCompile(`^(-run=".*") -rapid\.failfile="(.*)" \(or (-rapid\.seed=\d+)\)$`)
+
+// dropFailFile removes the fail file rapid wrote and returns the flags
+// that rerun its search by seed.
+func dropFailFile(line string) string {
+	m := rapidFlags.FindStringSubmatch(line)
+	if m == nil {
+		return line
+	}
+	if path, err := strconv.Unquote(`"` + m[2] + `"`); err == nil && strings.HasSuffix(path, ".fail") {
+		os.Remove(path)
+		// Its directories too, when empty, up to testdata.
+		for dir := filepath.Dir(path); filepath.Base(dir) != "testdata" && dir != "." && dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+			if os.Remove(dir) != nil {
+				break
+			}
+		}
+	}
+	return m[1] + " " + m[3]
 }
 
 // regressions re-runs the failing traces earlier runs of this test

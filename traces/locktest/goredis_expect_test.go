@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -115,5 +118,31 @@ func TestPropertyOfGoRedisLock(t *testing.T) {
 	rapid.Check(r, PropertyT(t, Config{GoRedis: newDelGoRedis(), Faults: []string{"gc-pause"}, TraceDir: t.TempDir(), ShrinkRuns: 20}))
 	if msg := strings.Join(r.msgs, "\n"); !strings.Contains(msg, "locksim: mutual-exclusion violated") {
 		t.Fatalf("PropertyT of a naive GoRedis lock:\n%s", msg)
+	}
+}
+
+// TestOneSavedFailure: when rapid writes its fail file (its default
+// outside these tests), Check removes it and prints rapid's seed: the
+// trace under TraceDir is the one saved failure.
+func TestOneSavedFailure(t *testing.T) {
+	f := flag.Lookup("rapid.nofailfile")
+	if f == nil {
+		t.Skip("rapid has no -rapid.nofailfile")
+	}
+	old := f.Value.String()
+	f.Value.Set("false")
+	defer f.Value.Set(old)
+	t.Chdir(t.TempDir())
+	r := newRecorder(t)
+	Check(r, Config{Protocol: "setnx-del", Faults: []string{"gc-pause"}, ShrinkRuns: 50})
+	msg := r.message()
+	if !strings.Contains(msg, "\n  trace: testdata/locksim/TestOneSavedFailure-") || !regexp.MustCompile(`rapid's search, to run it again: -run=".*" -rapid\.seed=\d+$`).MatchString(msg) {
+		t.Fatalf("message:\n%s", msg)
+	}
+	if _, err := os.Stat("testdata/rapid"); err == nil {
+		t.Fatalf("rapid's fail file is still under testdata/rapid")
+	}
+	if m, _ := filepath.Glob("testdata/locksim/*.json"); len(m) != 1 {
+		t.Fatalf("saved traces: %v", m)
 	}
 }
