@@ -2,12 +2,12 @@ package locktest
 
 import (
 	"bytes"
-	"slices"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
