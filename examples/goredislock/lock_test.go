@@ -8,12 +8,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/traces/locktest"
 )
 
@@ -80,4 +84,71 @@ func TestLockUnderGCPause(t *testing.T) {
 		t.Skip("fails on purpose: run with LOCKSIM_EXAMPLE=1 to see the report")
 	}
 	locktest.Check(t, config("gc-pause"))
+}
+
+// NaiveLock takes the lock as Lock does but releases it with a plain
+// DEL, whoever holds the key by then: a common bug.
+type NaiveLock struct{ inner Lock }
+
+// Lock takes the lock or returns errTaken.
+func (l *NaiveLock) Lock(ctx context.Context) error { return l.inner.Lock(ctx) }
+
+// Unlock deletes the key, even when another client holds it now.
+func (l *NaiveLock) Unlock(ctx context.Context) error { return l.inner.rdb.Del(ctx, l.inner.key).Err() }
+
+// TestNaiveLockIsFound keeps a known-bad lock as a regression test:
+// Expect fails the test unless a violation is found, and returns it.
+// Under a GC pause longer than the lease, two clients hold the lock at
+// once; the same run shows the foreign release (ownership) of the DEL.
+func TestNaiveLockIsFound(t *testing.T) {
+	f := locktest.Expect(t, locktest.Config{
+		GoRedis: &locktest.GoRedis{
+			Name: "example-naive-lock",
+			New: func(rdb redis.UniversalClient, key string) locktest.Locker {
+				return &NaiveLock{Lock{rdb: rdb, key: key}}
+			},
+			Lease:   10 * time.Second,
+			Refused: func(err error) bool { return errors.Is(err, errTaken) },
+		},
+		Faults:     []string{"gc-pause"},
+		ShrinkRuns: 300,
+		// In your repository leave TraceDir empty: the trace goes to
+		// testdata/locksim, where you commit it.
+		TraceDir: traceDir(t),
+	})
+	if f.Property != checker.PropMutex || f.Cause != checker.CausePrematureExpiry {
+		t.Fatalf("want mutual exclusion broken by premature expiry, got:\n%s", f.Message)
+	}
+	t.Logf("clients %v, seed %d, trace %s\nreplay: %s", f.Clients, f.Seed, f.TracePath, f.Replay)
+	html, err := os.Create(f.TracePath + ".html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer html.Close()
+	if err := f.WriteHTML(html); err != nil { // the timeline of the failing run
+		t.Fatal(err)
+	}
+	if replaying() || testing.Short() {
+		return
+	}
+	// The printed replay command reproduces the run in a new process.
+	out, err := exec.Command("sh", "-c", f.Replay+" -v").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "replayed: the same trace, byte for byte") {
+		t.Fatalf("replay in a new process: %v\n%s", err, out)
+	}
+}
+
+// replaying reports whether this process replays a trace
+// (-locktest.replay).
+func replaying() bool {
+	f := flag.Lookup(locktest.ReplayFlag)
+	return f != nil && f.Value.String() != ""
+}
+
+// traceDir keeps this example's traces out of the repository.
+func traceDir(t *testing.T) string {
+	if replaying() {
+		return ""
+	}
+	return t.TempDir()
 }

@@ -3,8 +3,11 @@ package locktest
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,36 +48,59 @@ var replayPath = flag.String(ReplayFlag, "", "locktest: replay this trace `FILE`
 // scenarios, verifies the trace byte for byte and fails if the property
 // is broken (Checks of other protocols skip).
 //
-// Check may run in parallel tests once the protocols it uses are
-// registered: protocols.Register is not synchronized with running
-// scenarios, so register in init or TestMain, or pass Config.Lock from
-// tests that are not parallel.
+// Check may run in parallel tests, except for a GoRedis lock (its runs
+// seed process-wide randomness). A Config.Lock or Config.GoRedis built
+// inside the test function is a new value on every run of the test
+// (-count=N, subtests): each may reuse the name of the previous one as
+// long as it describes the same protocol.
 func Check(t TB, cfg Config) {
 	t.Helper()
-	if msg := check(t, cfg); msg != "" {
-		t.Fatalf("%s", msg) // the single failure site
+	if r := check(t, cfg); r.msg != "" {
+		t.Fatalf("%s", r.msg) // the single failure site
 	}
 }
 
-func check(t TB, cfg Config) string {
+// found is what a Check found: nothing (msg empty), a scenario that
+// could not run or a bad Config (msg alone), or a violation (failure).
+type found struct {
+	msg     string
+	failure *Failure
+	held    string // when nothing was found: what held, for Expect's message
+}
+
+// fail is a message without a violation.
+func fail(msg string) found { return found{msg: msg} }
+
+// violation is the failing case res, whose trace is at path; note
+// follows the message.
+func (c *config) violation(name string, res *Result, path, note string) found {
+	msg := c.message(name, res, path) + note
+	f := res.Failure
+	f.Scenario, f.Seed, f.TracePath, f.Replay, f.Message = res.Scenario, res.Scenario.Seed, path, c.replayCommand(name, path), msg
+	f.Clients = f.Violations[0].Clients
+	f.Outcome = res.Outcome
+	return found{msg: msg, failure: f}
+}
+
+func check(t TB, cfg Config) found {
 	t.Helper()
 	c, err := cfg.prepare()
 	if err != nil {
-		return err.Error()
+		return fail(err.Error())
 	}
 	if c.bridged {
-		if c.t = testingT(t); c.t == nil {
-			return errNeedsT.Error()
+		if err := c.bubbleT(testingT(t)); err != nil {
+			return fail(err.Error())
 		}
 	}
 	if *replayPath != "" {
 		return c.replayFile(t, *replayPath)
 	}
-	if msg := c.regressions(t); msg != "" {
-		return msg
+	if r := c.regressions(t); r.msg != "" {
+		return r
 	}
 	if msg := c.probeDeterminism(); msg != "" {
-		return msg
+		return fail(msg)
 	}
 	s := &search{c: c, defer_: true, budget: c.Checks}
 	rounds := 1
@@ -98,38 +124,38 @@ func check(t TB, cfg Config) string {
 		if s.unknown > 0 {
 			unknown = fmt.Sprintf(" (%d inconclusive: the checker ran out of time)", s.unknown)
 		}
-		t.Logf("locktest: %s held in %d scenarios of %s / %s with faults %v%s",
+		held := fmt.Sprintf("%s held in %d scenarios of %s / %s with faults %v%s",
 			c.Property, s.runs, c.Protocol, c.Workload, c.Faults, unknown)
-		return ""
+		t.Logf("locktest: %s", held)
+		return found{held: held}
 	}
 	if s.last == nil {
 		// Not a violation: a scenario that could not run (a panic in the
 		// lock under test lands here), shrunk like one; or a panic
 		// outside the sim, which rapid's own report shows.
 		if s.firstErr == nil {
-			return "locktest: " + strings.Join(tb.errors, "\n")
+			return fail("locktest: " + strings.Join(tb.errors, "\n"))
 		}
 		msg := s.lastMsg
 		if r := tb.reproduce(); r != "" {
 			msg += "\n  rapid's search, to run it again: " + r
 		}
-		return msg
+		return fail(msg)
 	}
 	shrunk, polished := c.polish(s.last, s.want)
 	if msg := c.rerun(shrunk); msg != "" {
-		return msg
+		return fail(msg)
 	}
 	path, err := c.write(t.Name(), shrunk)
 	if err != nil {
-		return describe(shrunk) + "\n  trace: not written: " + err.Error()
+		return fail(describe(shrunk) + "\n  trace: not written: " + err.Error())
 	}
-	msg := c.message(t.Name(), shrunk, path)
-	msg += fmt.Sprintf("\n  shrunk: %s -> %s by rapid (found after %d scenarios, %d shrink runs) -> %s by locktest (%d runs)",
+	note := fmt.Sprintf("\n  shrunk: %s -> %s by rapid (found after %d scenarios, %d shrink runs) -> %s by locktest (%d runs)",
 		size(s.first), size(s.last), s.found, s.runs-s.found, size(shrunk), polished)
 	if r := tb.reproduce(); r != "" {
-		msg += "\n  rapid's search, to run it again: " + r
+		note += "\n  rapid's search, to run it again: " + r
 	}
-	return msg
+	return c.violation(t.Name(), shrunk, path, note)
 }
 
 // size summarises how big a failing case is.
@@ -202,26 +228,52 @@ func (c *capture) Failed() bool {
 }
 
 // reproduce returns rapid's own reproduction flags, if it printed them.
+// A fail file rapid has just written (under testdata/rapid) is removed
+// and its flag replaced by rapid's seed: the saved failure of a Check is
+// the trace under Config.TraceDir, alone (see docs/go-api.md).
 func (c *capture) reproduce() string {
 	for _, e := range c.errors {
 		if _, after, ok := strings.Cut(e, "To reproduce, specify "); ok {
 			line, _, _ := strings.Cut(after, "\n")
-			return line
+			return dropFailFile(line)
 		}
 	}
 	return ""
 }
 
+// rapidFlags matches rapid's reproduction flags after it wrote a fail
+// file: -run="X" -rapid.failfile="F" (or -rapid.seed=N).
+var rapidFlags = regexp.MustCompile(`^(-run=".*") -rapid\.failfile="(.*)" \(or (-rapid\.seed=\d+)\)$`)
+
+// dropFailFile removes the fail file rapid wrote and returns the flags
+// that rerun its search by seed.
+func dropFailFile(line string) string {
+	m := rapidFlags.FindStringSubmatch(line)
+	if m == nil {
+		return line
+	}
+	if path, err := strconv.Unquote(`"` + m[2] + `"`); err == nil && strings.HasSuffix(path, ".fail") {
+		os.Remove(path)
+		// Its directories too, when empty, up to testdata.
+		for dir := filepath.Dir(path); filepath.Base(dir) != "testdata" && dir != "." && dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+			if os.Remove(dir) != nil {
+				break
+			}
+		}
+	}
+	return m[1] + " " + m[3]
+}
+
 // regressions re-runs the failing traces earlier runs of this test
 // saved, and returns the message of the first one that still fails.
-func (c *config) regressions(t TB) string {
+func (c *config) regressions(t TB) found {
 	t.Helper()
 	paths, _ := filepath.Glob(filepath.Join(c.TraceDir, safeName(t.Name())+"-*.json"))
 	sort.Strings(paths)
 	for _, path := range paths {
 		f, err := traces.Read(path)
 		if err != nil {
-			return fmt.Sprintf("locktest: saved trace %s: %v (delete it if it is stale)", path, err)
+			return fail(fmt.Sprintf("locktest: saved trace %s: %v (delete it if it is stale)", path, err))
 		}
 		if f.Scenario.Protocol != c.Protocol {
 			t.Logf("locktest: %s is a trace of %s, not %s: skipped", path, f.Scenario.Protocol, c.Protocol)
@@ -229,7 +281,7 @@ func (c *config) regressions(t TB) string {
 		}
 		res, err := c.evaluate(f.Scenario, "")
 		if err != nil {
-			return fmt.Sprintf("locktest: saved trace %s: %v", path, err)
+			return fail(fmt.Sprintf("locktest: saved trace %s: %v", path, err))
 		}
 		if res.Failure == nil {
 			t.Logf("locktest: %s: the property now holds in this saved counterexample (delete it, or keep it as a regression case)", path)
@@ -241,25 +293,25 @@ func (c *config) regressions(t TB) string {
 				path = p
 			}
 		}
-		return c.message(t.Name(), res, path) + "\n  (a counterexample saved by an earlier run still fails)"
+		return c.violation(t.Name(), res, path, "\n  (a counterexample saved by an earlier run still fails)")
 	}
-	return ""
+	return found{}
 }
 
 // replayFile replays the trace at path for -locktest.replay.
-func (c *config) replayFile(t TB, path string) string {
+func (c *config) replayFile(t TB, path string) found {
 	t.Helper()
 	f, err := traces.Read(path)
 	if err != nil {
-		return "locktest: -" + ReplayFlag + ": " + err.Error()
+		return fail("locktest: -" + ReplayFlag + ": " + err.Error())
 	}
 	if f.Scenario.Protocol != c.Protocol {
 		t.Skipf("locktest: -%s=%s replays protocol %s, not %s", ReplayFlag, path, f.Scenario.Protocol, c.Protocol)
-		return ""
+		return found{}
 	}
 	res, err := c.evaluate(f.Scenario, "")
 	if err != nil {
-		return "locktest: -" + ReplayFlag + ": " + err.Error()
+		return fail("locktest: -" + ReplayFlag + ": " + err.Error())
 	}
 	got := res.Outcome.File.TraceSHA256
 	mismatch := ""
@@ -269,10 +321,11 @@ func (c *config) replayFile(t TB, path string) string {
 	}
 	if res.Failure == nil {
 		if mismatch != "" {
-			return "locktest: " + path + ": the property holds in the replay" + mismatch
+			return fail("locktest: " + path + ": the property holds in the replay" + mismatch)
 		}
-		t.Logf("locktest: replayed %s (trace %s): %s holds, verdict %s", path, got[:16], c.Property, res.Outcome.File.Report.Verdict)
-		return ""
+		held := fmt.Sprintf("replayed %s (trace %s): %s holds, verdict %s", path, got[:16], c.Property, res.Outcome.File.Report.Verdict)
+		t.Logf("locktest: %s", held)
+		return found{held: held}
 	}
 	switch {
 	case mismatch != "":
@@ -281,7 +334,7 @@ func (c *config) replayFile(t TB, path string) string {
 	default:
 		mismatch = "\n  replayed: the same trace, byte for byte (sha256 " + got[:16] + ")"
 	}
-	return c.message(t.Name(), res, path) + mismatch
+	return c.violation(t.Name(), res, path, mismatch)
 }
 
 // Replay re-runs the scenario of the trace file at path and checks that
@@ -322,7 +375,11 @@ func Fuzz(cfg Config) func(t *testing.T, data []byte) {
 	c := cfg.mustPrepare()
 	return func(t *testing.T, data []byte) {
 		t.Helper()
-		c.t = t
+		if c.bridged {
+			if err := c.bubbleT(t); err != nil {
+				t.Fatal(err)
+			}
+		}
 		s := &search{c: c}
 		if msg := s.check(t.Name(), c.draw(&byteSource{b: data})); msg != "" {
 			t.Fatalf("%s", msg)

@@ -3,7 +3,6 @@ package locktest
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,8 +30,13 @@ const (
 	// Config.Resource, the check of its operations against its Spec
 	// counts too.
 	NoDamage Invariant = "resource"
-	// Both: MutualExclusion and NoDamage.
+	// Both: MutualExclusion, NoDamage and Ownership.
 	Both Invariant = "both"
+	// Ownership: no client renews or releases a lease it does not hold
+	// (the checker's ownership property: foreign-release, foreign-renewal,
+	// retried-command). A release that deletes the key whoever holds it
+	// breaks it as soon as a holder outlived its lease.
+	Ownership Invariant = "ownership"
 	// FenceHeld: the fenced storage never accepted a write with an older
 	// token after a newer one (the fenced-register check passed), whatever
 	// the holds did. Only workloads that write through fencing tokens
@@ -52,14 +56,17 @@ type Config struct {
 	// protocols.Register. Ignored when Lock is set.
 	Protocol string
 	// Lock is a protocol of one's own, passed directly: it is registered
-	// with protocols.Register on first use (names are global to the test
-	// binary: give each protocol its own).
+	// with protocols.Register on first use. Names are global to the test
+	// binary: a value built anew on each run of a test (go test -count=N,
+	// subtests) may reuse its name as long as it describes the same
+	// protocol (lease, topologies, client settings); give other protocols
+	// their own names.
 	Lock *protocols.Protocol
 	// GoRedis is a lock written with go-redis, run unmodified through
 	// locksim's bridge (see GoRedis); ignored when Lock is set. Check
 	// and Fuzz run it; it needs their *testing.T, because every run
 	// happens in a testing/synctest bubble, and it cannot be checked in
-	// parallel tests.
+	// parallel tests. Its Name is registered as Lock's is.
 	GoRedis *GoRedis
 	// Workload is the application code that uses the lock; default
 	// unique-name. Ignored when Resource is set.
@@ -122,44 +129,18 @@ type config struct {
 	custom  bool       // not a catalog protocol or workload: the locksim CLI cannot replay it
 	bridged bool       // a GoRedis lock: every run needs t's synctest bubble
 	t       *testing.T // the test a bridged lock runs in
+	slot    *slot      // where Lock is registered; nil for a protocol named by Protocol
 }
 
-var (
-	registerMu sync.Mutex
-	// catalog holds the names of the built-in protocols, the ones the
-	// locksim CLI knows.
-	catalog = func() map[string]bool {
-		m := map[string]bool{}
-		for _, p := range protocols.Protocols() {
-			m[p.Name] = true
-		}
-		return m
-	}()
-)
-
-// registered are the protocols Config.Lock registered, by name.
-var registered = map[string]*protocols.Protocol{}
-
-// register registers lock once; another lock under a name already taken
-// (by the catalog or by a different Config.Lock) is an error.
-func register(lock *protocols.Protocol) error {
-	registerMu.Lock()
-	defer registerMu.Unlock()
-	if prev, ok := registered[lock.Name]; ok {
-		if prev != lock {
-			return fmt.Errorf("locktest: another Config.Lock is already registered as %q: give each protocol its own name", lock.Name)
-		}
-		return nil
+// catalog holds the names of the built-in protocols, the ones the
+// locksim CLI knows.
+var catalog = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range protocols.Protocols() {
+		m[p.Name] = true
 	}
-	if _, err := protocols.Lookup(lock.Name); err == nil {
-		return fmt.Errorf("locktest: protocol name %q is taken (by the catalog or protocols.Register): give Config.Lock its own name", lock.Name)
-	}
-	if err := protocols.Register(*lock); err != nil {
-		return err
-	}
-	registered[lock.Name] = lock
-	return nil
-}
+	return m
+}()
 
 // prepare fills the defaults, registers Lock and checks cfg: locktest's
 // own fields here, the scenario fields its draws take (protocol,
@@ -185,21 +166,23 @@ func (cfg Config) prepare() (*config, error) {
 // resolveLock registers Config.Lock (or the GoRedis lock) and looks up
 // the protocol under test.
 func (c *config) resolveLock() error {
+	field := fieldLock
 	if c.Lock == nil && c.GoRedis != nil {
 		p, err := c.GoRedis.registered()
 		if err != nil {
 			return err
 		}
 		if len(c.Leases) > 0 {
-			return fmt.Errorf("locktest: GoRedis %s sets its own expiry: Leases does not apply (set GoRedis.Lease)", p.Name)
+			return fmt.Errorf("locktest: Config.GoRedis %s sets its own expiry: Config.Leases does not apply (set GoRedis.Lease)", p.Name)
 		}
-		c.Lock, c.bridged = p, true
+		c.Lock, c.bridged, field = p, true, fieldGoRedis
 	}
 	if c.Lock != nil {
-		if err := register(c.Lock); err != nil {
+		s, err := bind(field, c.Lock)
+		if err != nil {
 			return err
 		}
-		c.Protocol = c.Lock.Name
+		c.slot, c.Protocol = s, c.Lock.Name
 	}
 	if c.Protocol == "" {
 		return errors.New("locktest: Config needs a Protocol or a Lock")
@@ -220,9 +203,9 @@ func (c *config) checkOwn() error {
 	switch c.Property {
 	case "":
 		c.Property = MutualExclusion
-	case MutualExclusion, NoDamage, Both, FenceHeld:
+	case MutualExclusion, NoDamage, Both, FenceHeld, Ownership:
 	default:
-		return fmt.Errorf("locktest: unknown property %q (%s, %s, %s or %s)", c.Property, MutualExclusion, NoDamage, Both, FenceHeld)
+		return fmt.Errorf("locktest: unknown Config.Property %q (%s, %s, %s, %s or %s)", c.Property, MutualExclusion, NoDamage, Ownership, Both, FenceHeld)
 	}
 	for _, k := range c.Faults {
 		if why, ok := bridgedFaults[k]; ok && c.bridged {

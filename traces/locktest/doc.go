@@ -44,7 +44,14 @@
 // the recorded operations against the Spec, and fenced writes as a fenced
 // register (FenceHeld).
 //
-// Scenarios and Property serve users who compose their own rapid.Check;
+// Expect is Check for a lock that must be found unsafe: it returns the
+// smallest failing case as a *Failure (property and cause in the
+// checker's taxonomy, clients, seed, trace path, replay command;
+// WriteHTML draws its timeline) and fails the test when none is found.
+// The trace under testdata/locksim is the one saved failure to commit.
+//
+// Scenarios and Property (PropertyT for a GoRedis lock) serve users who
+// compose their own rapid.Check;
 // Fuzz and Decode turn the same scenarios into a native Go fuzz target;
 // Evaluate runs and judges one scenario; Replay re-runs a trace file and
 // verifies it is reproduced byte for byte.

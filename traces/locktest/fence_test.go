@@ -49,27 +49,41 @@ type nopLock struct{}
 func (nopLock) Acquire(*sim.Thread) (bool, error) { return true, nil }
 func (nopLock) Release(*sim.Thread) (bool, error) { return true, nil }
 
-// TestRegisteringAnotherLockUnderANameFails checks that a second,
-// different Config.Lock under a name already taken is an error, while the
-// same one may be passed again.
+// TestRegisteringAnotherLockUnderANameFails checks that a value built
+// anew for each run of a test (go test -count=N) may reuse its name,
+// while a lock with other settings under a name already taken is an
+// error that names the field the user set.
 func TestRegisteringAnotherLockUnderANameFails(t *testing.T) {
 	mk := func() *protocols.Protocol {
 		return &protocols.Protocol{Name: "test-dup-lock", Lease: time.Second,
 			New: func(protocols.Env, string) protocols.Lock { return nopLock{} }}
 	}
 	first := mk()
-	for _, lock := range []*protocols.Protocol{first, first} {
+	for _, lock := range []*protocols.Protocol{first, first, mk()} {
 		if _, err := (Config{Lock: lock}).prepare(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := (Config{Lock: mk()}).prepare(); err == nil || !strings.Contains(err.Error(), "already registered") {
+	longer := mk()
+	longer.Lease = 2 * time.Second
+	if _, err := (Config{Lock: longer}).prepare(); err == nil ||
+		!strings.Contains(err.Error(), `another Config.Lock is already registered as "test-dup-lock", with other settings (Lease 2s, earlier 1s)`) {
 		t.Fatalf("another lock under the same name: err %v", err)
+	}
+	g := &GoRedis{Name: "test-dup-lock", New: newPlainLock, Lease: time.Second}
+	if _, err := (Config{GoRedis: g}).prepare(); err == nil ||
+		!strings.Contains(err.Error(), `Config.GoRedis "test-dup-lock": the name is already registered by a Config.Lock`) {
+		t.Fatalf("a GoRedis under a Config.Lock's name: err %v", err)
 	}
 	catalog := mk()
 	catalog.Name = "setnx-del"
 	if _, err := (Config{Lock: catalog}).prepare(); err == nil || !strings.Contains(err.Error(), "taken") {
 		t.Fatalf("a lock under a catalog name: err %v", err)
+	}
+	g = &GoRedis{Name: "setnx-del", New: newPlainLock, Lease: time.Second}
+	if _, err := (Config{GoRedis: g}).prepare(); err == nil ||
+		!strings.Contains(err.Error(), `Config.GoRedis: protocol name "setnx-del" is taken (by the catalog or protocols.Register): give Config.GoRedis its own name`) {
+		t.Fatalf("a GoRedis under a catalog name: err %v", err)
 	}
 }
 

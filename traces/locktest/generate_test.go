@@ -136,7 +136,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Protocol: "setnx-del", Faults: []string{"meteor"}}, `unknown fault kind "meteor"`},
 		{Config{Protocol: "setnx-del", Topologies: []string{protocols.TopoIndependent}}, "does not run on topology"},
 		{Config{Protocol: "setnx-del", Workload: "nope"}, `unknown workload "nope"`},
-		{Config{Protocol: "setnx-del", Property: "liveness"}, `unknown property "liveness"`},
+		{Config{Protocol: "setnx-del", Property: "liveness"}, `unknown Config.Property "liveness"`},
 		{Config{Protocol: "setnx-del", Leases: []time.Duration{time.Microsecond}}, "shorter than 1 ms"},
 		// Scenario fields are validated by protocols' Scenario.Validate.
 		{Config{Protocol: "setnx-del", Leases: []time.Duration{40 * 24 * time.Hour}}, "lease_ms 3456000000 is out of range"},

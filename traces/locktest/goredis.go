@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -59,8 +60,7 @@ var bridgedFaults = map[string]string{
 }
 
 // goProtocols holds one protocol per GoRedis value, so that every Check of
-// one GoRedis registers the same lock, and another GoRedis under its name
-// is refused like another Config.Lock.
+// one GoRedis binds the same lock to its name (see bind).
 var goProtocols = struct {
 	sync.Mutex
 	m map[*GoRedis]*protocols.Protocol
@@ -85,11 +85,11 @@ func (g *GoRedis) registered() (*protocols.Protocol, error) {
 func (g *GoRedis) protocol() (protocols.Protocol, error) {
 	switch {
 	case g.Name == "":
-		return protocols.Protocol{}, errors.New("locktest: GoRedis needs a Name")
+		return protocols.Protocol{}, errors.New("locktest: Config.GoRedis needs a Name")
 	case (g.New == nil) == (g.NewPool == nil):
-		return protocols.Protocol{}, fmt.Errorf("locktest: GoRedis %s needs exactly one of New and NewPool", g.Name)
+		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s needs exactly one of New and NewPool", g.Name)
 	case g.Lease <= 0:
-		return protocols.Protocol{}, fmt.Errorf("locktest: GoRedis %s needs its Lease", g.Name)
+		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s needs its Lease", g.Name)
 	}
 	p := protocols.Protocol{Name: g.Name, Source: "go-redis code run through locksim's bridge",
 		Summary: "a lock written with go-redis, run unmodified", Lease: g.Lease,
@@ -183,6 +183,27 @@ type Wrapper interface {
 	TestingT() *testing.T
 }
 
+// bubbleT returns the error of a GoRedis lock that cannot run in t: no
+// *testing.T, or a parallel test.
+func (c *config) bubbleT(t *testing.T) error {
+	if t == nil {
+		return errNeedsT
+	}
+	if inParallel(t) {
+		return fmt.Errorf("locktest: Config.GoRedis %s cannot run in a parallel test: each run seeds crypto/rand and math/rand for the whole process (testing/cryptotest); drop t.Parallel from %s and its parents", c.Protocol, t.Name())
+	}
+	c.t = t
+	return nil
+}
+
+// inParallel reports whether t or a parent of t called t.Parallel, which
+// testing only tells by refusing t.Setenv (process-wide state) there.
+func inParallel(t *testing.T) (yes bool) {
+	defer func() { yes = recover() != nil }()
+	t.Setenv("GODEBUG", os.Getenv("GODEBUG"))
+	return false
+}
+
 // testingT is the *testing.T behind t, or nil.
 func testingT(t TB) *testing.T {
 	switch v := t.(type) {
@@ -196,6 +217,9 @@ func testingT(t TB) *testing.T {
 
 // execute runs sc, in a bubble of c.t for a bridged lock.
 func (c *config) execute(sc protocols.Scenario) (*traces.Outcome, error) {
+	if c.slot != nil {
+		defer c.slot.use(c.Lock)()
+	}
 	if !c.bridged {
 		return traces.Execute(sc)
 	}
@@ -215,6 +239,10 @@ func EvaluateT(t *testing.T, cfg Config, sc protocols.Scenario) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	c.t = t
+	if c.bridged {
+		if err := c.bubbleT(t); err != nil {
+			return nil, err
+		}
+	}
 	return c.evaluate(sc, "")
 }

@@ -2,6 +2,8 @@ package locktest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -130,4 +132,53 @@ func TestGoRedisRefusedFaults(t *testing.T) {
 	if _, err := Evaluate(Config{GoRedis: plainGoRedis}, sc); err != errNeedsT {
 		t.Fatalf("Evaluate without a *testing.T: %v", err)
 	}
+}
+
+// TestGoRedisLiteralPerRun: a GoRedis literal built inside the test
+// function, as the README shows, is a new value on each run of the test
+// (go test -count=N, one subtest per case): each run binds it to the
+// name, and the runs agree byte for byte.
+func TestGoRedisLiteralPerRun(t *testing.T) {
+	sc := protocols.Scenario{Seed: 3, Protocol: "go:literal", Clients: 2, Ops: 1}
+	var hash string
+	for i := range 3 {
+		t.Run(fmt.Sprint("run", i), func(t *testing.T) {
+			g := &GoRedis{Name: "go:literal", New: newPlainLock, Lease: 10 * time.Second,
+				Refused: func(err error) bool { return errors.Is(err, errNotAcquired) }}
+			r := newRecorder(t)
+			Check(r, Config{GoRedis: g, Checks: 3, TraceDir: t.TempDir()})
+			if r.Failed() {
+				t.Fatalf("run %d:\n%s", i, r.message())
+			}
+			res, err := EvaluateT(t, Config{GoRedis: g}, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h := res.Outcome.File.TraceSHA256; hash != "" && h != hash {
+				t.Fatalf("run %d: trace %s, first run %s", i, h[:12], hash[:12])
+			}
+			hash = res.Outcome.File.TraceSHA256
+		})
+	}
+	longer := &GoRedis{Name: "go:literal", New: newPlainLock, Lease: 20 * time.Second}
+	_, err := EvaluateT(t, Config{GoRedis: longer}, sc)
+	if err == nil || !strings.Contains(err.Error(), `another Config.GoRedis is already registered as "go:literal", with other settings (Lease 20s, earlier 10s)`) {
+		t.Fatalf("another lock under the name: %v", err)
+	}
+}
+
+// TestGoRedisInParallelTest: a GoRedis lock in a parallel test is refused
+// with a message that says why, not a panic of package testing.
+func TestGoRedisInParallelTest(t *testing.T) {
+	t.Run("group", func(t *testing.T) {
+		t.Run("parallel", func(t *testing.T) {
+			t.Parallel()
+			r := newRecorder(t)
+			Check(r, Config{GoRedis: plainGoRedis, Checks: 1, TraceDir: t.TempDir()})
+			want := "locktest: Config.GoRedis go:plain-setnx cannot run in a parallel test: each run seeds crypto/rand and math/rand for the whole process"
+			if msg := r.message(); !strings.HasPrefix(msg, want) {
+				t.Fatalf("message:\n%s", msg)
+			}
+		})
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -31,13 +32,44 @@ type Failure struct {
 	// Title is the first line of the failure message, stable per
 	// property and cause: "locksim: mutual-exclusion violated
 	// (premature-expiry)".
-	Title    string
-	Property string // checker.PropMutex or checker.PropDamage
-	Cause    string // one of checker.Causes(), or "damage" for damage the checker did not explain
+	Title string
+	// Property is the property broken, in the checker's taxonomy:
+	// checker.PropOwnership (a client renewed or released a lease it did
+	// not hold), checker.PropMutex (two holders at once),
+	// checker.PropDamage (the protected data) or checker.PropLiveness.
+	Property string
+	// Cause is one of checker.Causes() (premature-expiry,
+	// foreign-release, lost-after-failover...), or "damage" for damage
+	// the checker did not explain.
+	Cause string
+	// Mechanism is the checker's finer reason within the cause, when it
+	// gives one ("holder paused", "plain DEL after expiry"); may be empty.
+	Mechanism string
 	// Violations are the ones the property counts, the one the title
 	// names first.
 	Violations []checker.Violation
-	Damage     checker.Damage
+	// Also are the run's other violations, of properties the Config does
+	// not check: a lock that deletes whoever holds the key breaks
+	// ownership (foreign-release) in the same run that breaks mutual
+	// exclusion. The message lists them after the ones that count.
+	Also   []checker.Violation
+	Damage checker.Damage
+
+	// Filled by Check and Expect (not by Evaluate, which writes no
+	// trace):
+
+	// Clients are the clients of the first violation ("c1/t1").
+	Clients []string
+	// Scenario is the smallest failing scenario; Seed its noise seed.
+	Scenario protocols.Scenario
+	Seed     uint64
+	// TracePath is the trace file written for it (under Config.TraceDir),
+	// and Replay the one command that replays it in a new process.
+	TracePath, Replay string
+	// Message is the whole failure message Check would fail with.
+	Message string
+	// Outcome is the run: its trace file and the checker's result.
+	Outcome *traces.Outcome
 }
 
 // key identifies a way of failing: rapid only accepts a smaller case
@@ -82,6 +114,8 @@ func counts(inv Invariant, v checker.Violation) bool {
 		return v.Property == checker.PropDamage
 	case FenceHeld:
 		return v.Property == checker.PropDamage && v.Model == "fenced-register"
+	case Ownership:
+		return v.Property == checker.PropOwnership
 	}
 	return v.Property != checker.PropLiveness
 }
@@ -127,13 +161,26 @@ func (c *config) judge(rep checker.Report, want string) *Failure {
 	}
 	v := vs[lead]
 	ordered := append([]checker.Violation{v}, append(vs[:lead:lead], vs[lead+1:]...)...)
+	var also []checker.Violation
+	for _, x := range rep.Violations {
+		if !slices.ContainsFunc(vs, func(y checker.Violation) bool { return sameViolation(x, y) }) {
+			also = append(also, x)
+		}
+	}
 	return &Failure{
 		Title:      "locksim: " + v.Property + " violated (" + v.Cause + ")",
 		Property:   v.Property,
 		Cause:      v.Cause,
+		Mechanism:  v.Reason,
 		Violations: ordered,
+		Also:       also,
 		Damage:     rep.Damage,
 	}
+}
+
+func sameViolation(a, b checker.Violation) bool {
+	return a.Property == b.Property && a.Cause == b.Cause && a.Key == b.Key && a.AtMs == b.AtMs &&
+		slices.Equal(a.Clients, b.Clients)
 }
 
 // harm is the damage to the data itself. A stale write accepted (one
@@ -179,6 +226,23 @@ func describe(res *Result) string {
 			fmt.Fprintf(&b, ", at t=%.1f s", v.AtMs/1000)
 		}
 		fmt.Fprintf(&b, "\n    %s\n", v.Explanation)
+	}
+	for i, v := range f.Also {
+		if i == shown {
+			fmt.Fprintf(&b, "  ... and %d more (see the trace)\n", len(f.Also)-shown)
+			break
+		}
+		fmt.Fprintf(&b, "  also broken (not checked here): %s: %s", v.Property, v.Cause)
+		if v.Key != "" {
+			fmt.Fprintf(&b, " on %s", v.Key)
+		}
+		if len(v.Clients) > 0 {
+			fmt.Fprintf(&b, ", %s", strings.Join(v.Clients, " and "))
+		}
+		if v.AtMs > 0 {
+			fmt.Fprintf(&b, ", at t=%.1f s", v.AtMs/1000)
+		}
+		b.WriteString("\n")
 	}
 	if d := f.Damage; d.Total() > 0 || d.StaleWritesRejected > 0 {
 		fmt.Fprintf(&b, "  damage: %s\n", damageLine(d))
@@ -367,12 +431,13 @@ type search struct {
 // the cause. Each failing case writes its trace under cfg.TraceDir and
 // removes the one the previous, larger, failing case wrote, so that once
 // rapid is done shrinking, the trace of the smallest case is left. It
-// panics if cfg is not valid or holds a GoRedis lock (whose runs need a
-// *testing.T: use Check).
+// panics if cfg is not valid. A GoRedis lock's runs need the test's
+// *testing.T: use PropertyT (Property's property fails each case with
+// a message that says so).
 func Property(cfg Config) func(*rapid.T) {
 	s := &search{c: cfg.mustPrepare()}
 	if s.c.bridged {
-		panic(errNeedsT)
+		return func(t *rapid.T) { t.Fatalf("%v", errPropertyNeedsT) }
 	}
 	return s.property
 }
