@@ -271,6 +271,35 @@ var causeCases = []causeCase{
 		},
 	},
 	{
+		// The shape Redisson's hash lock leaves (redisson-latest, failover,
+		// swarm seed 15): the revived hash is [field, count] and every
+		// acquire's EVAL carries numkeys "1"; the count must not make the
+		// last acquirer the revived key's owner.
+		name: "legal: a promotion revives a released hash, and its owner's retried unlock deletes it",
+		trace: func() *trace.Trace {
+			b := &tb{}
+			lock := func(at float64, client, tok string) {
+				b.cmd(at, "redis-1", client, "(nil)", trace.KeyCreated, "EVAL", "sha1:lock", "1", "k", "30000", tok)
+			}
+			unlock := func(at float64, node, client, tok string) {
+				b.cmd(at, node, client, "(integer) 1", trace.KeyDeleted, "EVAL", "sha1:unlock", "3", "k", "ch", "latch", "0", "30000", tok)
+			}
+			b.op("c2/t1", acq, "k", ok, 0, 0.2)
+			lock(0.1, "c2/t1", "c2tok:t1")
+			b.add(0.15, trace.Replicated("redis-2", "k", trace.KeyCreated, ""))
+			b.op("c2/t1", rel, "k", ok, 5, 12)
+			unlock(5.05, "redis-1", "c2/t1", "c2tok:t1")
+			b.op("c1/t1", acq, "k", ok, 5.1, 5.2)
+			lock(5.15, "c1/t1", "c1tok:t1")
+			b.op("c1/t1", rel, "k", ok, 6, 6.1)
+			unlock(6.05, "redis-1", "c1/t1", "c1tok:t1")
+			b.add(10, trace.Promote("redis-2", "redis-1", "offset 1 of 3"))
+			b.add(10, trace.Revived("redis-2", "k", []string{"c2tok:t1", "1"}, "deleted on redis-1, not replicated"))
+			unlock(11, "redis-2", "c2/t1", "c2tok:t1")
+			return b.trace()
+		},
+	},
+	{
 		name: "clock jump on one Redlock node", want: CauseClockJump,
 		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis-c"}, cites: []string{trace.EvClockJump, trace.EvExpire}, lease: true,
 		trace: func() *trace.Trace {

@@ -370,13 +370,15 @@ func (t *truth) latest(owner, key, site string, at int64) *grant {
 // revive gives a key a promoted replica brought back (its deletion on the
 // old master, or a rival's newer key there, had not replicated) to the
 // owner of the grant that wrote its value: a key held for nobody who
-// believes in it until its owner counts on it again, or it ends.
+// believes in it until its owner counts on it again, or it ends. The
+// value's first word names its writer (a string's token, a hash's first
+// field); the words after it (a hash's hold count, "1") name nobody.
 func (t *truth) revive(i int, e *trace.Event, sk liveKey) *grant {
 	var last, wrote *grant
 	for _, g := range t.grants {
 		if g.Key == e.Key && g.Site == sk.site && g.End >= 0 {
 			last = g
-			if slices.ContainsFunc(e.Args, func(v string) bool { return slices.Contains(t.tr.Events[g.Create].Args, v) }) {
+			if len(e.Args) > 0 && slices.Contains(t.tr.Events[g.Create].Args, e.Args[0]) {
 				wrote = g
 			}
 		}
