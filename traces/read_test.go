@@ -104,7 +104,7 @@ func TestDoctoredScenarioFailsTheHash(t *testing.T) {
 
 // tenMillionLines writes a trace file of ten million lines (one empty
 // event each, 40 MB) in dir.
-func tenMillionLines(t *testing.T, dir string) (string, int64) {
+func tenMillionLines(t testing.TB, dir string) (string, int64) {
 	t.Helper()
 	path := filepath.Join(dir, "ten-million-lines.json")
 	out, err := os.Create(path)
