@@ -227,8 +227,12 @@ func (t *truth) whyLost(mv []Violation, first, second trace.Op) (cause, reason, 
 		cause, what = lossCause(t.tr.Events[l])
 		return cause, "", " because " + what + " in between: one sale was undone.", []int{l}
 	}
-	if w, p := t.deposedWrite(first); w >= 0 {
-		return CauseLostAfterFailover, "", " because " + t.deposedText(w, p) + "; one sale was undone.", []int{p, w}
+	// Either sale's write on a deposed master: the two masters each took
+	// one, from the one stock they both held.
+	for _, op := range []trace.Op{first, second} {
+		if w, p := t.deposedWrite(op); w >= 0 {
+			return CauseLostAfterFailover, "", " because " + t.deposedText(w, p) + "; one sale was undone.", []int{p, w}
+		}
 	}
 	if w := t.lateWriteIn(first.Key, first.Return, second.Return); w >= 0 {
 		we := t.tr.Events[w]
