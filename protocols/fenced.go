@@ -30,10 +30,17 @@ func init() {
 		New: func(env Env, key string) Lock {
 			l := newRLock(env, env.Master, key, redissonLatest, -1, -1)
 			l.fence = true
-			return l
+			return fencedLock{l}
 		},
 	})
 }
+
+// fencedLock is an RFencedLock: the RLock whose acquisitions hand out
+// tokens. Only it is a Fencer; the other RLocks hand out none.
+type fencedLock struct{ *rlock }
+
+// Token is the fencing token of the last acquisition.
+func (l fencedLock) Token() int64 { return l.token }
 
 func (l *rlock) tokenName() string { return prefixName("redisson_lock_token", l.name) }
 

@@ -193,9 +193,6 @@ func (l *rlock) Acquire(t *sim.Thread) (bool, error) {
 
 func (l *rlock) Release(t *sim.Thread) (bool, error) { return l.unlock(t) }
 
-// Token is RFencedLock's fencing token of the last acquisition.
-func (l *rlock) Token() int64 { return l.token }
-
 // HeldByCurrentThread is isHeldByCurrentThread(): HEXISTS name lockName.
 func (l *rlock) HeldByCurrentThread(t *sim.Thread) (bool, error) {
 	r, err := t.Call(l.node, "HEXISTS", l.name, l.lockName(t))
