@@ -10,7 +10,10 @@ several machines are not enough: their skew reorders events).
 --stop-ms stops one worker with SIGSTOP, from the parent, right after its
 first append, for longer than the lease; SIGCONT resumes it. Its lock
 expires meanwhile, another worker takes it, and the stopped worker's
-second append lands inside the other's critical section.
+second append lands inside the other's critical section. The workers
+start together, and the parent keeps the worker stopped at least
+--stop-ms and until another worker holds the lock, so a slow machine
+changes the timing, not the story.
 
 Output: JSON Lines, one event per line (see docs/check.md).
 """
@@ -32,10 +35,11 @@ def event(out, process, typ, f, key, value=None, **extra):
     out.put(json.dumps(e))
 
 
-def worker(idx, args, out, stopped_here, resumed):
+def worker(idx, args, out, stopped_here, resumed, start):
     name = "w%d" % idx
     r = redis.Redis(host=args.host, port=args.port)
     lock_key, list_key = args.key, args.key + ":list"
+    start.wait(timeout=60)
     for n in range(args.ops):
         lock = r.lock(lock_key, timeout=args.lease_ms / 1000.0, sleep=0.01, blocking_timeout=args.wait_s)
         event(out, name, "invoke", "acquire", lock_key)
@@ -90,13 +94,21 @@ def main():
     r = redis.Redis(host=args.host, port=args.port)
     r.delete(args.key, args.key + ":list")
     out, stopped_here, resumed = mp.Queue(), mp.Event(), mp.Event()
-    procs = [mp.Process(target=worker, args=(i, args, out, stopped_here, resumed)) for i in range(args.workers)]
+    start = mp.Barrier(args.workers)
+    procs = [mp.Process(target=worker, args=(i, args, out, stopped_here, resumed, start)) for i in range(args.workers)]
     for pr in procs:
         pr.start()
     if args.stop_ms > 0:
         if stopped_here.wait(timeout=30):
             os.kill(procs[0].pid, signal.SIGSTOP)
-            time.sleep(args.stop_ms / 1000.0)
+            held = r.get(args.key)  # w0's token: it holds the lock now
+            begin, taken = time.time(), False
+            while time.time() < begin + 30:
+                now = r.get(args.key)
+                taken = taken or (now is not None and now != held)  # another worker took it
+                if taken and time.time() >= begin + args.stop_ms / 1000.0:
+                    break
+                time.sleep(0.005)
             os.kill(procs[0].pid, signal.SIGCONT)
         resumed.set()
     lines = []
