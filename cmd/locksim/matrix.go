@@ -27,7 +27,6 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	verify := fs.Bool("verify", false, "add each cell's bounded exhaustive verdict (as locksim verify)")
 	fs.Bool("rates", true, "ignored: every cell runs all its seeds and shows its rate (kept for old scripts)")
 	asJSON := fs.Bool("json", false, "print the matrices as JSON (one array, one per workload)")
-	markdown := fs.Bool("markdown", false, "print the matrices as Markdown tables with each cell's evidence (for docs/results.md)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "matrix", err)
@@ -84,13 +83,6 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	case *asJSON:
 		b, _ := json.MarshalIndent(ms, "", "  ")
 		fmt.Fprintln(stdout, string(b))
-	case *markdown:
-		for i, m := range ms {
-			if i > 0 {
-				fmt.Fprintln(stdout)
-			}
-			fmt.Fprint(stdout, m.Markdown())
-		}
 	default:
 		for i, m := range ms {
 			if i > 0 {

@@ -21,8 +21,6 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	workload := fs.String("workload", "unique-name", "workload")
 	clients := fs.Int("clients", explore.DefaultVerifyClients, "client processes")
 	ops := fs.Int("ops", explore.DefaultVerifyOps, "operations per client")
-	holds := fs.String("holds", "", "comma-separated critical-section lengths in ms (default: the workload's own and 98% of the lease)")
-	downAfters := fs.String("down-afters", "", "comma-separated sentinel down-afters in ms, for failover and partition on replicas (default: 1000 and each hold + 2000)")
 	seed := fs.Uint64("seed", defaultSeed, "noise seed of every run")
 	offsets := fs.String("offsets", "0,1", "comma-separated offsets in ms after each step")
 	depth := fs.Int("depth", 1, "most faults per placement: 1, or 2 (each fault also with a standing split, and two faults of the kind within a lease)")
@@ -45,25 +43,13 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "verify", err)
 	}
-	offs, err := msList("offsets", offList, 0)
-	if err != nil {
-		return usageErr(stderr, "verify", err)
-	}
-	var holdList, downList []int64
-	for _, l := range []struct {
-		name, value string
-		out         *[]int64
-	}{{"holds", *holds, &holdList}, {"down-afters", *downAfters, &downList}} {
-		if l.value == "" {
-			continue
+	var offs []int64
+	for _, s := range offList {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return usageErr(stderr, "verify", fmt.Errorf("--offsets: %q is not a non-negative number of ms", s))
 		}
-		items, err := splitList(l.name, l.value)
-		if err == nil {
-			*l.out, err = msList(l.name, items, 1)
-		}
-		if err != nil {
-			return usageErr(stderr, "verify", err)
-		}
+		offs = append(offs, n)
 	}
 	switch {
 	case len(pos) > 0:
@@ -86,8 +72,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	defer sig.stop()
 	start := time.Now()
 	v, err := explore.Verify(sig.ctx, explore.VerifyOptions{Protocols: protoList, Faults: faultList,
-		Workload: *workload, Clients: *clients, Ops: *ops, Holds: holdList, DownAfters: downList, Seed: *seed, Offsets: offs,
-		Workers: capWorkers(*workers, math.MaxInt),
+		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: capWorkers(*workers, math.MaxInt),
 		Depth: *depth, PairBudget: *pairBudget})
 	if code, ok := sig.interrupted(stderr, "verify"); ok {
 		return code
@@ -121,19 +106,6 @@ func printVerification(w io.Writer, v *explore.Verification, wall time.Duration)
 		explore.Thousands(runs), wall.Seconds(), v.Workload, v.Clients, v.Ops, v.Seed, v.Offsets, v.Depth)
 	fmt.Fprintln(w, "scope: verify places every single fault at every step of the bound's runs; explore and matrix draw the same cell's")
 	fmt.Fprintln(w, "scenarios (more clients, other holds, random faults): a cell verified here can still be unsafe there, outside the bound")
-}
-
-// msList parses a list of whole milliseconds, each at least least.
-func msList(flag string, items []string, least int64) ([]int64, error) {
-	var out []int64
-	for _, s := range items {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < least {
-			return nil, fmt.Errorf("--%s: %q is not a number of ms of at least %d", flag, s, least)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 // verifyExit: 1 when a cell is unsafe, 2 when a cell's runs failed.
