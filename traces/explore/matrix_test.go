@@ -151,7 +151,7 @@ var expectedMatrix = func() []expectedCell {
 	add("gc-pause", CellUnsafe, single...)
 	add("gc-pause", CellUnsafe, multi...)
 	add("gc-pause", CellUnsafe, "fenced")
-	syncChecked := []string{"redisson-3.17.0", "redisson-trylock"}
+	syncChecked := []string{"redisson-3.17.0", "redisson-latest", "redisson-pr7277"} // re-pinned on the swarm generator: trylock unsafe at seed 79 (orphan-acquire, hold near its 30 s lease); latest and pr7277 not found in 100 seeds
 	add("failover", CellUnsafe, slices.DeleteFunc(slices.Clone(single), func(p string) bool { return slices.Contains(syncChecked, p) })...)
 	add("failover", CellSafe, append(syncChecked, "fenced")...)
 	add("failover", CellNA, multi...)

@@ -139,11 +139,11 @@ func (v Verdict) text() string {
 	case v.Method == "exhaustive":
 		return fmt.Sprintf("verified: %s, within %s (%s)", v.placements(), v.Bound, Plural(v.Runs, "placement"))
 	case v.Verdict == VerdictUnsafe:
-		return fmt.Sprintf("unsafe: %d of %s (%s, 95%% interval %s-%s)%s",
-			v.Unsafe, runsOf(v.Runs), Percent(v.Rate), Percent(v.Low), Percent(v.High), seed)
+		return fmt.Sprintf("unsafe: %s of %s (%s, 95%% interval %s-%s)%s",
+			Thousands(v.Unsafe), runsOf(v.Runs), Percent(v.Rate), Percent(v.Low), Percent(v.High), seed)
 	case v.Verdict == VerdictDataLoss:
 		lost := v.DataLoss
-		return fmt.Sprintf("%s; the data store lost writes in %d of them (%s), which no lock prevents", notFound, lost,
+		return fmt.Sprintf("%s; the data store lost writes in %s of them (%s), which no lock prevents", notFound, Thousands(lost),
 			Percent(float64(lost)/float64(v.Runs)))
 	case v.Verdict == VerdictUnknown:
 		return fmt.Sprintf("%s; %d of them inconclusive (the checker could not decide)", notFound, v.Unknown)
