@@ -149,9 +149,23 @@ func printSummary(w io.Writer, s *explore.Summary) {
 	if s.Interrupted {
 		fmt.Fprintln(w, "  interrupted: partial summary")
 	}
+	fmt.Fprintf(w, "  %s\n", s.Verdict.Text)
+	if s.UnsafeRuns > 0 {
+		fmt.Fprintf(w, "    first unsafe: %s\n", s.UnsafeCause)
+	}
+	if len(s.NA) > 0 && s.Runs > 0 {
+		fmt.Fprintf(w, "  left out (n/a): %s\n", strings.Join(s.NA, "; "))
+	}
+	if s.Runs == 0 {
+		return
+	}
 	fmt.Fprintf(w, "  %s in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
 		explore.Plural(s.Runs, "run"), s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
-	fmt.Fprintf(w, "  %d violating, %d inconclusive, %s\n", s.Violating, s.Unknown, explore.Plural(s.Errors, "error"))
+	fmt.Fprintf(w, "  %d with a violation reported, %d inconclusive, %s\n", s.Violating, s.Unknown, explore.Plural(s.Errors, "error"))
+	if s.Violating != s.UnsafeRuns {
+		fmt.Fprintf(w, "    (%d judged unsafe, as matrix and verify judge: a fenced lock's overlaps alone and writes the data store lost are not the lock's failure)\n",
+			s.UnsafeRuns)
+	}
 	if len(s.Coverage) > 0 {
 		var parts []string
 		for _, c := range s.Coverage {

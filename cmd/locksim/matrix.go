@@ -13,9 +13,9 @@ import (
 )
 
 // cmdMatrix runs the safety matrix: protocols as rows, fault kinds as
-// columns, one table per workload; each cell unsafe with its first
-// failing seed (and, with --rates, its violating rate), or safe with the
-// rate it rules out.
+// columns, one table per workload; each cell is explore's summary of the
+// cell at --runs seeds: unsafe with its rate and first failing seed, or
+// not found with the rate it rules out.
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("matrix", stdout)
 	runs := fs.Int("runs", explore.DefaultMatrixRuns, "seeds per cell")
@@ -24,10 +24,10 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	workload := fs.String("workload", "unique-name", "comma-separated workloads, or \"all\"")
 	protos := fs.String("protocols", "", "comma-separated protocols (default: all)")
 	faults := fs.String("faults", "", "comma-separated fault kinds, \"none\" included (default: none and every kind)")
-	clients := fs.Int("clients", 0, "number of client processes (default: the scenario's)")
+	clients := fs.Int("clients", 0, "number of client processes (default: drawn per seed, as explore does)")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
 	verify := fs.Bool("verify", false, "add each cell's bounded exhaustive verdict (as locksim verify)")
-	rates := fs.Bool("rates", false, "run every seed of an unsafe cell too, for its violating rate (default: stop at its first failure)")
+	fs.Bool("rates", true, "ignored: every cell runs all its seeds and shows its rate (kept for old scripts)")
 	asJSON := fs.Bool("json", false, "print the matrices as JSON (one array, one per workload)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -72,7 +72,6 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		m, err := explore.RunMatrix(sig.ctx, explore.MatrixOptions{
 			Protocols: protoList, Faults: faultList, Workload: w,
 			Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: capWorkers(*workers, math.MaxInt), Verify: *verify,
-			UntilFirst: !*rates,
 		})
 		if code, ok := sig.interrupted(stderr, "matrix"); ok {
 			return code
@@ -82,10 +81,11 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 		ms = append(ms, m)
 	}
-	if *asJSON {
+	switch {
+	case *asJSON:
 		b, _ := json.MarshalIndent(ms, "", "  ")
 		fmt.Fprintln(stdout, string(b))
-	} else {
+	default:
 		for i, m := range ms {
 			if i > 0 {
 				fmt.Fprintln(stdout)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/checker"
@@ -59,6 +60,26 @@ type Summary struct {
 	Errors       int          `json:"errors"`
 	FirstError   string       `json:"first_error,omitempty"`
 	Causes       []CauseCount `json:"causes"`
+	// The judged counts behind Verdict, counted as matrix and verify
+	// count them: Judge, run by run (a fenced lock's overlaps alone are
+	// not unsafe, only damage to its data is; a write the data store lost
+	// with a node is data loss, not the lock's failure). Violating above
+	// counts the checker's reports as they are.
+	UnsafeRuns    int     `json:"unsafe_runs"`
+	DataLossRuns  int     `json:"data_loss_runs"`
+	FirstUnsafe   *uint64 `json:"first_unsafe_seed,omitempty"`
+	UnsafeCause   string  `json:"unsafe_cause,omitempty"`
+	UnsafeDetail  string  `json:"unsafe_detail,omitempty"`
+	UnsafeTrace   string  `json:"unsafe_trace_sha256,omitempty"` // the first unsafe seed's trace hash
+	FirstDataLoss *uint64 `json:"first_data_loss_seed,omitempty"`
+	DataLossCause string  `json:"data_loss_cause,omitempty"`
+	// NA lists the asked fault kinds that mean nothing on this topology
+	// (CellTopology), left out of the runs; with none left, no seed runs.
+	NA []string `json:"na,omitempty"`
+	// Verdict is the exploration's verdict in the words matrix and
+	// verify use: unsafe k of n (rate, interval, first seed), or not
+	// found with the rate it rules out.
+	Verdict Verdict `json:"verdict"`
 	// Coverage counts the runs that reached each dangerous state, so that
 	// "0 violations" comes with how often the danger was there.
 	Coverage []StateCount `json:"coverage"`
@@ -91,7 +112,8 @@ type runResult struct {
 	coverage checker.Coverage
 	report   checker.Report
 	params   []int // the run's bucket in each plot (runParams)
-	file     *traces.File
+	judged   Judgement
+	file     *traces.File // kept when the run violated or was judged unsafe
 }
 
 // Explore runs cfg's seeds on Workers goroutines and aggregates the
@@ -103,6 +125,27 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	if err != nil {
 		return nil, err
 	}
+	p, err := protocols.Lookup(base.Protocol)
+	if err != nil {
+		return nil, err
+	}
+	// A kind that means nothing on the run's topology is n/a here as in
+	// matrix and verify: left out, and with none left, nothing runs.
+	keep, na := naKinds(p, base.Topology, cfg.Base.FaultKinds)
+	if len(na) > 0 {
+		asked := cfg.Base.FaultKinds
+		cfg.Base.FaultKinds = keep
+		if len(keep) == 0 {
+			s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: asked, Topology: base.Topology,
+				Scenario: cfg.Base, SeedStart: cfg.SeedStart, NA: na, Causes: []CauseCount{}}
+			s.Verdict = NotApplicable(strings.Join(na, "; "))
+			return s, nil
+		}
+		if base, err = cfg.check(); err != nil {
+			return nil, err
+		}
+	}
+	fenced := protocols.IsFenced(p)
 	// The kinds the user allowed: a swarm's normalized base holds one
 	// seed's draw of them.
 	kinds := base.FaultKinds
@@ -110,7 +153,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 		kinds = cfg.Base.FaultKinds
 	}
 	s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: kinds, Topology: base.Topology,
-		Scenario: cfg.Base, SeedStart: cfg.SeedStart}
+		Scenario: cfg.Base, SeedStart: cfg.SeedStart, NA: na}
 	if cfg.Base.Swarm && len(cfg.Base.FaultKinds) > 0 {
 		// A swarm draws a subset per seed; the base's is seed 0's.
 		s.Faults = cfg.Base.FaultKinds
@@ -124,7 +167,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	interrupted, err := pool[runResult]{
 		Workers: cfg.Workers,
 		Jobs:    cfg.Runs,
-		Run:     func(i int) runResult { return cfg.runOne(cfg.seed(i)) },
+		Run:     func(i int) runResult { return cfg.runOne(cfg.seed(i), fenced) },
 		Deliver: func(_ int, r runResult) (bool, error) {
 			s.Runs++
 			if r.err != nil {
@@ -138,7 +181,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 			if progress != nil {
 				progress(s.Runs, s)
 			}
-			return cfg.UntilFirst && r.verdict == checker.VerdictViolation, nil
+			return cfg.UntilFirst && r.judged.Unsafe, nil
 		},
 	}.run(ctx)
 	if err != nil {
@@ -175,8 +218,8 @@ func (cfg ExploreConfig) check() (protocols.Scenario, error) {
 	return base, nil
 }
 
-// runOne runs one seed of cfg on a worker.
-func (cfg ExploreConfig) runOne(seed uint64) runResult {
+// runOne runs one seed of cfg on a worker and judges it.
+func (cfg ExploreConfig) runOne(seed uint64, fenced bool) runResult {
 	sc := cfg.Base
 	sc.Seed = seed
 	o, err := traces.Evaluate(sc)
@@ -185,8 +228,8 @@ func (cfg ExploreConfig) runOne(seed uint64) runResult {
 	}
 	f := o.File
 	r := runResult{seed: seed, simNs: f.Trace.Stats.SimNs, verdict: f.Report.Verdict, coverage: o.Result.Coverage,
-		report: f.Report, params: runParams(f.Scenario)}
-	if r.verdict == checker.VerdictViolation {
+		report: f.Report, params: runParams(f.Scenario), judged: Judge(f.Report, f.Trace, fenced)}
+	if r.verdict == checker.VerdictViolation || r.judged.Unsafe {
 		r.file = f
 	}
 	return r
@@ -198,6 +241,7 @@ func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string)
 	s.Coverage = addCoverage(s.Coverage, r.coverage)
 	s.Damage.add(r.report)
 	s.Plots = addPlots(s.Plots, r.params, r.verdict == checker.VerdictViolation)
+	s.judge(r)
 	switch r.verdict {
 	case checker.VerdictViolation:
 		s.Violating++
@@ -209,8 +253,40 @@ func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string)
 	return nil
 }
 
+// judge counts one run's judgement; runs arrive in seed order, so the
+// first of each kind is the lowest seed.
+func (s *Summary) judge(r runResult) {
+	switch {
+	case r.judged.Unsafe:
+		s.UnsafeRuns++
+		if s.FirstUnsafe == nil {
+			seed := r.seed
+			s.FirstUnsafe, s.UnsafeCause, s.UnsafeDetail = &seed, r.judged.Cause, r.judged.Detail
+			s.UnsafeTrace = traces.Hash(r.file)
+		}
+	case r.judged.DataLoss:
+		s.DataLossRuns++
+		if s.FirstDataLoss == nil {
+			seed := r.seed
+			s.FirstDataLoss, s.DataLossCause = &seed, r.judged.Cause
+		}
+	}
+}
+
+// verdict is the summary's verdict from its judged counts.
+func (s *Summary) verdict() Verdict {
+	switch {
+	case s.Runs == 0 && len(s.NA) > 0:
+		return NotApplicable(strings.Join(s.NA, "; "))
+	case s.Errors > 0 && s.UnsafeRuns == 0:
+		return Failed("sampled", s.FirstError)
+	}
+	return Sampled(s.Runs-s.Errors, s.UnsafeRuns, s.DataLossRuns, s.Unknown, s.FirstUnsafe)
+}
+
 // finish computes the rates and lists the causes in order.
 func (s *Summary) finish(wall time.Duration, causes map[[2]string]*CauseCount) {
+	s.Verdict = s.verdict()
 	s.WallMs = float64(wall.Microseconds()) / 1e3
 	if wall > 0 {
 		s.RunsPerSec = float64(s.Runs) / wall.Seconds()
@@ -311,6 +387,14 @@ func Merge(parts []*Summary) (*Summary, error) {
 		m.DataLost += p.DataLost
 		m.Unknown += p.Unknown
 		m.Errors += p.Errors
+		m.UnsafeRuns += p.UnsafeRuns
+		m.DataLossRuns += p.DataLossRuns
+		if p.FirstUnsafe != nil && (m.FirstUnsafe == nil || *p.FirstUnsafe < *m.FirstUnsafe) {
+			m.FirstUnsafe, m.UnsafeCause, m.UnsafeDetail, m.UnsafeTrace = p.FirstUnsafe, p.UnsafeCause, p.UnsafeDetail, p.UnsafeTrace
+		}
+		if p.FirstDataLoss != nil && (m.FirstDataLoss == nil || *p.FirstDataLoss < *m.FirstDataLoss) {
+			m.FirstDataLoss, m.DataLossCause = p.FirstDataLoss, p.DataLossCause
+		}
 		if m.FirstError == "" {
 			m.FirstError = p.FirstError
 		}
@@ -345,6 +429,8 @@ func Merge(parts []*Summary) (*Summary, error) {
 		m.SimPerWall = m.SimMs / wall
 	}
 	m.Causes = listCauses(m.Scenario, causes)
+	m.NA = parts[0].NA
+	m.Verdict = m.verdict()
 	return m, nil
 }
 

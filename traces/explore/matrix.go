@@ -3,7 +3,6 @@ package explore
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/locksim/locksim/checker"
@@ -12,22 +11,21 @@ import (
 	"github.com/locksim/locksim/traces"
 )
 
-// Cell verdicts of the safety matrix.
+// Cell verdicts of the safety matrix, in the words of Verdict.
 const (
-	CellSafe    = "safe"    // no run showed a violation
-	CellUnsafe  = "unsafe"  // a run showed one: Seed is the first
-	CellUnknown = "unknown" // no violation, but a check was inconclusive
+	CellSafe    = VerdictNotFound // no run showed a violation: the rate it rules out is in the evidence
+	CellUnsafe  = VerdictUnsafe   // a run showed one: Seed is the first
+	CellUnknown = VerdictUnknown  // no violation, but a check was inconclusive
 	// CellDataLoss: the lock held, but the data store lost writes with a
 	// node (a failover, a restart), which no lock can prevent.
-	CellDataLoss = "data-loss"
-	CellNA       = "n/a"   // the fault kind needs a topology the protocol does not run on
-	CellError    = "error" // a run could not be built or run
+	CellDataLoss = VerdictDataLoss
+	CellNA       = VerdictNA    // the fault kind needs a topology the protocol does not run on
+	CellError    = VerdictError // a run could not be built or run
 )
 
 // DefaultMatrixRuns is the seeds per cell of the README's matrix and of
-// its pins: a cell safe in all of them has a violating rate below 3 %
-// at 95 % confidence. The three workloads' matrices take about 3 CPU
-// minutes at this count (BENCHMARKS.md).
+// its pins: a cell with no unsafe run among them has a violating rate
+// below 3 % at 95 % confidence.
 const DefaultMatrixRuns = 100
 
 // MatrixOptions selects the rows, the columns and the seeds of a matrix.
@@ -37,23 +35,22 @@ type MatrixOptions struct {
 	Workload  string   // empty: unique-name
 	Runs      int      // seeds per cell, FirstSeed to FirstSeed+Runs-1; 0: DefaultMatrixRuns
 	FirstSeed uint64
-	Clients   int  // 0: the scenario default
+	Clients   int  // 0: drawn per seed, as explore draws them
 	Workers   int  // parallel runs; 0: GOMAXPROCS
 	Verify    bool // add each cell's bounded exhaustive verdict (Verify's default scope)
-	// UntilFirst stops each cell at its first unsafe seed (the pool's
-	// stopping rule): the verdict and first seed are the same, the rate
-	// is not measured. For checks that only need the verdict.
-	UntilFirst bool
 }
 
-// Cell is the verdict of one protocol under one fault kind.
+// Cell is the verdict of one protocol under one fault kind: the summary
+// of Explore over the cell's generator (CellScenario) at the matrix's
+// budget, so `locksim explore --protocol P --faults F --runs N` prints
+// the same counts.
 type Cell struct {
 	Protocol  string `json:"protocol"`
 	Fault     string `json:"fault"`
 	Topology  string `json:"topology,omitempty"`
 	Verdict   string `json:"verdict"`
 	Runs      int    `json:"runs"`                // seeds run
-	Violating int    `json:"violating"`           // of them, unsafe
+	Violating int    `json:"violating"`           // of them, judged unsafe
 	Unknown   int    `json:"unknown,omitempty"`   // of them, inconclusive
 	DataLoss  int    `json:"data_loss,omitempty"` // of them, the lock held but the data store lost writes
 	// DataLossSeed and DataLossCause are the first such run's.
@@ -65,8 +62,11 @@ type Cell struct {
 	Replay        string  `json:"replay,omitempty"`
 	// TraceSHA256 is the trace hash of the first failing seed: its replay
 	// command must reproduce it.
-	TraceSHA256 string      `json:"trace_sha256,omitempty"`
-	Bounded     *VerifyCell `json:"bounded,omitempty"` // the bounded exhaustive verdict, with MatrixOptions.Verify
+	TraceSHA256 string `json:"trace_sha256,omitempty"`
+	// Evidence is the verdict with its evidence, in the words explore
+	// and verify use.
+	Evidence Verdict     `json:"evidence"`
+	Bounded  *VerifyCell `json:"bounded,omitempty"` // the bounded exhaustive verdict, with MatrixOptions.Verify
 }
 
 // Rate is the share of the cell's runs that were unsafe.
@@ -77,28 +77,15 @@ func (c Cell) Rate() float64 {
 	return float64(c.Violating) / float64(c.Runs)
 }
 
-// UpperBound95 is the highest violating rate that still leaves a 5 %
-// chance of seeing no violation in n independent runs: 1 - 0.05^(1/n),
-// about 3/n (the rule of three).
-func UpperBound95(n int) float64 {
-	if n <= 0 {
-		return 1
-	}
-	return 1 - math.Pow(0.05, 1/float64(n))
-}
-
 // Matrix is the safety matrix: one row per protocol, one column per fault
 // kind.
 type Matrix struct {
-	Workload  string `json:"workload"`
-	Runs      int    `json:"runs"`
-	FirstSeed uint64 `json:"first_seed"`
-	// UntilFirst: each unsafe cell stopped at its first failing seed, so
-	// it has no rate.
-	UntilFirst bool     `json:"until_first,omitempty"`
-	Faults     []string `json:"faults"`
-	Protocols  []string `json:"protocols"`
-	Rows       [][]Cell `json:"rows"`
+	Workload  string   `json:"workload"`
+	Runs      int      `json:"runs"`
+	FirstSeed uint64   `json:"first_seed"`
+	Faults    []string `json:"faults"`
+	Protocols []string `json:"protocols"`
+	Rows      [][]Cell `json:"rows"`
 }
 
 // Cell returns the cell of protocol under fault, or false.
@@ -120,10 +107,10 @@ type cellRun struct {
 	hash    string
 }
 
-// RunMatrix runs every seed of every cell on the worker pool, seed-major.
-// Each cell's verdict, rate and first failing seed are a function of its
-// seeds alone, whatever order the workers ran them in. A cell stops only
-// at an error; an unsafe cell runs all its seeds, for its rate.
+// RunMatrix explores every cell at the matrix's budget, cell after cell,
+// each on the worker pool. Each cell's verdict, rate and first failing
+// seed are a function of its seeds alone, whatever order the workers ran
+// them in.
 func RunMatrix(ctx context.Context, opt MatrixOptions) (*Matrix, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -133,43 +120,22 @@ func RunMatrix(ctx context.Context, opt MatrixOptions) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cells []*Cell
-	var fenced []bool
 	for i := range m.Rows {
-		p, _ := protocols.Lookup(m.Rows[i][0].Protocol)
 		for j := range m.Rows[i] {
-			cells = append(cells, &m.Rows[i][j])
-			fenced = append(fenced, protocols.IsFenced(p))
+			c := &m.Rows[i][j]
+			if c.Verdict != "" {
+				continue
+			}
+			base := matrixScenario(opt, c)
+			s, err := Explore(ctx, ExploreConfig{Base: base, Runs: opt.Runs, SeedStart: opt.FirstSeed, Workers: opt.Workers}, nil)
+			if err != nil {
+				return nil, err
+			}
+			if s.Interrupted {
+				return nil, fmt.Errorf("interrupted: %v", ctx.Err())
+			}
+			c.fill(s)
 		}
-	}
-	// Job k is seed k/len(open) of cell open[k%len(open)]: seeds in order
-	// across the cells, computed rather than listed (10^5 runs of 10^2
-	// cells would be 10^7 jobs).
-	var open []int
-	for ci, c := range cells {
-		if c.Verdict == "" {
-			open = append(open, ci)
-		}
-	}
-	job := func(k int) (int, uint64) {
-		return open[k%len(open)], opt.FirstSeed + uint64(k/len(open))
-	}
-	if len(open) > 0 {
-		err = judgeCells(ctx, opt.Workers, opt.Runs*len(open), opt.UntilFirst,
-			func(k int) (int, protocols.Scenario, bool) {
-				ci, seed := job(k)
-				return ci, matrixScenario(opt, cells[ci], seed), fenced[ci]
-			},
-			func(k int, r cellRun) {
-				ci, seed := job(k)
-				cells[ci].add(seed, r, opt)
-			})
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range cells {
-		c.settle()
 	}
 	if opt.Verify {
 		if err := m.addBounded(ctx, opt); err != nil {
@@ -179,44 +145,20 @@ func RunMatrix(ctx context.Context, opt MatrixOptions) (*Matrix, error) {
 	return m, nil
 }
 
-// add folds one seed's run into the cell; seeds arrive in order.
-func (c *Cell) add(seed uint64, r cellRun, opt MatrixOptions) {
+// fill makes the cell the summary s of its exploration.
+func (c *Cell) fill(s *Summary) {
+	c.Topology, c.Runs, c.Violating, c.Unknown, c.DataLoss = s.Topology, s.Runs, s.UnsafeRuns, s.Unknown, s.DataLossRuns
+	c.DataLossSeed, c.DataLossCause = s.FirstDataLoss, s.DataLossCause
+	c.Evidence = s.Verdict
+	c.Verdict = s.Verdict.Verdict
+	if s.FirstUnsafe != nil {
+		sc := s.Scenario
+		sc.Seed = *s.FirstUnsafe
+		c.Seed, c.Cause, c.Detail, c.TraceSHA256 = s.FirstUnsafe, s.UnsafeCause, s.UnsafeDetail, s.UnsafeTrace
+		c.Replay = ReplayCommand(sc, "")
+	}
 	if c.Verdict == CellError {
-		return
-	}
-	c.Runs++
-	switch {
-	case r.err != nil:
-		c.Verdict, c.Seed, c.Detail = CellError, &seed, r.err.Error()
-	case r.Unsafe:
-		c.Violating++
-		if c.Seed == nil {
-			c.Seed, c.Cause, c.Detail = &seed, r.Cause, r.Detail
-			c.Replay = ReplayCommand(matrixScenario(opt, c, seed), "")
-			c.TraceSHA256 = r.hash
-		}
-	case r.DataLoss:
-		c.DataLoss++
-		if c.DataLossSeed == nil {
-			c.DataLossSeed, c.DataLossCause = &seed, r.Cause
-		}
-	case r.unknown:
-		c.Unknown++
-	}
-}
-
-// settle gives a cell whose runs are done its verdict.
-func (c *Cell) settle() {
-	switch {
-	case c.Verdict != "":
-	case c.Violating > 0:
-		c.Verdict = CellUnsafe
-	case c.DataLoss > 0:
-		c.Verdict = CellDataLoss
-	case c.Unknown > 0:
-		c.Verdict = CellUnknown
-	default:
-		c.Verdict = CellSafe
+		c.Detail = s.FirstError
 	}
 }
 
@@ -320,8 +262,7 @@ func (opt MatrixOptions) withDefaults() (MatrixOptions, error) {
 // on (CellTopology); a cell whose protocol cannot run there is n/a from
 // the start.
 func newMatrix(opt MatrixOptions) (*Matrix, error) {
-	m := &Matrix{Workload: opt.Workload, Runs: opt.Runs, FirstSeed: opt.FirstSeed, UntilFirst: opt.UntilFirst,
-		Faults: opt.Faults, Protocols: opt.Protocols}
+	m := &Matrix{Workload: opt.Workload, Runs: opt.Runs, FirstSeed: opt.FirstSeed, Faults: opt.Faults, Protocols: opt.Protocols}
 	for _, name := range opt.Protocols {
 		p, err := protocols.Lookup(name)
 		if err != nil {
@@ -332,7 +273,7 @@ func newMatrix(opt MatrixOptions) (*Matrix, error) {
 			topo, na := CellTopology(p, f)
 			row[j] = Cell{Protocol: name, Fault: f, Topology: topo}
 			if na != "" {
-				row[j].Verdict, row[j].Detail = CellNA, na
+				row[j].Verdict, row[j].Detail, row[j].Evidence = CellNA, na, NotApplicable(na)
 			}
 		}
 		m.Rows = append(m.Rows, row)
@@ -340,13 +281,10 @@ func newMatrix(opt MatrixOptions) (*Matrix, error) {
 	return m, nil
 }
 
-// matrixScenario is the scenario of one matrix run.
-func matrixScenario(opt MatrixOptions, c *Cell, seed uint64) protocols.Scenario {
-	sc := protocols.Scenario{Seed: seed, Protocol: c.Protocol, Workload: opt.Workload, Clients: opt.Clients,
-		Topology: c.Topology}
-	if c.Fault != "none" {
-		sc.FaultKinds = []string{c.Fault}
-	}
+// matrixScenario is the generator of one cell: explore's.
+func matrixScenario(opt MatrixOptions, c *Cell) protocols.Scenario {
+	sc := CellScenario(c.Protocol, opt.Workload, c.Fault)
+	sc.Clients = opt.Clients
 	return sc
 }
 

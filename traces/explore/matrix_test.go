@@ -151,7 +151,7 @@ var expectedMatrix = func() []expectedCell {
 	add("gc-pause", CellUnsafe, single...)
 	add("gc-pause", CellUnsafe, multi...)
 	add("gc-pause", CellUnsafe, "fenced")
-	syncChecked := []string{"redisson-3.17.0", "redisson-trylock"}
+	syncChecked := []string{"redisson-3.17.0", "redisson-latest", "redisson-pr7277"} // re-pinned on the swarm generator: trylock unsafe at seed 79 (orphan-acquire, hold near its 30 s lease); latest and pr7277 not found in 100 seeds
 	add("failover", CellUnsafe, slices.DeleteFunc(slices.Clone(single), func(p string) bool { return slices.Contains(syncChecked, p) })...)
 	add("failover", CellSafe, append(syncChecked, "fenced")...)
 	add("failover", CellNA, multi...)
@@ -213,7 +213,7 @@ func checkPinnedColumn(t *testing.T, wl, f string, pins []expectedCell) {
 		want[e.protocol] = e.verdict
 	}
 	m, err := RunMatrix(context.Background(), MatrixOptions{Protocols: ps, Faults: []string{f}, Workload: wl,
-		Runs: DefaultMatrixRuns, UntilFirst: true})
+		Runs: DefaultMatrixRuns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,33 +290,6 @@ func TestJudgeIgnoresMutualExclusionOfAFencedLockOnly(t *testing.T) {
 	r = checker.Report{Damage: checker.Damage{StaleWritesAccepted: 2, StaleWritesRejected: 1}}
 	if Judge(r, nil, true).Unsafe {
 		t.Fatal("stale writes that harmed nothing are not unsafe by themselves")
-	}
-}
-
-// TestMatrixUntilFirstKeepsVerdictAndSeed: stopping each cell at its first
-// unsafe seed changes the runs counted, not the verdict or the seed.
-func TestMatrixUntilFirstKeepsVerdictAndSeed(t *testing.T) {
-	opt := MatrixOptions{Protocols: []string{"setnx-del", "setnx-lua-del"}, Faults: []string{"none", "gc-pause"}, Runs: 8}
-	full, err := RunMatrix(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt.UntilFirst = true
-	first, err := RunMatrix(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range opt.Protocols {
-		for _, f := range opt.Faults {
-			a, _ := full.Cell(p, f)
-			b, _ := first.Cell(p, f)
-			if a.Verdict != b.Verdict || (a.Seed == nil) != (b.Seed == nil) || a.Seed != nil && *a.Seed != *b.Seed {
-				t.Errorf("%s/%s: all seeds %s, until first %s", p, f, describe(a), describe(b))
-			}
-			if b.Verdict == CellUnsafe && b.Runs != int(*b.Seed)+1 {
-				t.Errorf("%s/%s: until first ran %d seeds, first failure at %d", p, f, b.Runs, *b.Seed)
-			}
-		}
 	}
 }
 

@@ -5,83 +5,86 @@ import (
 	"strings"
 )
 
-// label is a cell as the table shows it; an unsafe cell stopped at its
-// first failure (UntilFirst) has no rate.
-func (c Cell) label(untilFirst bool) string {
-	var s string
-	switch {
-	case c.Verdict == CellUnsafe && untilFirst:
-		s = fmt.Sprintf("unsafe@%d", *c.Seed)
-	case c.Verdict == CellUnsafe:
-		s = fmt.Sprintf("unsafe@%d %s", *c.Seed, percent(c.Rate()))
-	case c.Verdict == CellError:
+// label is a cell as the table shows it: its verdict's label, with the
+// bounded verdict's mark when there is one.
+func (c Cell) label() string {
+	s := c.Evidence.Label()
+	if c.Verdict == CellError && c.Seed != nil {
 		s = fmt.Sprintf("error@%d", *c.Seed)
-	case c.Verdict == CellDataLoss:
-		s = fmt.Sprintf("data-loss %s", percent(float64(c.DataLoss)/float64(c.Runs)))
-	case c.Verdict == CellUnknown:
-		s = fmt.Sprintf("unknown(%d)", c.Unknown)
-	default:
-		s = c.Verdict
 	}
 	if c.Bounded != nil {
 		switch c.Bounded.Verdict {
 		case CellBounded:
 			s += " +"
-		case CellUnsafe:
+		case CellUnsafe, CellUnsafeNoFault:
 			s += " !"
 		}
 	}
 	return s
 }
 
-func percent(r float64) string {
-	if r < 0.1 {
-		return fmt.Sprintf("%.1f%%", 100*r)
+// legend says what the table's cells mean and how each was measured.
+func (m *Matrix) legend() []string {
+	out := []string{
+		fmt.Sprintf("each cell is `locksim explore --protocol P --faults F --workload %s --runs %d --seed-start %d`: the same swarm generator, judged run by run",
+			m.Workload, m.Runs, m.FirstSeed),
+		"unsafe k/n @S = k of the n runs were unsafe, the first at seed S (rate and 95% Wilson interval in --json and below)",
+		fmt.Sprintf("<x = not found in the %d runs: the unsafe rate is below x at 95%% confidence (1 - 0.05^(1/n)), not that it is 0", m.Runs),
+		"data-loss r = no unsafe run, but a share r of the runs lost the protected data with a node (no lock prevents that)",
+		"n/a = the fault means nothing on the topologies the protocol runs on",
 	}
-	return fmt.Sprintf("%.0f%%", 100*r)
+	if m.hasBounded() {
+		out = append(out, "+ = verify found no breaking single fault within its bound; ! = verify found one (bounds below)")
+	}
+	return out
 }
 
 // Text renders the matrix as an aligned table: one row per protocol, one
-// column per fault kind, then the legend, the first failure of each
-// unsafe cell, and the bounded verdicts that found a breaking fault.
+// column per fault kind, then the legend, the evidence of each unsafe
+// cell, and the bounded verdicts.
 func (m *Matrix) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "safety matrix: workload %s, seeds %d-%d per cell\n", m.Workload, m.FirstSeed, m.FirstSeed+uint64(m.Runs)-1)
-	if m.UntilFirst {
-		fmt.Fprintf(&b, "unsafe@S = first failing seed S (the cell stops there); safe = none of the %d runs failed (rate < %s at 95%% confidence)\n",
-			m.Runs, percent(UpperBound95(m.Runs)))
-	} else {
-		fmt.Fprintf(&b, "unsafe@S R = first failing seed S, share R of the %d runs that failed; safe = none failed (rate < %s at 95%% confidence)\n",
-			m.Runs, percent(UpperBound95(m.Runs)))
-	}
-	bounded := m.hasBounded()
-	b.WriteString("data-loss R = the lock held, but a share R of the runs lost the protected data with a node (no lock prevents that)\n")
-	if bounded {
-		b.WriteString("+ = no single fault of the kind at any step breaks it either (bound: verify's scope); ! = one does\n")
+	for _, l := range m.legend() {
+		b.WriteString(l + "\n")
 	}
 	b.WriteString("\n")
 	m.writeTable(&b)
-	var causes, breaks []string
+	var causes, bounded []string
 	for _, row := range m.Rows {
 		for _, c := range row {
 			switch c.Verdict {
 			case CellUnsafe:
-				causes = append(causes, fmt.Sprintf("  %s / %s (%s), seed %d: %s", c.Protocol, c.Fault, c.Topology, *c.Seed, c.Cause))
+				causes = append(causes, fmt.Sprintf("  %s / %s (%s): %s: %s", c.Protocol, c.Fault, c.Topology, c.Evidence.Text, c.Cause))
 			case CellError:
-				causes = append(causes, fmt.Sprintf("  %s / %s, seed %d: error: %s", c.Protocol, c.Fault, *c.Seed, c.Detail))
+				causes = append(causes, fmt.Sprintf("  %s / %s: %s", c.Protocol, c.Fault, c.Evidence.Text))
 			}
-			if c.Bounded != nil && c.Bounded.Verdict == CellUnsafe {
-				breaks = append(breaks, fmt.Sprintf("  %s / %s: %s", c.Protocol, c.Fault, c.Bounded.Claim))
+			if c.Bounded != nil && c.Bounded.Verdict != CellNA {
+				bounded = append(bounded, fmt.Sprintf("  %s / %s: %s", c.Protocol, c.Fault, c.Bounded.Claim))
+				if note := c.scopeNote(); note != "" {
+					bounded = append(bounded, "    "+note)
+				}
 			}
 		}
 	}
 	if len(causes) > 0 {
-		b.WriteString("\nfirst failures:\n" + strings.Join(causes, "\n") + "\n")
+		b.WriteString("\nunsafe cells:\n" + strings.Join(causes, "\n") + "\n")
 	}
-	if len(breaks) > 0 {
-		b.WriteString("\nbounded (verify):\n" + strings.Join(breaks, "\n") + "\n")
+	if len(bounded) > 0 {
+		b.WriteString("\nbounded (verify):\n" + strings.Join(bounded, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// scopeNote says how the scopes differ when the sampled and the bounded
+// verdicts of a cell disagree: a seed the generator drew is unsafe while
+// no placement within verify's bound breaks the cell.
+func (c Cell) scopeNote() string {
+	if c.Verdict != CellUnsafe || c.Bounded == nil || c.Bounded.Verdict != CellBounded {
+		return ""
+	}
+	return fmt.Sprintf("scopes differ: seed %d's scenario (drawn by the generator) lies outside verify's bound; replay it: %s",
+		*c.Seed, c.Replay)
 }
 
 func (m *Matrix) hasBounded() bool {
@@ -104,7 +107,7 @@ func (m *Matrix) writeTable(b *strings.Builder) {
 	for j, f := range m.Faults {
 		widths[j+1] = len(f)
 		for _, row := range m.Rows {
-			widths[j+1] = max(widths[j+1], len(row[j].label(m.UntilFirst)))
+			widths[j+1] = max(widths[j+1], len(row[j].label()))
 		}
 	}
 	line := func(cells []string) {
@@ -118,7 +121,7 @@ func (m *Matrix) writeTable(b *strings.Builder) {
 	for i, row := range m.Rows {
 		labels := []string{m.Protocols[i]}
 		for _, c := range row {
-			labels = append(labels, c.label(m.UntilFirst))
+			labels = append(labels, c.label())
 		}
 		line(labels)
 	}

@@ -94,7 +94,7 @@ func subsets(xs []string, k int) [][]string {
 // steps of every split before the late ones: a split's acquire comes
 // first), then same-kind pairs in step order. total counts them all,
 // skipped the ones the budget left out.
-func (s scope) pairs(cell int, steps []step, vs []variant, budget int) (jobs []verifyJob, total, skipped int, err error) {
+func (s scope) pairs(cell, base int, steps []step, vs []variant, budget int) (jobs []verifyJob, total, skipped int, err error) {
 	add := func(j verifyJob) {
 		total++
 		if total > budget {
@@ -123,7 +123,7 @@ func (s scope) pairs(cell int, steps []step, vs []variant, budget int) (jobs []v
 			}
 			split := &placement{step: step{AtMs: 0, Label: "the start"}, variant: &splits[i]}
 			for v := range vs {
-				add(verifyJob{cell: cell, placement: placement{splitSteps[i][k], 0, &vs[v]}, second: split})
+				add(verifyJob{cell: cell, base: base, placement: placement{splitSteps[i][k], 0, &vs[v]}, second: split})
 			}
 		}
 	}
@@ -134,20 +134,10 @@ func (s scope) pairs(cell int, steps []step, vs []variant, budget int) (jobs []v
 			}
 			for x := range vs {
 				for y := range vs {
-					add(verifyJob{cell: cell, placement: placement{a, 0, &vs[x]}, second: &placement{b, 0, &vs[y]}})
+					add(verifyJob{cell: cell, base: base, placement: placement{a, 0, &vs[x]}, second: &placement{b, 0, &vs[y]}})
 				}
 			}
 		}
 	}
 	return jobs, total, skipped, nil
-}
-
-// pairClaim is a depth-2 cell's bounded-safe claim.
-func pairClaim(c VerifyCell, opt VerifyOptions) string {
-	cut := ""
-	if c.PairsSkipped > 0 {
-		cut = fmt.Sprintf("; two-fault placements cut at %d, %d of %d left out", opt.PairBudget, c.PairsSkipped, c.Pairs)
-	}
-	return fmt.Sprintf("no %s at any of %d steps, alone, with a standing split, or with a second %s within a lease, breaks it (bound: %d clients, %d op each, 2 faults; %d placements%s)",
-		c.Fault, c.Steps, c.Fault, opt.Clients, opt.Ops, c.Runs, cut)
 }

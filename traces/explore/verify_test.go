@@ -45,7 +45,7 @@ func TestVerifyVerdicts(t *testing.T) {
 	}
 	c = verifyCell(t, v, "setnx-lua-del", "reply-loss")
 	if c.Verdict != CellBounded || c.Runs != c.Steps*2*c.Variants || c.Steps < 10 ||
-		!strings.Contains(c.Claim, "no single reply-loss at any of") {
+		!strings.HasPrefix(c.Claim, "verified: every single reply-loss fault at every step, within 2 clients x 2 ops") {
 		t.Errorf("setnx-lua-del/reply-loss: %+v", c)
 	}
 	if c := verifyCell(t, v, "local-mutex", "gc-pause"); c.Verdict != CellUnsafeNoFault || c.Runs != 0 {
@@ -194,7 +194,7 @@ func TestVerifyPinnedVerdicts(t *testing.T) {
 		{"fenced", "slow-work", 1, CellBounded},
 		{"local-mutex", "gc-pause", 1, CellUnsafeNoFault},
 		{"redlock", "failover", 1, CellNA},
-		{"redlock", "node-restart", 1, CellBounded},
+		{"redlock", "node-restart", 1, CellUnsafe}, // re-pinned: the 7.84 s hold near the 8 s lease (the new bound) breaks it
 		{"redlock", "node-restart", 2, CellUnsafe},
 	}
 	for _, w := range want {

@@ -1,0 +1,236 @@
+package explore
+
+import (
+	"fmt"
+	"math"
+)
+
+// A Verdict is what one command says about one protocol under one fault
+// kind, with its evidence and its scope, in the one vocabulary explore,
+// matrix and verify share (Text writes it; nothing else does):
+//
+//	unsafe: k of n runs (rate, 95% interval lo-hi), first seed s
+//	not found in n runs: rate < x at 95%
+//	verified: every single <kind> fault at every step, within <bound>
+//
+// and, around them, n/a, data loss, inconclusive, error, and the
+// exhaustive search's unsafe (a placement, not a rate).
+//
+// The statistics, chosen once: a sampled rate's 95% interval is the
+// Wilson score interval (two-sided, z = 1.96), which stays inside [0, 1]
+// and is sound for the small counts these cells have; "not found in n
+// runs" bounds the rate by the exact one-sided 95% bound for zero
+// failures, 1 - 0.05^(1/n) (Clopper-Pearson's for k = 0, about 3/n: the
+// rule of three). Both assume the runs independent draws of one
+// scenario distribution: seeds of one generator.
+type Verdict struct {
+	// Verdict is one of the Verdict* constants.
+	Verdict string `json:"verdict"`
+	// Method is "sampled" (explore, matrix: seeds of the generator) or
+	// "exhaustive" (verify: every placement within a bound).
+	Method string `json:"method"`
+	Runs   int    `json:"runs"`
+	Unsafe int    `json:"unsafe"` // sampled: runs judged unsafe
+	// Rate, Low and High: the unsafe runs' share and its 95% interval.
+	Rate float64 `json:"rate"`
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+	// Below: with no unsafe run, the rate ruled out at 95%.
+	Below     float64 `json:"below,omitempty"`
+	FirstSeed *uint64 `json:"first_seed,omitempty"`
+	DataLoss  int     `json:"data_loss,omitempty"` // sampled: runs where only the data store lost writes
+	Unknown   int     `json:"unknown,omitempty"`   // runs the checker could not decide
+	Fault     string  `json:"fault,omitempty"`
+	Depth     int     `json:"depth,omitempty"` // exhaustive: the most faults a placement holds
+	// Bound is an exhaustive verdict's scope; Found, the placement that
+	// broke it.
+	Bound string `json:"bound,omitempty"`
+	Found string `json:"found,omitempty"`
+	Why   string `json:"why,omitempty"` // n/a's reason, an error, a cause
+	Text  string `json:"text"`
+}
+
+// Verdicts. A cell is unsafe in every command that found a run breaking
+// it; "not found" and "verified" are the two ways of not finding one,
+// each with its scope.
+const (
+	VerdictUnsafe        = "unsafe"
+	VerdictNotFound      = "not-found"
+	VerdictVerified      = "verified"
+	VerdictUnsafeNoFault = "unsafe-no-fault"
+	VerdictDataLoss      = "data-loss"
+	VerdictUnknown       = "inconclusive"
+	VerdictNA            = "n/a"
+	VerdictError         = "error"
+)
+
+// Sampled is the verdict of n seeded runs of one generator: unsafe of
+// them judged unsafe (the first at seed first), dataLoss where only the
+// data store lost writes, unknown the checker could not decide.
+func Sampled(runs, unsafe, dataLoss, unknown int, first *uint64) Verdict {
+	v := Verdict{Method: "sampled", Runs: runs, Unsafe: unsafe, DataLoss: dataLoss, Unknown: unknown, FirstSeed: first}
+	v.Rate, v.Low, v.High = Wilson95(unsafe, runs)
+	switch {
+	case unsafe > 0:
+		v.Verdict = VerdictUnsafe
+	case dataLoss > 0:
+		v.Verdict, v.Below = VerdictDataLoss, UpperBound95(runs)
+	case unknown > 0:
+		v.Verdict, v.Below = VerdictUnknown, UpperBound95(runs)
+	default:
+		v.Verdict, v.Below = VerdictNotFound, UpperBound95(runs)
+	}
+	v.Text = v.text()
+	return v
+}
+
+// NotApplicable is the verdict of a cell whose fault means nothing where
+// the protocol runs.
+func NotApplicable(why string) Verdict {
+	v := Verdict{Verdict: VerdictNA, Why: why}
+	v.Text = v.text()
+	return v
+}
+
+// Failed is the verdict of a cell whose runs could not be built or run.
+func Failed(method, why string) Verdict {
+	v := Verdict{Verdict: VerdictError, Method: method, Why: why}
+	v.Text = v.text()
+	return v
+}
+
+// Exhaustive is verify's verdict on fault kind within bound after runs
+// placements of up to depth faults: found names the placement that broke
+// it ("" if none did).
+func Exhaustive(kind string, depth int, bound string, runs int, found, cause string) Verdict {
+	v := Verdict{Verdict: VerdictVerified, Method: "exhaustive", Runs: runs, Fault: kind, Depth: depth, Bound: bound, Found: found, Why: cause}
+	if found != "" {
+		v.Verdict, v.Unsafe = VerdictUnsafe, 1
+	}
+	v.Text = v.text()
+	return v
+}
+
+// UnsafeWithoutFault is verify's verdict on a cell whose fault-free run
+// already fails.
+func UnsafeWithoutFault(bound, cause string) Verdict {
+	v := Verdict{Verdict: VerdictUnsafeNoFault, Method: "exhaustive", Bound: bound, Why: cause}
+	v.Text = v.text()
+	return v
+}
+
+// text is the verdict's one line.
+func (v Verdict) text() string {
+	seed := ""
+	if v.FirstSeed != nil {
+		seed = fmt.Sprintf(", first seed %d", *v.FirstSeed)
+	}
+	notFound := fmt.Sprintf("not found in %s: rate < %s at 95%%", runsOf(v.Runs), Percent(v.Below))
+	switch {
+	case v.Verdict == VerdictNA:
+		return "n/a: " + v.Why
+	case v.Verdict == VerdictError:
+		return "error: " + v.Why
+	case v.Verdict == VerdictUnsafeNoFault:
+		return fmt.Sprintf("unsafe without any fault (%s), within %s", v.Why, v.Bound)
+	case v.Method == "exhaustive" && v.Verdict == VerdictUnsafe:
+		return fmt.Sprintf("unsafe: %s breaks it (%s); found trying %s, within %s (placement %s)",
+			v.Found, v.Why, v.placements(), v.Bound, Thousands(v.Runs))
+	case v.Method == "exhaustive":
+		return fmt.Sprintf("verified: %s, within %s (%s)", v.placements(), v.Bound, Plural(v.Runs, "placement"))
+	case v.Verdict == VerdictUnsafe:
+		return fmt.Sprintf("unsafe: %s of %s (%s, 95%% interval %s-%s)%s",
+			Thousands(v.Unsafe), runsOf(v.Runs), Percent(v.Rate), Percent(v.Low), Percent(v.High), seed)
+	case v.Verdict == VerdictDataLoss:
+		lost := v.DataLoss
+		return fmt.Sprintf("%s; the data store lost writes in %s of them (%s), which no lock prevents", notFound, Thousands(lost),
+			Percent(float64(lost)/float64(v.Runs)))
+	case v.Verdict == VerdictUnknown:
+		return fmt.Sprintf("%s; %d of them inconclusive (the checker could not decide)", notFound, v.Unknown)
+	}
+	return notFound
+}
+
+// placements says what an exhaustive search placed.
+func (v Verdict) placements() string {
+	if v.Depth == 2 {
+		return fmt.Sprintf("every single %s fault at every step, alone, with a standing split and with a second within a lease", v.Fault)
+	}
+	return fmt.Sprintf("every single %s fault at every step", v.Fault)
+}
+
+// Label is the verdict in a table cell: "unsafe 11/2000 @71",
+// "<0.15%", "verified", "n/a".
+func (v Verdict) Label() string {
+	switch {
+	case v.Method == "exhaustive" && v.Verdict == VerdictUnsafe:
+		return "unsafe (exhaustive)"
+	case v.Verdict == VerdictUnsafe:
+		return fmt.Sprintf("unsafe %d/%d @%d", v.Unsafe, v.Runs, *v.FirstSeed)
+	case v.Verdict == VerdictNotFound:
+		return "<" + Percent(v.Below)
+	case v.Verdict == VerdictDataLoss:
+		return fmt.Sprintf("<%s, data-loss %s", Percent(v.Below), Percent(float64(v.DataLoss)/float64(v.Runs)))
+	case v.Verdict == VerdictUnknown:
+		return fmt.Sprintf("<%s, %d inconclusive", Percent(v.Below), v.Unknown)
+	}
+	return v.Verdict
+}
+
+func runsOf(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return Thousands(n) + " runs"
+}
+
+// Thousands writes n with a comma between thousands: 20,000.
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Percent writes a share with two significant digits: 30%, 1.5%, 0.15%.
+func Percent(r float64) string {
+	p := 100 * r
+	switch {
+	case p == 0:
+		return "0%"
+	case p >= 10:
+		return fmt.Sprintf("%.0f%%", p)
+	case p >= 1:
+		return fmt.Sprintf("%.1f%%", p)
+	case p >= 0.1:
+		return fmt.Sprintf("%.2f%%", p)
+	case p >= 0.01:
+		return fmt.Sprintf("%.3f%%", p)
+	}
+	return fmt.Sprintf("%.2g%%", p)
+}
+
+// UpperBound95 is the highest violating rate that still leaves a 5 %
+// chance of seeing no violation in n independent runs: 1 - 0.05^(1/n),
+// about 3/n (the rule of three).
+func UpperBound95(n int) float64 {
+	if n <= 0 {
+		return 1
+	}
+	return 1 - math.Pow(0.05, 1/float64(n))
+}
+
+// Wilson95 is k of n as a rate and its Wilson score interval at 95%.
+func Wilson95(k, n int) (rate, low, high float64) {
+	if n <= 0 {
+		return 0, 0, 1
+	}
+	const z = 1.959963984540054
+	nf := float64(n)
+	p := float64(k) / nf
+	den := 1 + z*z/nf
+	mid := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return p, max(0, mid-half), min(1, mid+half)
+}
