@@ -161,7 +161,6 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	}
 	w.ran = true
 	defer w.stopThreads()
-	defer w.rec.stopPacking()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", ErrPanic, r)
@@ -222,7 +221,6 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	}
 	t := w.rec.trace // a copy: a trace pointing into the world would keep the whole world alive
 	w.q, w.free = nil, nil
-	w.rec.collectLarge()
 	t.Events = w.rec.events()
 	w.rec.first, w.rec.done, w.rec.cur = nil, nil, nil
 	t.Stats.SimNs = w.rec.last
