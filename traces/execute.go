@@ -42,10 +42,6 @@ func Evaluate(sc protocols.Scenario) (*Outcome, error) {
 	return evaluate(sc, false)
 }
 
-// hashAside is the number of events from which Execute hashes the trace
-// on another core while it is checked (both only read it); tests lower it.
-var hashAside = trace.LongRun
-
 func evaluate(sc protocols.Scenario, hash bool) (o *Outcome, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -58,17 +54,9 @@ func evaluate(sc protocols.Scenario, hash bool) (o *Outcome, err error) {
 		return nil, err
 	}
 	collectLargeRun(tr)
-	var sum chan string
-	if hash && len(tr.Events) >= hashAside {
-		sum = make(chan string, 1)
-		go func() { sum <- tr.Hash() }()
-	}
 	res := check(tr, sc, nil)
 	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
-	switch {
-	case sum != nil:
-		f.TraceSHA256 = <-sum
-	case hash:
+	if hash {
 		f.TraceSHA256 = tr.Hash()
 	}
 	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
