@@ -22,6 +22,7 @@ type Config struct {
 	Network        NetworkConfig
 	CommandTimeout time.Duration // client-side timeout of one command; 0 = none
 	MaxEvents      int64         // events run before the run stops as over budget; 0 = no limit
+	Pool           *Pool         // where the run takes Redis stores and coroutines from and gives them back; nil = none
 }
 
 // World is one simulation run. It is single-threaded: exactly one simulated

@@ -33,23 +33,29 @@ type Outcome struct {
 
 // Execute runs sc in the sim and checks the trace.
 func Execute(sc protocols.Scenario) (*Outcome, error) {
-	return evaluate(sc, true)
+	return evaluate(sc, true, nil)
 }
 
 // Evaluate is Execute without the trace hash, which exploration computes
 // only for the traces it saves.
 func Evaluate(sc protocols.Scenario) (*Outcome, error) {
-	return evaluate(sc, false)
+	return evaluate(sc, false, nil)
 }
 
-func evaluate(sc protocols.Scenario, hash bool) (o *Outcome, err error) {
+// EvaluatePooled is Evaluate with the run's Redis stores and coroutines
+// taken from pool and given back to it.
+func EvaluatePooled(sc protocols.Scenario, pool *sim.Pool) (*Outcome, error) {
+	return evaluate(sc, false, pool)
+}
+
+func evaluate(sc protocols.Scenario, hash bool, pool *sim.Pool) (o *Outcome, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			o, err = nil, fmt.Errorf("%w: %v", ErrInternal, r)
 		}
 	}()
 	start := time.Now()
-	sc, tr, err := protocols.Run(sc)
+	sc, tr, err := protocols.RunPooled(sc, pool)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -31,7 +30,6 @@ const exitCodesLine = "Exit status: 0 no violation, 1 a violation was found, 2 b
 const defaultSeed = 1
 
 func main() {
-	sim.ShareCoroutines() // the command never runs a world in a synctest bubble
 	stop := cleanOnSignal()
 	code := Main(os.Args[1:], os.Stdout, os.Stderr)
 	stop()

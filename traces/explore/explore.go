@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -121,10 +122,12 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	causes := map[[2]string]*CauseCount{}
 	var firstErrSeed uint64
 	start := time.Now()
+	worlds := &sim.Pool{} // Redis stores and coroutines the runs pass on
+	defer worlds.Close()
 	interrupted, err := pool[runResult]{
 		Workers: cfg.Workers,
 		Jobs:    cfg.Runs,
-		Run:     func(i int) runResult { return cfg.runOne(cfg.seed(i)) },
+		Run:     func(i int) runResult { return cfg.runOne(cfg.seed(i), worlds) },
 		Deliver: func(_ int, r runResult) (bool, error) {
 			s.Runs++
 			if r.err != nil {
@@ -175,11 +178,11 @@ func (cfg ExploreConfig) check() (protocols.Scenario, error) {
 	return base, nil
 }
 
-// runOne runs one seed of cfg on a worker.
-func (cfg ExploreConfig) runOne(seed uint64) runResult {
+// runOne runs one seed of cfg on a worker, its world built from worlds.
+func (cfg ExploreConfig) runOne(seed uint64, worlds *sim.Pool) runResult {
 	sc := cfg.Base
 	sc.Seed = seed
-	o, err := traces.Evaluate(sc)
+	o, err := traces.EvaluatePooled(sc, worlds)
 	if err != nil {
 		return runResult{seed: seed, err: err}
 	}
