@@ -192,7 +192,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 			key, change = k, c
 		}
 	}
-	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.w.text.replyText(r), change)
+	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.w.alloc.replyText(r), change)
 	if wait {
 		e.Reply = "(waiting for replicas)"
 	}
