@@ -3,7 +3,6 @@ package traces
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/locksim/locksim/checker"
@@ -59,25 +58,12 @@ func evaluate(sc protocols.Scenario, hash bool, pool *sim.Pool) (o *Outcome, err
 	if err != nil {
 		return nil, err
 	}
-	collectLargeRun(tr)
 	res := check(tr, sc, nil)
 	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
 	if hash {
 		f.TraceSHA256 = tr.Hash()
 	}
 	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
-}
-
-// collectLargeRun collects the finished run's world once tr is all that
-// is left of it, and gives the freed memory back to the system. The last collection during the run saw the recorder's
-// event blocks and the trace they were copied into, both live, and set
-// the next one's goal at twice that: the check would grow the heap to
-// four times the trace before anything was freed. Collected here, the
-// goal is twice the trace.
-func collectLargeRun(tr *trace.Trace) {
-	if len(tr.Events) >= trace.LargeRun {
-		debug.FreeOSMemory()
-	}
 }
 
 // check checks tr, a run of sc; recorded is the report of the file tr
