@@ -49,7 +49,7 @@ import (
 
 // The scripts at that commit (their text is in sim/luafast, beside their
 // native twins): the acquire, the unlock with its latch, and
-// renewal.LockTask's chunk script.
+// renewal.LockTask's script, which renews many locks at once.
 const (
 	redissonLockLatest   = luafast.RedissonLockLatest
 	redissonUnlockLatest = luafast.RedissonUnlockLatest
@@ -60,8 +60,8 @@ const (
 var redissonClientLatest = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 4,
 	RetryInterval: 1000 * time.Millisecond, RetryMax: 2 * time.Second, CancelOnTimeout: true}
 
-// redissonRenewChunk is the renewal task's chunk size.
-const redissonRenewChunk = 100
+// redissonRenewBatch is how many locks one renewal script renews at most.
+const redissonRenewBatch = 100
 
 func init() {
 	register(Protocol{
@@ -365,7 +365,7 @@ func scriptErr(r sim.Reply) error {
 }
 
 // rrenewTask is renewal.LockTask: one per client, renewing every held
-// lock of the client in one script per chunk.
+// lock of the client, up to redissonRenewBatch locks a script.
 type rrenewTask struct {
 	running bool
 	names   []string // insertion order of held lock names
@@ -412,7 +412,7 @@ func (l *rlock) scheduleTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 	})
 }
 
-// runTask renews every entry, one script per chunk, and cancels the
+// runTask renews every entry, redissonRenewBatch a script, and cancels the
 // entries whose lock the script did not find.
 func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 	names := append([]string(nil), k.names...)
@@ -420,7 +420,7 @@ func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 		var keys, args []string
 		args = append(args, ms(k.lease))
 		var owners []string
-		for len(names) > 0 && len(keys) < redissonRenewChunk {
+		for len(names) > 0 && len(keys) < redissonRenewBatch {
 			name := names[0]
 			names = names[1:]
 			e := k.entries[name]
@@ -434,8 +434,8 @@ func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 		if len(keys) == 0 {
 			return
 		}
-		chunk := &rlock{env: l.env, node: c.node, name: keys[0], ver: l.ver}
-		r, err := chunk.synced(t, false, redissonRenewLatest, keys, args...)
+		first := &rlock{env: l.env, node: c.node, name: keys[0], ver: l.ver}
+		r, err := first.synced(t, false, redissonRenewLatest, keys, args...)
 		if err != nil {
 			t.Note(keys[0], "renewal: can't update locks expiration: "+err.Error())
 			return
