@@ -2,7 +2,6 @@ package protocols
 
 import (
 	"errors"
-	"github.com/locksim/locksim/sim/luafast"
 	"strconv"
 	"strings"
 	"time"
@@ -35,16 +34,8 @@ import (
 // semaphore gets one permit per unlock message, so one waiter per process
 // wakes.
 
-// The scripts, verbatim at each tag (their text is in sim/luafast, beside
-// their native twins): RedissonLock.tryLockInnerAsync, unlockInnerAsync
-// and renewExpirationAsync at 3.16.0, and 3.12.0's lock script (HSET for
-// a new hold).
-const (
-	redissonLock316   = luafast.RedissonLock316
-	redissonUnlock316 = luafast.RedissonUnlock316
-	redissonRenew316  = luafast.RedissonRenew316
-	redissonLock312   = luafast.RedissonLock312
-)
+// The scripts, verbatim at each tag, and their fast paths are in
+// redisson_scripts.go.
 
 // redissonUnlockMessage is LockPubSub.UNLOCK_MESSAGE (0L).
 const redissonUnlockMessage = "0"

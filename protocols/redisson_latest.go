@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/luafast"
 )
 
 // Newer Redisson: the master branch at 66863978b (2026-08-21, after tag
@@ -47,14 +46,9 @@ import (
 // 3000 ms, retryAttempts 4, retryDelay EqualJitterDelay(1000 ms, 2 s);
 // a timed-out attempt is cancelled and resent (RedisExecutor).
 
-// The scripts at that commit (their text is in sim/luafast, beside their
-// native twins): the acquire, the unlock with its latch, and
-// renewal.LockTask's script, which renews many locks at once.
-const (
-	redissonLockLatest   = luafast.RedissonLockLatest
-	redissonUnlockLatest = luafast.RedissonUnlockLatest
-	redissonRenewLatest  = luafast.RedissonRenewLatest
-)
+// The scripts at that commit (the acquire, the unlock with its latch, and
+// renewal.LockTask's script, which renews many locks at once) and their
+// fast paths are in redisson_latest_scripts.go.
 
 // redissonClientLatest is the newer default client configuration.
 var redissonClientLatest = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 4,
@@ -71,6 +65,7 @@ func init() {
 		Lease:   30 * time.Second,
 		Client:  redissonClientLatest,
 		Steps:   redissonSteps,
+		Scripts: redissonLatestScripts,
 		New: func(env Env, key string) Lock {
 			return newRLock(env, env.Master, key, redissonLatest, -1, -1)
 		},
