@@ -69,6 +69,7 @@ var scriptShapes = map[string]scriptShape{
 	redislockObtain:       {[][]string{confKeys}, [][]string{confValues, confOffsets, confLeases}},
 	redislockRelease:      {[][]string{confKeys}, [][]string{confValues}},
 	redislockRefresh:      {[][]string{confKeys}, [][]string{confValues, confLeases}},
+	setnxRefresh:          {[][]string{confKeys}, [][]string{confIDs, confLeases}},
 }
 
 // catalogScripts returns every script the catalog's protocols declare,
@@ -341,6 +342,7 @@ func TestFastPathsAnswerWrites(t *testing.T) {
 		{[][]string{{"SET", "lock", "tok1old"}}, obtain},
 		{[][]string{obtain}, []string{"EVAL", redislockRelease, "1", "lock", "tok1meta"}},
 		{[][]string{obtain}, []string{"EVAL", redislockRefresh, "1", "lock", "tok1meta", "30000"}},
+		{[][]string{owned}, []string{"EVAL", setnxRefresh, "1", "lock", "u1:1", "30000"}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
