@@ -21,6 +21,7 @@ func Run(sc Scenario) (Scenario, *trace.Trace, error) {
 		Network:        sc.Network,
 		CommandTimeout: time.Duration(sc.TimeoutMs) * time.Millisecond,
 		MaxEvents:      sc.EventBudget(),
+		Scripts:        p.Scripts,
 	})
 	env := build(w, sc, wl)
 	r := &Runner{Sc: sc, Proto: p, Env: env}

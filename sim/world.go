@@ -22,6 +22,9 @@ type Config struct {
 	Network        NetworkConfig
 	CommandTimeout time.Duration // client-side timeout of one command; 0 = none
 	MaxEvents      int64         // events run before the run stops as over budget; 0 = no limit
+	// Scripts are Lua scripts with fast paths that every node runs
+	// without the Lua VM (see Script).
+	Scripts []Script
 }
 
 // World is one simulation run. It is single-threaded: exactly one simulated
