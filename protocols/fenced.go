@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/luafast"
 )
 
 // Redisson's RFencedLock (RedissonFencedLock, master at 66863978b): the newer
@@ -17,7 +16,7 @@ import (
 // master like the lock: a failover that loses the INCR hands the next
 // holder a token that is not higher.
 
-const redissonFencedLock = luafast.RedissonFencedLock
+// Its script and fast path are in redisson_latest_scripts.go.
 
 func init() {
 	register(Protocol{
@@ -27,6 +26,7 @@ func init() {
 		Lease:   30 * time.Second,
 		Client:  redissonClientLatest,
 		Steps:   redissonSteps,
+		Scripts: fencedScripts,
 		New: func(env Env, key string) Lock {
 			l := newRLock(env, env.Master, key, redissonLatest, -1, -1)
 			l.fence = true

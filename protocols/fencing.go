@@ -5,7 +5,6 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/luafast"
 )
 
 // The protected resource's side of fencing (Kleppmann, "How to do
@@ -20,8 +19,8 @@ import (
 // unique-name keeps its own (unique_name.go).
 
 // fencedWrite: KEYS[1] the data, KEYS[2] the fence; ARGV[1] the token,
-// ARGV[2] the value. 0 when stale, 1 when written.
-const fencedWrite = luafast.FencedWrite
+// ARGV[2] the value. 0 when stale, 1 when written. Its text and fast
+// path are in compare_scripts.go.
 
 func fenceKey(key string) string { return key + ":fence" }
 

@@ -53,7 +53,12 @@ type Protocol struct {
 	// Steps is what one operation costs the scheduler, for the default
 	// event budget; zero: DefaultStepCost.
 	Steps StepCost
-	New   func(env Env, key string) Lock
+	// Scripts are the Lua scripts the protocol sends, with their fast
+	// paths (Go code proven equal to each script by a conformance test):
+	// each node of the protocol's runs serves them without the Lua VM. A
+	// script left out runs on the VM, with the same replies, slower.
+	Scripts []sim.Script
+	New     func(env Env, key string) Lock
 	// Attach, when set, runs once the world of a scenario is built and
 	// before it runs: a lock whose code runs outside the sim's threads
 	// (the go-redis bridge) connects to the world here, and refuses a

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/luafast"
 )
 
 // bsm/redislock v0.10.0 (tag v0.10.0, commit a5b7483, 2026-05-18;
@@ -32,13 +31,8 @@ import (
 // EVAL after NOSCRIPT; locksim sends EVAL: one round trip fewer on a
 // node's first call, the same script run once.
 
-// obtain.lua, release.lua and refresh.lua (their text is in sim/luafast,
-// beside their native twins).
-const (
-	redislockObtain  = luafast.RedislockObtain
-	redislockRelease = luafast.RedislockRelease
-	redislockRefresh = luafast.RedislockRefresh
-)
+// obtain.lua, release.lua and refresh.lua and their fast paths are in
+// redislock_scripts.go.
 
 func init() {
 	register(Protocol{
@@ -47,6 +41,7 @@ func init() {
 		Summary: "bsm/redislock: Lua MSETNX+PEXPIRE obtain with a random token, compare-and-delete release, no watchdog",
 		Lease:   10 * time.Second,
 		Steps:   spinSteps,
+		Scripts: redislockScripts,
 		New: func(env Env, key string) Lock {
 			return &redislockGo{env: env, key: key}
 		},

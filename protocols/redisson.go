@@ -2,7 +2,6 @@ package protocols
 
 import (
 	"errors"
-	"github.com/locksim/locksim/sim/luafast"
 	"strconv"
 	"strings"
 	"time"
@@ -35,16 +34,8 @@ import (
 // semaphore gets one permit per unlock message, so one waiter per process
 // wakes.
 
-// The scripts, verbatim at each tag (their text is in sim/luafast, beside
-// their native twins): RedissonLock.tryLockInnerAsync, unlockInnerAsync
-// and renewExpirationAsync at 3.16.0, and 3.12.0's lock script (HSET for
-// a new hold).
-const (
-	redissonLock316   = luafast.RedissonLock316
-	redissonUnlock316 = luafast.RedissonUnlock316
-	redissonRenew316  = luafast.RedissonRenew316
-	redissonLock312   = luafast.RedissonLock312
-)
+// The scripts, verbatim at each tag, and their fast paths are in
+// redisson_scripts.go.
 
 // redissonUnlockMessage is LockPubSub.UNLOCK_MESSAGE (0L).
 const redissonUnlockMessage = "0"
@@ -78,27 +69,10 @@ type rclient struct {
 	probed bool // newer Redisson: the WAIT/WAITAOF probe was sent
 	slaves int  // newer Redisson: cached connected_slaves; -1 unknown
 
-	lockNames []threadLockName  // getLockName of each thread asked for
-	oneName   [1]threadLockName // lockNames' storage for the first thread
 }
-
-// threadLockName is a thread's lock name, <client id>:<thread>.
-type threadLockName struct{ thread, name string }
 
 // lockName is getLockName(threadId) of the thread called th.
-func (c *rclient) lockName(th string) string {
-	for _, n := range c.lockNames {
-		if n.thread == th {
-			return n.name
-		}
-	}
-	name := c.id + ":" + th
-	if c.lockNames == nil {
-		c.lockNames = c.oneName[:0]
-	}
-	c.lockNames = append(c.lockNames, threadLockName{th, name})
-	return name
-}
+func (c *rclient) lockName(th string) string { return c.id + ":" + th }
 
 // redissonClient is the process's client of version v on node, created
 // on first use.
@@ -136,24 +110,6 @@ type rlock struct {
 	internalLease time.Duration // internalLockLeaseTime
 	token         int64
 	interruptibly bool // in lockInterruptibly()
-
-	// Memos, no state of their own: the client of the last process asked
-	// for, the lock's channel and its last lock command.
-	c        *rclient
-	cFor     *sim.Process
-	chanMemo string
-	acqCmd   []string
-	// Room for the lock's first lock and unlock commands (most locks
-	// send one of each), each part handed out once: a command is never
-	// changed once built.
-	cmdRoom [6 + 8]string
-	cmdUsed int
-	// The renewal entry of the lock's first watchdog, handed out once:
-	// an entry may outlive its place in the client's map.
-	renewRoom     rrenewal
-	renewRoomUsed bool
-	subRoom       rsubEntry // the same for the first subscription entry
-	subRoomUsed   bool
 }
 
 func newRLock(env Env, node, name string, v redissonVersion, wait, lease time.Duration) *rlock {
@@ -168,18 +124,11 @@ func prefixName(prefix, name string) string {
 	return prefix + ":{" + name + "}"
 }
 
-func (l *rlock) client(t *sim.Thread) *rclient {
-	if p := t.Process(); l.cFor != p {
-		l.c, l.cFor = redissonClient(t, l.env, l.node, l.ver), p
-	}
-	return l.c
-}
-func (l *rlock) channel() string {
-	if l.chanMemo == "" {
-		l.chanMemo = l.env.state().channel(l.name)
-	}
-	return l.chanMemo
-}
+// client is the RedissonClient of the calling thread's process.
+func (l *rlock) client(t *sim.Thread) *rclient { return redissonClient(t, l.env, l.node, l.ver) }
+
+// channel is getChannelName(): redisson_lock__channel:{name}.
+func (l *rlock) channel() string { return l.env.state().channel(l.name) }
 
 // lockName is getLockName(threadId): <client id>:<thread>.
 func (l *rlock) lockName(t *sim.Thread) string { return l.client(t).lockName(t.Name) }
@@ -216,7 +165,7 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 		acquired, ttl, err = l.tryAcquireLatest(t, lease)
 	default:
 		var r sim.Reply
-		r, err = l.evalWrite(t, l.acquireCmd(t, lease))
+		r, err = l.evalWrite(t, l.tryLockInnerCmd(t, lease))
 		if err != nil {
 			return false, 0, err
 		}
@@ -233,44 +182,20 @@ func (l *rlock) tryAcquire(t *sim.Thread) (acquired bool, ttl int64, err error) 
 	return true, 0, nil
 }
 
-// acquireCmd is the lock script's command for t and lease. A waiter sends
-// it again after every release: it is built once per lock, thread and
-// lease and sent as is (the sim only reads a command's arguments).
-func (l *rlock) acquireCmd(t *sim.Thread, lease time.Duration) []string {
-	leaseMs, name := ms(lease), l.lockName(t)
-	if c := l.acqCmd; c != nil && c[4] == leaseMs && c[5] == name {
-		return c
-	}
+// tryLockInnerCmd is tryLockInnerAsync's command: the lock script for t's
+// lock name and lease.
+func (l *rlock) tryLockInnerCmd(t *sim.Thread, lease time.Duration) []string {
 	script := redissonLock316
 	if l.ver == redisson3120 {
 		script = redissonLock312
 	}
-	l.acqCmd = appendEval(l.cmdSpace(6), script, []string{l.name}, leaseMs, name)
-	return l.acqCmd
+	return evalCmd(script, []string{l.name}, ms(lease), l.lockName(t))
 }
 
 // evalCmd is EVAL script with keys and args.
 func evalCmd(script string, keys []string, args ...string) []string {
-	return appendEval(nil, script, keys, args...)
-}
-
-// appendEval is evalCmd in room, if it fits.
-func appendEval(room []string, script string, keys []string, args ...string) []string {
-	if n := 3 + len(keys) + len(args); cap(room) < n {
-		room = make([]string, 0, n)
-	}
-	return append(append(append(room[:0], "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
-}
-
-// cmdSpace returns the next n strings of the lock's command room, or nil
-// once it is used up.
-func (l *rlock) cmdSpace(n int) []string {
-	if len(l.cmdRoom)-l.cmdUsed < n {
-		return nil
-	}
-	room := l.cmdRoom[l.cmdUsed : l.cmdUsed : l.cmdUsed+n]
-	l.cmdUsed += n
-	return room
+	cmd := make([]string, 0, 3+len(keys)+len(args))
+	return append(append(append(cmd, "EVAL", script, strconv.Itoa(len(keys))), keys...), args...)
 }
 
 // evalWrite is RedissonBaseLock.evalWriteAsync: the script alone
@@ -416,12 +341,18 @@ func (l *rlock) unlock(t *sim.Thread) (bool, error) {
 	if l.ver.latestLine() {
 		return l.unlockLatest(t)
 	}
-	r, err := l.evalWrite(t, appendEval(l.cmdSpace(8), redissonUnlock316, []string{l.name, l.channel()},
-		redissonUnlockMessage, ms(l.internalLease), l.lockName(t)))
+	r, err := l.evalWrite(t, l.unlockInnerCmd(t))
 	if !(l.ver.unlockNilKeepsEntry() && err == nil && r.IsNil()) {
 		l.cancelExpirationRenewal(t, t.Name)
 	}
 	return l.unlocked(t, r, err)
+}
+
+// unlockInnerCmd is unlockInnerAsync's command: the unlock script for t's
+// lock name.
+func (l *rlock) unlockInnerCmd(t *sim.Thread) []string {
+	return evalCmd(redissonUnlock316, []string{l.name, l.channel()},
+		redissonUnlockMessage, ms(l.internalLease), l.lockName(t))
 }
 
 // unlocked reads an unlock script's answer: nil means the thread did not
@@ -469,8 +400,7 @@ func (c *rclient) subscribe(t *sim.Thread, l *rlock) (*rsubEntry, error) {
 		return e, nil
 	}
 	p := t.Process()
-	e := l.newSubEntry()
-	e.channel, e.count, e.latch = channel, 1, p.NewSem(0)
+	e := &rsubEntry{channel: channel, count: 1, latch: p.NewSem(0)}
 	c.subs.set(channel, e)
 	s, err := t.SubscribeTo(c.node, channel, e)
 	if err != nil {
@@ -518,7 +448,6 @@ func (c *rclient) unsubscribe(e *rsubEntry) {
 // order, with counts) and the pending timer.
 type rrenewal struct {
 	holds []rhold
-	one   [1]rhold // holds' storage while one thread holds the lock
 	timer *rtimer
 	stale bool // its renewal stopped but the entry stayed in the map
 }
@@ -545,9 +474,6 @@ func (e *rrenewal) add(th string) {
 	if i := e.index(th); i >= 0 {
 		e.holds[i].n++
 		return
-	}
-	if e.holds == nil {
-		e.holds = e.one[:0]
 	}
 	e.holds = append(e.holds, rhold{th, 1})
 }
@@ -576,30 +502,10 @@ func (l *rlock) scheduleExpirationRenewal(t *sim.Thread) {
 		old.add(t.Name)
 		return
 	}
-	e := l.newRenewal()
+	e := &rrenewal{}
 	e.add(t.Name)
 	c.renew.set(l.name, e)
 	l.renewExpiration(t, c)
-}
-
-// newSubEntry returns an empty subscription entry: the lock's room the
-// first time.
-func (l *rlock) newSubEntry() *rsubEntry {
-	if l.subRoomUsed {
-		return &rsubEntry{}
-	}
-	l.subRoomUsed = true
-	return &l.subRoom
-}
-
-// newRenewal returns an empty renewal entry: the lock's room the first
-// time.
-func (l *rlock) newRenewal() *rrenewal {
-	if l.renewRoomUsed {
-		return &rrenewal{}
-	}
-	l.renewRoomUsed = true
-	return &l.renewRoom
 }
 
 // renewExpiration schedules one watchdog tick: after lease/3 it renews

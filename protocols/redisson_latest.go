@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/luafast"
 )
 
 // Newer Redisson: the master branch at 66863978b (2026-08-21, after tag
@@ -47,21 +46,16 @@ import (
 // 3000 ms, retryAttempts 4, retryDelay EqualJitterDelay(1000 ms, 2 s);
 // a timed-out attempt is cancelled and resent (RedisExecutor).
 
-// The scripts at that commit (their text is in sim/luafast, beside their
-// native twins): the acquire, the unlock with its latch, and
-// renewal.LockTask's chunk script.
-const (
-	redissonLockLatest   = luafast.RedissonLockLatest
-	redissonUnlockLatest = luafast.RedissonUnlockLatest
-	redissonRenewLatest  = luafast.RedissonRenewLatest
-)
+// The scripts at that commit (the acquire, the unlock with its latch, and
+// renewal.LockTask's script, which renews many locks at once) and their
+// fast paths are in redisson_latest_scripts.go.
 
 // redissonClientLatest is the newer default client configuration.
 var redissonClientLatest = sim.ClientConfig{Timeout: 3000 * time.Millisecond, Retries: 4,
 	RetryInterval: 1000 * time.Millisecond, RetryMax: 2 * time.Second, CancelOnTimeout: true}
 
-// redissonRenewChunk is the renewal task's chunk size.
-const redissonRenewChunk = 100
+// redissonRenewBatch is how many locks one renewal script renews at most.
+const redissonRenewBatch = 100
 
 func init() {
 	register(Protocol{
@@ -71,6 +65,7 @@ func init() {
 		Lease:   30 * time.Second,
 		Client:  redissonClientLatest,
 		Steps:   redissonSteps,
+		Scripts: redissonLatestScripts,
 		New: func(env Env, key string) Lock {
 			return newRLock(env, env.Master, key, redissonLatest, -1, -1)
 		},
@@ -365,7 +360,7 @@ func scriptErr(r sim.Reply) error {
 }
 
 // rrenewTask is renewal.LockTask: one per client, renewing every held
-// lock of the client in one script per chunk.
+// lock of the client, up to redissonRenewBatch locks a script.
 type rrenewTask struct {
 	running bool
 	names   []string // insertion order of held lock names
@@ -412,7 +407,7 @@ func (l *rlock) scheduleTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 	})
 }
 
-// runTask renews every entry, one script per chunk, and cancels the
+// runTask renews every entry, redissonRenewBatch a script, and cancels the
 // entries whose lock the script did not find.
 func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 	names := append([]string(nil), k.names...)
@@ -420,7 +415,7 @@ func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 		var keys, args []string
 		args = append(args, ms(k.lease))
 		var owners []string
-		for len(names) > 0 && len(keys) < redissonRenewChunk {
+		for len(names) > 0 && len(keys) < redissonRenewBatch {
 			name := names[0]
 			names = names[1:]
 			e := k.entries[name]
@@ -434,8 +429,8 @@ func (l *rlock) runTask(t *sim.Thread, c *rclient, k *rrenewTask) {
 		if len(keys) == 0 {
 			return
 		}
-		chunk := &rlock{env: l.env, node: c.node, name: keys[0], ver: l.ver}
-		r, err := chunk.synced(t, false, redissonRenewLatest, keys, args...)
+		first := &rlock{env: l.env, node: c.node, name: keys[0], ver: l.ver}
+		r, err := first.synced(t, false, redissonRenewLatest, keys, args...)
 		if err != nil {
 			t.Note(keys[0], "renewal: can't update locks expiration: "+err.Error())
 			return

@@ -28,6 +28,7 @@ func init() {
 		Masters:    3,
 		AllMasters: true,
 		Steps:      redissonSteps,
+		Scripts:    redissonScripts,
 		New: func(env Env, key string) Lock {
 			m := &multiLock{env: env, wait: 10 * time.Second, lease: env.Lease}
 			for _, node := range env.Nodes {

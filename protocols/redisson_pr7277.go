@@ -27,6 +27,7 @@ func init() {
 		Summary: "redisson-latest with the unmerged fix of #7272: renewal registered before the acquire, cancelled before the unlock",
 		Lease:   30 * time.Second,
 		Client:  redissonClientLatest,
+		Scripts: redissonLatestScripts,
 		New: func(env Env, key string) Lock {
 			return newRLock(env, env.Master, key, redissonPR7277, -1, -1)
 		},

@@ -74,6 +74,7 @@ func init() {
 		Lease:   30 * time.Second, // lockWatchdogTimeout
 		Client:  redissonClient316,
 		Steps:   redissonSteps,
+		Scripts: redissonScripts,
 		New:     lock(redisson3160),
 	})
 	register(Protocol{
@@ -83,6 +84,7 @@ func init() {
 		Lease:   30 * time.Second,
 		Client:  redissonClient316,
 		Steps:   redissonSteps,
+		Scripts: redissonScripts,
 		New:     lock(redisson3161),
 	})
 	register(Protocol{
@@ -92,6 +94,7 @@ func init() {
 		Lease:   30 * time.Second,
 		Client:  redissonClient316,
 		Steps:   redissonSteps,
+		Scripts: redissonScripts,
 		New:     lock(redisson3120),
 	})
 	register(Protocol{
@@ -101,6 +104,7 @@ func init() {
 		Lease:   30 * time.Second,
 		Client:  redissonClient316,
 		Steps:   redissonSteps,
+		Scripts: redissonScripts,
 		New:     lock(redisson3170),
 	})
 	register(Protocol{
@@ -110,6 +114,7 @@ func init() {
 		Lease:   30 * time.Second,
 		Client:  redissonClient316,
 		Steps:   redissonSteps,
+		Scripts: redissonScripts,
 		New: func(env Env, key string) Lock {
 			return newRLock(env, env.Master, key, redisson3170, 5*time.Second, env.Lease)
 		},

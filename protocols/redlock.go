@@ -2,7 +2,6 @@ package protocols
 
 import (
 	"errors"
-	"github.com/locksim/locksim/sim/luafast"
 	"strconv"
 	"time"
 
@@ -40,12 +39,8 @@ import (
 // check: a client paused between sending its SETs and reading the
 // replies believes it holds a lock whose keys may already have expired.
 
-// redsync's deleteScript and touchScript (their text is in sim/luafast,
-// beside their native twins).
-const (
-	redsyncDelete = luafast.RedsyncDelete
-	redsyncTouch  = luafast.RedsyncTouch
-)
+// redsync's deleteScript and touchScript and their fast paths are in
+// compare_scripts.go.
 
 // redsync defaults.
 const (
@@ -70,6 +65,7 @@ func init() {
 			Topologies: []string{TopoIndependent},
 			Masters:    5,
 			Steps:      redlockSteps,
+			Scripts:    redsyncScripts,
 			New: func(env Env, key string) Lock {
 				return &redlock{env: env, key: key, expiry: env.Lease, unchecked: unchecked}
 			},

@@ -5,7 +5,6 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/luafast"
 )
 
 // redsync v4.18.1 with WithSetNXOnExtend() (added in v4.12.0): Extend runs touchWithSetNXScript,
@@ -15,7 +14,7 @@ import (
 // Extend every expiry/2 until the lock is released or Extend fails. A
 // keep-alive that runs late finds an expired key and silently takes the
 // lock back, while another client may have held it in between.
-const redsyncTouchWithSetNX = luafast.RedsyncTouchWithSetNX
+// (touchWithSetNXScript and its fast path are in compare_scripts.go.)
 
 func init() {
 	register(Protocol{
@@ -26,6 +25,7 @@ func init() {
 		Topologies: []string{TopoIndependent, TopoSingle},
 		Masters:    5,
 		Steps:      redlockSteps,
+		Scripts:    redsyncSetNXScripts,
 		New: func(env Env, key string) Lock {
 			return &redlockKeepAlive{redlock: redlock{env: env, key: key, expiry: env.Lease, touch: redsyncTouchWithSetNX}}
 		},

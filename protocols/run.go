@@ -26,6 +26,7 @@ func RunPooled(sc Scenario, pool *sim.Pool) (Scenario, *trace.Trace, error) {
 		CommandTimeout: time.Duration(sc.TimeoutMs) * time.Millisecond,
 		MaxEvents:      sc.EventBudget(),
 		Pool:           pool,
+		Scripts:        p.Scripts,
 	})
 	env := build(w, sc, wl)
 	r := &Runner{Sc: sc, Proto: p, Env: env}

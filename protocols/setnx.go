@@ -5,11 +5,10 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/luafast"
 )
 
-// Lua compare-and-delete release, verbatim from seed 001 ("Solução Efetiva").
-const compareAndDelete = luafast.CompareAndDelete
+// The Lua compare-and-delete release (compareAndDelete, verbatim from
+// seed 001, "Solução Efetiva") and its fast path are in compare_scripts.go.
 
 func init() {
 	// Seed 002, section 2: setIfAbsent(chaveTrava, "bloqueado", 60, SECONDS),
@@ -32,6 +31,7 @@ func init() {
 		Summary: "SET NX EX 10 with a random token; Lua GET-compare-DEL release",
 		Lease:   10 * time.Second,
 		Steps:   spinSteps,
+		Scripts: []sim.Script{compareAndDeleteScript},
 		New: func(env Env, key string) Lock {
 			return &setnxLuaDel{env: env, key: key}
 		},

@@ -2,7 +2,6 @@ package protocols
 
 import (
 	"errors"
-	"github.com/locksim/locksim/sim/luafast"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -25,13 +24,8 @@ import (
 // default). The client is Lettuce with its defaults (60 s command
 // timeout, no retries).
 
-// The obtain script and the two unlock scripts (UNLINK, then DEL), their
-// text in sim/luafast, beside their native twins.
-const (
-	springObtain       = luafast.SpringObtain
-	springUnlinkUnlock = luafast.SpringUnlinkUnlock
-	springDeleteUnlock = luafast.SpringDeleteUnlock
-)
+// The obtain script and the two unlock scripts (UNLINK, then DEL) and
+// their fast paths are in compare_scripts.go.
 
 // Spring defaults.
 const (
@@ -51,6 +45,7 @@ func init() {
 		Lease:   60 * time.Second,
 		Client:  sim.ClientConfig{Timeout: 60 * time.Second},
 		Steps:   springSteps,
+		Scripts: springScripts,
 		New: func(env Env, key string) Lock {
 			return &springLock{env: env, path: key}
 		},

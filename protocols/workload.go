@@ -74,7 +74,6 @@ type Runner struct {
 	run      runState                      // client library state per process
 	wl       map[string]any                // workload state shared by the run's threads
 	arrivals map[*sim.Thread]time.Duration // open loop: each thread's next arrival
-	recs     []recorded                    // room for the locks Lock hands out, a few at a time
 }
 
 // Lock returns a fresh, recorded lock instance on key.
@@ -85,11 +84,7 @@ func (r *Runner) Lock(key string) Lock {
 	if k, ok := inner.(redisKeyer); ok {
 		key = k.RedisKey() // the history names the lock by its Redis key
 	}
-	if len(r.recs) == cap(r.recs) {
-		r.recs = make([]recorded, 0, 16)
-	}
-	r.recs = append(r.recs, recorded{key: key, inner: inner})
-	return &r.recs[len(r.recs)-1]
+	return &recorded{key: key, inner: inner}
 }
 
 // redisKeyer is a lock stored under another Redis key than the name the

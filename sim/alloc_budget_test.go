@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/locksim/locksim/protocols" // registers the scripts' fast paths, as a run has them
+	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -30,7 +30,11 @@ func TestRedissonAcquireAllocBudget(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("allocation counts differ under -race")
 	}
-	s := sim.NewStandalone(1)
+	p, err := protocols.Lookup("redisson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sim.NewStandalone(1, p.Scripts...) // the scripts' fast paths, as a run of redisson has them
 	defer s.Close()
 	i := 0
 	keys := make([]string, 2048)

@@ -79,7 +79,7 @@ func (w *World) scriptName(body string) string {
 	}
 	name, ok := w.scriptNames[body]
 	if !ok {
-		sha := luafast.SHA1(body)
+		sha := w.scriptSHA1(body)
 		w.rec.trace.Scripts[sha] = body
 		name = "sha1:" + sha
 		w.scriptNames[body] = name
@@ -165,4 +165,15 @@ func sameArgs(cached, args []string, script string) bool {
 		}
 	}
 	return true
+}
+
+// scriptSHA1 is body's SHA1, computed once a process for the run's
+// scripts (Config.Scripts).
+func (w *World) scriptSHA1(body string) string {
+	for _, s := range w.cfg.Scripts {
+		if s.Source == body {
+			return s.SHA1()
+		}
+	}
+	return luafast.SHA1(body)
 }

@@ -94,6 +94,7 @@ func (w *World) AddNode(name string) *Node {
 	n.bw = st.node
 	n.bw.Reset(&n.out)
 	n.lua = luafast.New(m)
+	n.lua.SetScripts(w.cfg.Scripts)
 	n.scripts = newScriptSync(st.scripts)
 	n.lua.SetPreHook(n.preHook) // the server's, which the twins' direct commands call too
 	n.lua.SetPublish(n.publish) // what preHook does for a PUBLISH outside MULTI

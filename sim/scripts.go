@@ -10,6 +10,11 @@ import (
 	"github.com/locksim/locksim/sim/luafast"
 )
 
+// Script is a Lua script body with a fast path: Go code, proven equal to
+// the script, that the nodes run instead of the Lua VM. Protocols declare
+// their scripts (Config.Scripts); the simulator knows only Redis.
+type Script = luafast.Script
+
 // scriptSync keeps a node's two script caches in step, so that the node
 // has one, as Redis does: the Lua engine serves script commands outside
 // MULTI, while script commands queued in MULTI run inside miniredis at
@@ -75,7 +80,7 @@ func (n *Node) scriptCommand(c *server.Peer, cmd string, args []string, v *luafa
 		handled = n.lua.Handle(c, cmd, args)
 	}
 	switch {
-	case body != "" && !s.loaded(body) && n.lua.Exposed(luafast.SHA1(body)):
+	case body != "" && !s.loaded(body) && n.lua.Exposed(n.lua.SHA1(body)):
 		s.unsent = append(s.unsent, body)
 		s.load(body)
 	case flush:
@@ -114,7 +119,7 @@ func (n *Node) afterExec(c *server.Peer, exec bool) {
 		s.forget()
 	}
 	for _, b := range bodies {
-		if sha := luafast.SHA1(b); s.miniredisHas(n, sha) && !n.lua.Exposed(sha) {
+		if sha := n.lua.SHA1(b); s.miniredisHas(n, sha) && !n.lua.Exposed(sha) {
 			s.out.Reset()
 			n.lua.Handle(s.peer, "SCRIPT", []string{"LOAD", b})
 			s.load(b)

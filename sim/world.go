@@ -23,6 +23,9 @@ type Config struct {
 	CommandTimeout time.Duration // client-side timeout of one command; 0 = none
 	MaxEvents      int64         // events run before the run stops as over budget; 0 = no limit
 	Pool           *Pool         // where the run takes Redis stores and coroutines from and gives them back; nil = none
+	// Scripts are Lua scripts with fast paths that every node runs
+	// without the Lua VM (see Script).
+	Scripts []Script
 }
 
 // World is one simulation run. It is single-threaded: exactly one simulated

@@ -38,9 +38,12 @@ func TestAllocBudgets(t *testing.T) {
 		what          string
 		allocs, limit float64
 	}{
-		// Measured at simhouse: 464 and 160.
-		{"a default explore run", run, 500},
-		{"its check", check, 180},
+		// Measured when simhouse merged onto main (a094a8d): 612 and
+		// 212. Redisson now builds its EVAL commands and lock names per
+		// call, as the library does (464 on simhouse alone); the checker's
+		// properties and damage added 52.
+		{"a default explore run", run, 650},
+		{"its check", check, 225},
 	} {
 		t.Logf("%s: %.0f allocations", b.what, b.allocs)
 		if b.allocs > b.limit {

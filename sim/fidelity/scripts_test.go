@@ -1,7 +1,5 @@
 package fidelity
 
-import "github.com/locksim/locksim/sim/luafast"
-
 // The scripts the lock protocols send, verbatim. Redis caches scripts by
 // the SHA1 of their exact text, so each spelling a protocol may send is
 // kept: the one-line form of the issue and the seed texts' Java
@@ -20,18 +18,51 @@ const redissonRelease = "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then 
 const redissonRenew = "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then redis.call('pexpire', KEYS[1], ARGV[1]); return 1; end; return 0;"
 
 // The same three as the seed 000 text concatenates them, which is what
-// package protocols sends.
+// package protocols sends (a copy: the simulator does not import the
+// protocols).
 const (
-	seedRedissonAcquire = luafast.RedissonLock316
-	seedRedissonRelease = luafast.RedissonUnlock316
-	seedRedissonRenew   = luafast.RedissonRenew316
+	seedRedissonAcquire = "if (redis.call('exists', KEYS[1]) == 0) then " +
+		"   redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
+		"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
+		"   return nil; " +
+		"end; " +
+		"if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
+		"   redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
+		"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
+		"   return nil; " +
+		"end; " +
+		"return redis.call('pttl', KEYS[1]);"
+
+	seedRedissonRelease = "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then " +
+		"   return nil;" +
+		"end; " +
+		"local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); " +
+		"if (counter > 0) then " +
+		"   redis.call('pexpire', KEYS[1], ARGV[2]); " +
+		"   return 0; " +
+		"else " +
+		"   redis.call('del', KEYS[1]); " +
+		"   redis.call('publish', KEYS[2], ARGV[1]); " +
+		"   return 1; " +
+		"end; " +
+		"return nil;"
+
+	seedRedissonRenew = "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
+		"   redis.call('pexpire', KEYS[1], ARGV[1]); " +
+		"   return 1; " +
+		"end; " +
+		"return 0;"
 )
 
 // Compare-and-delete (seed 001): KEYS[1]=lock, ARGV[1]=token; 1 or 0.
 const compareAndDelete = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
 // The same as package protocols sends it (seed 001's concatenation).
-const seedCompareAndDelete = luafast.CompareAndDelete
+const seedCompareAndDelete = "if redis.call('get', KEYS[1]) == ARGV[1] then " +
+	"   return redis.call('del', KEYS[1]) " +
+	"else " +
+	"   return 0 " +
+	"end"
 
 // Compare-and-pexpire (extend only one's own lock): KEYS[1]=lock,
 // ARGV[1]=token, ARGV[2]=lease ms; 1 or 0.

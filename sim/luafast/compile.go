@@ -18,16 +18,13 @@ type script struct {
 	pure    bool           // cannot modify the globals table (see isPure)
 	inert   bool           // cannot modify any table (see isInert)
 	exposed bool           // in its engine's bySHA
-	twin    twin           // the body's native twin, or nil
+	fast    FastPath       // the body's fast path (SetScripts), or nil
 	c       *compiled      // nil until looked up in protos
 }
 
 // newScript returns a script for src, its SHA1 taken from the compile
-// cache when another engine compiled src before (or from the twins).
+// cache when another engine compiled src before.
 func newScript(src string) *script {
-	if t, ok := twins[src]; ok {
-		return &script{src: src, sha: t.sha, twin: t.fn}
-	}
 	if c, ok := protos.Load(src); ok {
 		c := c.(*compiled)
 		return &script{src: src, sha: c.sha, c: c}
@@ -35,16 +32,30 @@ func newScript(src string) *script {
 	return &script{src: src, sha: sha1Hex(src)}
 }
 
+// newScript is newScript with the fast path and SHA1 of the engine's
+// scripts (SetScripts) when src is one of them.
+func (e *Engine) newScript(src string) *script {
+	if f, ok := e.fastScript(src); ok {
+		return &script{src: src, sha: f.SHA1(), fast: f.FastPath}
+	}
+	return newScript(src)
+}
+
 // SHA1 is a script body's name for EVALSHA and SCRIPT EXISTS (lower-case
 // hex), from the compile cache when the body was compiled before.
 func SHA1(src string) string {
-	if t, ok := twins[src]; ok {
-		return t.sha
-	}
 	if c, ok := protos.Load(src); ok {
 		return c.(*compiled).sha
 	}
 	return sha1Hex(src)
+}
+
+// SHA1 is the package's SHA1, from the engine's scripts first.
+func (e *Engine) SHA1(src string) string {
+	if f, ok := e.fastScript(src); ok {
+		return f.SHA1()
+	}
+	return SHA1(src)
 }
 
 func sha1Hex(src string) string {

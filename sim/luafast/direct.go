@@ -39,7 +39,7 @@ type directPlan struct {
 
 // A planner decides whether a direct command models args (the name
 // dropped) on db; lruSet says whether this run's commands already set the
-// LRU clock of args[0] (see nativeRun.lruKey).
+// LRU clock of args[0] (see ScriptRun.lruKey).
 type planner func(db *miniredis.RedisDB, args []string, lruSet bool) (directPlan, bool)
 
 // directCmd is the plan of the command called name, nil if the engine
@@ -73,7 +73,7 @@ const (
 
 // runDirect serves x's current call (upper-case name first) directly if
 // it is a case directCmd models, as miniredis would.
-func (e *Engine) runDirect(x *nativeRun) (int, served) {
+func (e *Engine) runDirect(x *ScriptRun) (int, served) {
 	if e.hook == nil {
 		return 0, notDirect
 	}
@@ -101,13 +101,13 @@ func (e *Engine) runDirect(x *nativeRun) (int, served) {
 }
 
 // lruSetOn reports whether this run set the LRU clock of args's key.
-func (x *nativeRun) lruSetOn(args []string) bool {
+func (x *ScriptRun) lruSetOn(args []string) bool {
 	return x.lruSet && len(args) > 0 && args[0] == x.lruKey
 }
 
 // database is miniredis's DB 0, looked up once a run: twins never change
 // the inner connection's DB, and their commands never swap DBs.
-func (x *nativeRun) database() *miniredis.RedisDB {
+func (x *ScriptRun) database() *miniredis.RedisDB {
 	if x.db == nil {
 		x.db = x.e.m.DB(0)
 	}

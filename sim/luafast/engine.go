@@ -8,19 +8,18 @@
 // go through Server().Dispatch on one reused inner peer, so the server
 // pre-hook sees them.
 //
-// Native twins (native.go): a body that exactly equals a registered one
-// (the lock scripts of the protocols catalog, whose one text is here,
-// beside its twin; protocols names each script's release) runs as a Go
-// function instead of on the VM. It sends the same nested commands through
-// the same Dispatch and writes the same reply; on anything it does not
-// model (an error reply, another reply type, short KEYS/ARGV, EVAL_RO) it
-// hands the run to the VM, which takes the replies of the calls already
-// made from a record instead of sending them again, so side effects and
-// the script error come out as if the VM had run it all. Tests prove the
-// equality on random hostile command sequences, twins on against off
-// (replies, keyspace, the pre-hook's nested commands) and against
-// miniredis's own EVAL; protocols' tests check that every script a
-// protocol sends has a twin and every twin a protocol.
+// Fast paths (fastpath.go): a body that exactly equals one of the
+// engine's scripts (SetScripts) that has a FastPath runs as that Go
+// function instead of on the VM. The engine knows no script: the
+// protocols declare theirs, with the fast paths, and prove each equal to
+// its script by a conformance test. A fast path sends the same nested
+// commands through the same Dispatch and writes the same reply; on
+// anything it does not model (an error reply, another reply type, short
+// KEYS/ARGV, EVAL_RO) it hands the run to the VM, which takes the replies
+// of the calls already made from a record instead of sending them again,
+// so side effects and the script error come out as if the VM had run it
+// all. The engine's own tests prove the hand-over on random hostile
+// command sequences with test copies of a few scripts.
 //
 // Deliberate differences from miniredis v2.40.0:
 //   - math.random/math.randomseed are Redis's deterministic rand48, reseeded
@@ -66,6 +65,7 @@ type Engine struct {
 
 	inner innerConn // peer + buffer for nested redis.call
 
+	fast    []Script                      // scripts with fast paths (SetScripts)
 	hook    server.Hook                   // the server's pre-hook, for direct commands
 	publish func(channel, msg string) int // a twin's direct PUBLISH (SetPublish)
 	value   *Value                        // where a twin's reply goes instead of the peer (HandleValue)
@@ -157,7 +157,7 @@ func (e *Engine) script(src string) *script {
 	}
 	s := e.byText[src]
 	if s == nil {
-		s = newScript(src)
+		s = e.newScript(src)
 		e.byText[src] = s
 		if e.nHot < len(e.hot) {
 			e.hot[e.nHot] = s

@@ -54,6 +54,7 @@ func newNode(tb testTB, withEngine bool) *node {
 	n.probe = server.NewPeer(bufio.NewWriter(&n.probeBuf))
 	if withEngine {
 		n.eng = New(m)
+		n.eng.SetScripts(testScripts)
 	}
 	hook := func(c *server.Peer, cmd string, args ...string) bool {
 		if c == n.probe {

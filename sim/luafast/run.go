@@ -25,7 +25,7 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 		c.WriteError(msgInvalidKeysNumber)
 		return false
 	}
-	if s.twin != nil && nativeOn && !readOnly && e.runNative(c, s.twin, sha, args, numKeys) {
+	if s.fast != nil && nativeOn && !readOnly && e.runNative(c, s.fast, sha, args, numKeys) {
 		return true
 	}
 	if err := s.compile(); err != nil {

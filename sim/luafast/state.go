@@ -35,7 +35,7 @@ type vm struct {
 	names      nameCache
 	reply      bytes.Buffer  // nested calls' replies
 	replyW     *bufio.Writer // writes to reply
-	nat        nativeRun     // the native twins' calls (native.go)
+	nat        ScriptRun     // the native twins' calls (native.go)
 
 	e       *Engine                                   // the engine using this state
 	libSnap map[*lua.LTable]map[lua.LValue]lua.LValue // library tables after setup

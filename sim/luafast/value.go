@@ -25,7 +25,7 @@ func (e *Engine) HandleValue(c *server.Peer, cmd string, args []string, v *Value
 
 // takeValue hands x's reply to the value HandleValue waits for, if any,
 // and reports whether it did.
-func (e *Engine) takeValue(c *server.Peer, x *nativeRun) bool {
+func (e *Engine) takeValue(c *server.Peer, x *ScriptRun) bool {
 	v := e.value
 	if v == nil || c.Resp3 {
 		return false

@@ -77,7 +77,8 @@ var shortHoldPins = func() []expectedCell {
 // and redlock-unchecked (redsync's validity is checked once, while
 // acquiring) and the multilock (its 60 s lease, no watchdog). Safe for
 // the renewing ones: Redisson's watchdog (every Redisson lock() and
-// fenced) and redlock-setnx-extend's keep-alive run in threads the slow
+// fenced), redlock-setnx-extend's keep-alive and setnx-px-lua-refresh's
+// refresher run in threads the slow
 // work does not slow, and re-arm the key every third (or half) of the
 // lease. setnx-daemon-renew is unsafe another way: its daemon ends only
 // when TTL finds no key, and with holds back to back the key is there at
@@ -116,6 +117,6 @@ var lockSetPins = func() []expectedCell {
 	add("slow-work", CellUnsafe, "local-mutex", "setnx-del", "setnx-get-del", "setnx-lua-del", "setnx-watch-del", "redislock-go",
 		"spring-registry", "redisson-trylock", "redlock", "redlock-unchecked", "redisson-multilock", "setnx-daemon-renew")
 	add("slow-work", CellSafe, "redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-3.17.0", "redisson-latest", "redisson-pr7277", "fenced",
-		"redlock-setnx-extend")
+		"redlock-setnx-extend", "setnx-px-lua-refresh")
 	return out
 }()

@@ -132,7 +132,8 @@ type expectedCell struct {
 var expectedMatrix = func() []expectedCell {
 	var out []expectedCell
 	single := []string{"setnx-del", "setnx-lua-del", "setnx-get-del", "setnx-watch-del", "setnx-daemon-renew",
-		"redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-3.17.0", "redisson-trylock", "redisson-latest", "redisson-pr7277", "redislock-go", "spring-registry"}
+		"redisson", "redisson-3.12.0", "redisson-3.16.1", "redisson-3.17.0", "redisson-trylock", "redisson-latest", "redisson-pr7277", "redislock-go", "spring-registry",
+		"setnx-px-lua-refresh"}
 	// redlock-setnx-extend behaves as redlock here: its keep-alive runs
 	// in the paused process too, and a late SET NX on one jumped master
 	// cannot form a second majority.

@@ -83,6 +83,7 @@ type model struct {
 
 type causeRow struct {
 	explore.CauseCount
+	Heading  string // the property's heading, on the first row of its group
 	Rate     float64
 	Timeline string
 	ViewCmd  string
@@ -108,6 +109,9 @@ func build(s *explore.Summary, opt Options) model {
 	m.Rate = percent(s.Violating, s.Runs)
 	for _, c := range s.Causes {
 		r := causeRow{CauseCount: c, Rate: percent(c.Runs, s.Runs), Timeline: opt.Timelines[c.Trace]}
+		if n := len(m.Causes); n == 0 || m.Causes[n-1].Property != c.Property {
+			r.Heading = checker.Heading(c.Property)
+		}
 		if c.Trace != "" && r.Timeline == "" {
 			r.ViewCmd = "locksim view " + c.Trace + " -o " + strings.TrimSuffix(c.Trace, ".json") + ".html"
 		}

@@ -2,11 +2,13 @@ package report
 
 import (
 	"context"
+	"html/template"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces/explore"
 )
@@ -106,5 +108,26 @@ func TestReportLinksTimelinesAndEscapes(t *testing.T) {
 	}
 	if !strings.Contains(p, "3 shards merged") {
 		t.Error("the merged page does not say so")
+	}
+}
+
+// TestReportHeadsCausesByProperty: the causes table groups its rows
+// under each property's heading, the words `run` and the timeline print.
+func TestReportHeadsCausesByProperty(t *testing.T) {
+	s := *summary(t)
+	s.Causes = []explore.CauseCount{
+		{Property: checker.PropOwnership, Cause: checker.CauseForeignRelease, Runs: 2, FirstSeed: 3},
+		{Property: checker.PropMutex, Cause: checker.CausePrematureExpiry, Runs: 5, FirstSeed: 1},
+		{Property: checker.PropMutex, Cause: checker.CauseLostAfterFailover, Runs: 1, FirstSeed: 9},
+	}
+	p := render(t, &s, Options{})
+	for _, prop := range []string{checker.PropOwnership, checker.PropMutex} {
+		head := `<tr class="group"><th colspan="5">` + template.HTMLEscapeString(checker.Heading(prop)) + `</th></tr>`
+		if n := strings.Count(p, head); n != 1 {
+			t.Errorf("heading of %s %d times, want once", prop, n)
+		}
+	}
+	if strings.Index(p, checker.CauseForeignRelease) > strings.Index(p, template.HTMLEscapeString(checker.Heading(checker.PropMutex))) {
+		t.Error("an ownership cause is listed under mutual exclusion")
 	}
 }

@@ -143,7 +143,7 @@ func (b *viewBuilder) violations(vs []checker.Violation) {
 		if v.UntilMs > 0 {
 			until = int64(math.Round(v.UntilMs * 1e6))
 		}
-		vv := viewViolation{Violation: v, AtNs: at, UntilNs: until, Holds: []int{}, Ops: []int{}, Lanes: []int{}}
+		vv := viewViolation{Violation: v, Heading: checker.Heading(v.Property), AtNs: at, UntilNs: until, Holds: []int{}, Ops: []int{}, Lanes: []int{}}
 		if vv.Clients == nil {
 			vv.Clients = []string{}
 		}

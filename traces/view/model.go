@@ -143,12 +143,13 @@ type viewShade struct {
 
 type viewViolation struct {
 	checker.Violation
-	Holds []int `json:"holds"` // the clients' overlapping holds
-	Ops   []int `json:"ops"`   // the resource operations involved
-	Lanes []int `json:"lanes"`
-	Start int64 `json:"start"` // a window that shows the whole story
-	End   int64 `json:"end"`
-	AtNs  int64 `json:"at_ns"`
+	Heading string `json:"heading"` // its property's heading, as the text report prints it
+	Holds   []int  `json:"holds"`   // the clients' overlapping holds
+	Ops     []int  `json:"ops"`     // the resource operations involved
+	Lanes   []int  `json:"lanes"`
+	Start   int64  `json:"start"` // a window that shows the whole story
+	End     int64  `json:"end"`
+	AtNs    int64  `json:"at_ns"`
 	// UntilNs is AtNs when the violation has no end.
 	UntilNs int64 `json:"until_ns"`
 }
@@ -190,7 +191,11 @@ func buildView(f *traces.File, res *checker.Result) *viewModel {
 	b.roles()
 	b.holds(res)
 	b.shades()
-	b.violations(f.Report.Violations)
+	var grouped []checker.Violation // by property, as the text report lists them
+	for _, g := range f.Report.Groups() {
+		grouped = append(grouped, g.Violations...)
+	}
+	b.violations(grouped)
 	return vm
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -456,5 +457,28 @@ func TestViewHoldEndsAtCrash(t *testing.T) {
 	}
 	if ended == 0 {
 		t.Fatalf("no hold ended by the crash (crashes %v)", crash)
+	}
+}
+
+// TestViewHeadsViolationsByProperty: the timeline lists violations by
+// property, in the text report's order, each under its heading.
+func TestViewHeadsViolationsByProperty(t *testing.T) {
+	o := runReference(t, "foreign-release")
+	vm := buildView(o.File, o.Result)
+	var got []string
+	for _, v := range vm.Violations {
+		if v.Heading != checker.Heading(v.Property) {
+			t.Errorf("%s violation under %q", v.Property, v.Heading)
+		}
+		if len(got) == 0 || got[len(got)-1] != v.Property {
+			got = append(got, v.Property)
+		}
+	}
+	var want []string
+	for _, g := range o.File.Report.Groups() {
+		want = append(want, g.Property)
+	}
+	if len(want) < 2 || !slices.Equal(got, want) {
+		t.Errorf("properties in the view %v, want %v, each once", got, want)
 	}
 }

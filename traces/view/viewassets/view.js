@@ -890,6 +890,7 @@
       return;
     }
     D.violations.forEach(function (v, vi) {
+      if (vi === 0 || D.violations[vi - 1].heading !== v.heading) h('h3', 'vgroup', v.heading, box);
       var card = h('div', 'vcard', null, box);
       card.id = 'violation-' + (vi + 1);
       var head = h('div', 'vhead', null, card);

@@ -1,12 +1,17 @@
-package luafast
+package protocols
 
-import "strconv"
+import (
+	"strconv"
 
-// bsm/redislock's scripts, as protocols/redislock_go.go sends them (the
-// tag is named there). The twins model one key (the protocol's case);
-// other counts run on the VM.
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/luafast"
+)
+
+// bsm/redislock's scripts, verbatim, as redislock_go.go sends them (the
+// tag is named there), and their fast paths, which model one key (the
+// protocol's case); other counts run on the VM.
 const (
-	RedislockObtain = `-- obtain.lua: arguments => [value, tokenLen, ttl]
+	redislockObtain = `-- obtain.lua: arguments => [value, tokenLen, ttl]
 -- Obtain.lua try to set provided keys's with value and ttl if they do not exists.
 -- Keys can be overriden if they already exists and the correct value+tokenLen is provided. 
 
@@ -47,7 +52,7 @@ end
 pexpire(ARGV[3])
 return redis.status_reply("OK")`
 
-	RedislockRelease = `-- release.lua: => Arguments: [value]
+	redislockRelease = `-- release.lua: => Arguments: [value]
 -- Release.lua deletes provided keys if all their values match the input. 
 
 -- Check all keys values matches provided input.
@@ -63,7 +68,7 @@ redis.call("del", unpack(KEYS))
 
 return redis.status_reply("OK")`
 
-	RedislockRefresh = `-- refresh.lua: => Arguments: [value, ttl]
+	redislockRefresh = `-- refresh.lua: => Arguments: [value, ttl]
 -- refresh.lua refreshes provided keys's ttls if all their values match the input. 
 
 -- Check all keys values matches provided input.
@@ -82,64 +87,65 @@ end
 return redis.status_reply("OK")`
 )
 
-func init() {
-	register(RedislockObtain, redislockObtainOne)
-	register(RedislockRelease, func(x *nativeRun) bool { return redislockIfValue(x, "DEL") })
-	register(RedislockRefresh, func(x *nativeRun) bool { return redislockIfValue(x, "PEXPIRE") })
+// redislockScripts are the scripts' fast paths.
+var redislockScripts = []sim.Script{
+	luafast.NewScript(redislockObtain, redislockObtainOne),
+	luafast.NewScript(redislockRelease, func(x *luafast.ScriptRun) bool { return redislockIfValue(x, "DEL") }),
+	luafast.NewScript(redislockRefresh, func(x *luafast.ScriptRun) bool { return redislockIfValue(x, "PEXPIRE") }),
 }
 
-func redislockObtainOne(x *nativeRun) bool {
-	if len(x.keys) != 1 || !x.has(1, 3) {
+func redislockObtainOne(x *luafast.ScriptRun) bool {
+	if len(x.Keys()) != 1 || !x.Has(1, 3) {
 		return false
 	}
-	key, value := x.keys[0], x.argv[0]
-	r, ok := x.call("MSETNX", key, value)
+	key, value := x.Keys()[0], x.Argv()[0]
+	r, ok := x.Call("MSETNX", key, value)
 	if !ok {
 		return false
 	}
-	if !r.is(1) {
+	if !r.Is(1) {
 		// canOverrideKeys: the key's first offset bytes against value's.
-		offset, ok := canonicalInt(x.argv[1])
+		offset, ok := canonicalInt(x.Argv()[1])
 		if !ok || offset < 1 || offset > len(value) {
 			return false // string.sub's other cases, tonumber's other results
 		}
-		prefix, ok := x.call("GETRANGE", key, "0", strconv.Itoa(offset-1))
+		prefix, ok := x.Call("GETRANGE", key, "0", strconv.Itoa(offset-1))
 		switch {
 		case !ok:
 			return false
-		case !prefix.equals(value[:offset]):
-			return x.returnNil()
+		case !prefix.Equals(value[:offset]):
+			return x.ReturnNil()
 		}
-		if _, ok = x.call("MSET", key, value); !ok {
+		if _, ok = x.Call("MSET", key, value); !ok {
 			return false
 		}
 	}
-	_, ok = x.call("PEXPIRE", key, x.argv[2])
-	return ok && x.returnStatus("OK")
+	_, ok = x.Call("PEXPIRE", key, x.Argv()[2])
+	return ok && x.ReturnStatus("OK")
 }
 
 // redislockIfValue is the release (DEL) and refresh (PEXPIRE ARGV[2])
 // scripts: false unless the key holds ARGV[1].
-func redislockIfValue(x *nativeRun, cmd string) bool {
+func redislockIfValue(x *luafast.ScriptRun, cmd string) bool {
 	nArgv := 1
 	if cmd == "PEXPIRE" {
 		nArgv = 2
 	}
-	if len(x.keys) != 1 || !x.has(1, nArgv) {
+	if len(x.Keys()) != 1 || !x.Has(1, nArgv) {
 		return false
 	}
-	key := x.keys[0]
-	r, ok := x.call("MGET", key)
-	if !ok || r.kind != '*' {
+	key := x.Keys()[0]
+	r, ok := x.Call("MGET", key)
+	if !ok || !r.IsArray() {
 		return false
 	}
-	if !r.first().equals(x.argv[0]) {
-		return x.returnNil()
+	if !r.First().Equals(x.Argv()[0]) {
+		return x.ReturnNil()
 	}
 	if cmd == "PEXPIRE" {
-		_, ok = x.call(cmd, key, x.argv[1])
+		_, ok = x.Call(cmd, key, x.Argv()[1])
 	} else {
-		_, ok = x.call(cmd, key)
+		_, ok = x.Call(cmd, key)
 	}
-	return ok && x.returnStatus("OK")
+	return ok && x.ReturnStatus("OK")
 }
