@@ -8,7 +8,11 @@ import (
 )
 
 // Run normalizes sc, builds its world and runs it.
-func Run(sc Scenario) (Scenario, *trace.Trace, error) {
+func Run(sc Scenario) (Scenario, *trace.Trace, error) { return RunPooled(sc, nil) }
+
+// RunPooled is Run with the world's Redis stores and coroutines taken
+// from pool and given back to it (nil: made for this run alone).
+func RunPooled(sc Scenario, pool *sim.Pool) (Scenario, *trace.Trace, error) {
 	sc, err := sc.Normalize()
 	if err != nil {
 		return sc, nil, err
@@ -21,6 +25,7 @@ func Run(sc Scenario) (Scenario, *trace.Trace, error) {
 		Network:        sc.Network,
 		CommandTimeout: time.Duration(sc.TimeoutMs) * time.Millisecond,
 		MaxEvents:      sc.EventBudget(),
+		Pool:           pool,
 		Scripts:        p.Scripts,
 	})
 	env := build(w, sc, wl)

@@ -54,7 +54,7 @@ func (w *World) traceArgs(args []string) []string {
 	if len(args) > 1 && (strings.EqualFold(args[0], "EVAL") || strings.EqualFold(args[0], "EVAL_RO")) {
 		script = w.scriptName(args[1])
 	}
-	t := &w.args
+	t := &w.alloc.args
 	if t.slots == nil {
 		t.slots = make([][]string, argSlots(len(w.procs)))
 		t.mask = uint64(len(t.slots) - 1)

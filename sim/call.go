@@ -60,7 +60,7 @@ func (t *Thread) call1(cfg ClientConfig, node string, then func(Reply, error), w
 	if node != Master && t.w.nodes[node] == nil {
 		return Reply{}, ErrUnknownParty
 	}
-	c := t.w.rpcs.next()
+	c := t.w.alloc.rpc()
 	c.cfg, c.to, c.toMaster, c.what, c.args, c.then = cfg, node, node == Master, strings.ToUpper(args[0]), args, then
 	return t.roundTripThen(c, wait)
 }
@@ -152,7 +152,7 @@ func (t *Thread) Request(service string, args ...string) (string, error) {
 	if s == nil {
 		return "", ErrUnknownParty
 	}
-	c := t.w.rpcs.next()
+	c := t.w.alloc.rpc()
 	c.to, c.what, c.args, c.svc = service, args[0], args, s
 	v, err := t.roundTrip(c)
 	if err != nil {

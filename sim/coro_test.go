@@ -48,10 +48,12 @@ func TestThreadsReuseCoroutines(t *testing.T) {
 	}
 }
 
-// With sharing on, a run takes the coroutines an earlier run gave back.
-func TestSharedCoroutinesServeLaterRuns(t *testing.T) {
+// A run takes the coroutines and the Redis store an earlier run of the
+// same pool gave back; closing the pool ends its coroutines.
+func TestPoolServesLaterRuns(t *testing.T) {
+	pool := &Pool{}
 	run := func() *World {
-		w := New(Config{Seed: 1, Network: DefaultNetwork()})
+		w := New(Config{Seed: 1, Network: DefaultNetwork(), Pool: pool})
 		w.AddNode("redis")
 		for _, name := range []string{"c1", "c2", "c3"} {
 			w.AddProcess(name).Go("main", func(th *Thread) {
@@ -63,20 +65,26 @@ func TestSharedCoroutinesServeLaterRuns(t *testing.T) {
 		if _, err := w.Run(); err != nil {
 			t.Fatal(err)
 		}
+		w.Release()
 		return w
 	}
 	base := coroutines()
-	shareCoroutines(true)
-	defer shareCoroutines(false)
-	if w := run(); w.corosMade == 0 {
+	if first := run(); first.corosMade == 0 {
 		t.Fatal("the first run found coroutines before any run made one")
 	}
-	if w := run(); w.corosMade != 0 {
-		t.Fatalf("the second run made %d coroutines", w.corosMade)
+	if len(pool.stores) != 1 {
+		t.Fatalf("the pool holds %d stores after a one-node run", len(pool.stores))
 	}
-	shareCoroutines(false)
+	second := run()
+	if second.corosMade != 0 {
+		t.Fatalf("the second run made %d coroutines", second.corosMade)
+	}
+	if len(pool.stores) != 1 {
+		t.Fatalf("the pool holds %d stores after two one-node runs: the second built its own", len(pool.stores))
+	}
+	pool.Close()
 	if n := coroutines(); n > base {
-		t.Fatalf("%d coroutines before, %d after sharing ended", base, n)
+		t.Fatalf("%d coroutines before, %d after the pool closed", base, n)
 	}
 }
 

@@ -10,8 +10,7 @@ package sim
 func (w *World) disarm(e *event) {
 	if w.q.holds(e) {
 		w.q.remove(int(e.idx))
-		*e = event{}
-		w.free = append(w.free, e)
+		w.alloc.reuse(e)
 		return
 	}
 	e.do, e.ref = doNothing, nil

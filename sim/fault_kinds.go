@@ -32,7 +32,7 @@ type pauseFault struct {
 
 func (pf *pauseFault) apply(at time.Duration) {
 	w := pf.p.w
-	e := w.newEvent()
+	e := w.alloc.event()
 	e.at, e.do, e.ref = at, doPause, pf
 	w.scheduleEvent(e)
 }

@@ -114,14 +114,14 @@ func (n *Network) latency(from, to string) time.Duration {
 // target is the receiving process (nil for a node or service), so that a
 // paused receiver holds the message. what describes it for drop events.
 func (n *Network) send(from, to string, target *Process, what string, deliver func()) {
-	e := n.w.newEvent()
+	e := n.w.alloc.event()
 	e.proc, e.ref = target, deliver
 	n.post(from, to, e, what)
 }
 
 // sendRequest carries attempt a of a round trip to its party.
 func (n *Network) sendRequest(a *rpcAttempt) {
-	e := n.w.newEvent()
+	e := n.w.alloc.event()
 	e.do, e.ref = doArrive, a
 	n.post(a.c.t.p.Name, a.party, e, a.c.what)
 }
@@ -131,7 +131,7 @@ func (n *Network) sendRequest(a *rpcAttempt) {
 // stalled background thread.
 func (n *Network) sendReply(a *rpcAttempt) {
 	t := a.c.t
-	e := n.w.newEvent()
+	e := n.w.alloc.event()
 	e.proc, e.thr, e.do, e.ref = t.p, t, doDeliver, a
 	e.reply = true
 	n.post(a.party, t.p.Name, e, a.c.what)

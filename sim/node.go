@@ -29,7 +29,7 @@ type Node struct {
 	w          *World
 	Name       string
 	Clock      Clock
-	store      *store // pooled across runs: the miniredis and its writers
+	store      *store // the miniredis and its writers, from the run's pool
 	m          *miniredis.Miniredis
 	db         *miniredis.RedisDB // m's database 0, read directly (one lock a read, not two)
 	swapped    bool               // a SWAPDB may have replaced db
@@ -85,7 +85,7 @@ const (
 
 // AddNode adds a Redis node.
 func (w *World) AddNode(name string) *Node {
-	st := newStore()
+	st := w.cfg.Pool.newStore()
 	m := st.m
 	m.SetTime(epoch)
 	n := &Node{w: w, Name: name, store: st, m: m, srv: m.Server(), peers: map[int]*server.Peer{},
@@ -193,7 +193,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 			key, change = k, c
 		}
 	}
-	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.w.text.replyText(r), change)
+	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.w.alloc.replyText(r), change)
 	if wait {
 		e.Reply = "(waiting for replicas)"
 	}

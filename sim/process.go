@@ -80,7 +80,7 @@ func (p *Process) master() string {
 
 // AddProcess adds an application instance.
 func (w *World) AddProcess(name string) *Process {
-	p := w.procChunk.next()
+	p := w.alloc.process()
 	p.w, p.Name = w, name
 	w.procs = append(w.procs, p)
 	return p
@@ -102,8 +102,8 @@ func (p *Process) eachThread(fn func(*Thread)) {
 // same name on every tick.
 func (p *Process) clientName(name string) string {
 	if name != p.lastName || p.lastClient == "" {
-		b := append(append(append(p.w.text.room(len(p.Name)+1+len(name)), p.Name...), '/'), name...)
-		p.lastName, p.lastClient = name, p.w.text.keep(b)
+		b := append(append(append(p.w.alloc.textRoom(len(p.Name)+1+len(name)), p.Name...), '/'), name...)
+		p.lastName, p.lastClient = name, p.w.alloc.keepText(b)
 	}
 	return p.lastClient
 }
@@ -133,7 +133,7 @@ func (p *Process) pause(d time.Duration, why string, fault int) {
 		p.held = p.heldRoom[:0]
 	}
 	p.w.rec.event(trace.Pause(p.Name, why, d).WithFault(fault))
-	e := p.w.newEvent()
+	e := p.w.alloc.event()
 	e.at, e.do, e.ref = p.w.now+d, doResume, p
 	p.w.scheduleEvent(e)
 }

@@ -43,9 +43,9 @@ func (t *Thread) SubscribeTo(node, channel string, handler Receiver) (*Subscript
 	if n == nil {
 		return nil, ErrUnknownParty
 	}
-	s := t.w.subs.next()
+	s := t.w.alloc.subscription()
 	s.node, s.p, s.Channel, s.handler = n, t.p, channel, handler
-	c := t.w.rpcs.next()
+	c := t.w.alloc.rpc()
 	c.cfg, c.to, c.what, c.sub = t.p.Client, node, "SUBSCRIBE", s
 	if _, err := t.roundTrip(c); err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func (s *Subscription) register(a *rpcAttempt) {
 	s.active = true
 	subs := n.subs[s.Channel]
 	if subs == nil { // a channel's first subscriber: most have only one or two
-		subs = n.w.subRooms.next()[:0]
+		subs = n.w.alloc.subscriberList()
 	}
 	n.subs[s.Channel] = append(subs, s)
 	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, n.w.traceArgs([]string{"SUBSCRIBE", s.Channel}), "subscribed", ""))
@@ -105,10 +105,10 @@ func (n *Node) publish(channel, msg string) int {
 	subs := n.subs[channel]
 	n.w.rec.event(trace.Publish(n.Name, channel, n.publishText(msg, len(subs))))
 	for _, s := range subs {
-		e := n.w.newEvent()
+		e := n.w.alloc.event()
 		e.proc, e.do, e.ref, e.text = s.p, doPublished, s, msg
 		if s.what == "" {
-			s.what = n.w.text.keep(append(append(n.w.text.room(11+len(channel)), "message on "...), channel...))
+			s.what = n.w.alloc.keepText(append(append(n.w.alloc.textRoom(11+len(channel)), "message on "...), channel...))
 		}
 		n.w.net.post(n.Name, s.p.Name, e, s.what)
 	}
@@ -117,9 +117,9 @@ func (n *Node) publish(channel, msg string) int {
 
 // publishText is the trace's text of msg published to subs subscribers.
 func (n *Node) publishText(msg string, subs int) string {
-	b := append(n.w.text.room(len(msg)+36), msg...)
+	b := append(n.w.alloc.textRoom(len(msg)+36), msg...)
 	b = strconv.AppendInt(append(b, " to "...), int64(subs), 10)
-	return n.w.text.keep(append(b, " subscribers"...))
+	return n.w.alloc.keepText(append(b, " subscribers"...))
 }
 
 // preHook intercepts the commands the node serves itself: PUBLISH (also

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/locksim/locksim/sim/luafast"
 )
@@ -60,36 +59,6 @@ var smallInts = func() []string {
 	}
 	return out
 }()
-
-// textRoom cuts a run's short trace texts from shared blocks, one
-// allocation for many: a block is only appended to, so a text cut from
-// it never changes, and the trace keeps the blocks.
-type textRoom struct{ free []byte }
-
-const textBlock = 512
-
-// room is free space for a text of up to n bytes, to append to.
-func (t *textRoom) room(n int) []byte {
-	if cap(t.free) < n {
-		t.free = make([]byte, 0, max(textBlock, n))
-	}
-	return t.free
-}
-
-// keep is b, appended to room's space, as a text; the space after it is
-// free.
-func (t *textRoom) keep(b []byte) string {
-	t.free = b[len(b):]
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-// replyText is r.String(), an integer's text cut from t.
-func (t *textRoom) replyText(r Reply) string {
-	if r.Kind != ':' || isSmallInt(r.Int) {
-		return r.String()
-	}
-	return t.keep(appendIntText(t.room(32), r.Int))
-}
 
 // isSmallInt reports whether smallInts holds n's text.
 func isSmallInt(n int64) bool { return n >= -2 && n < int64(len(smallInts))-2 }

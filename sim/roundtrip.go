@@ -143,7 +143,7 @@ func (c *rpc) attempt(n int) {
 	if c.timeout <= 0 {
 		return
 	}
-	e := w.newEvent()
+	e := w.alloc.event()
 	e.at, e.proc, e.thr, e.do, e.ref = w.now+c.timeout, c.t.p, c.t, doExpire, a
 	c.timer = e
 	w.scheduleEvent(e)

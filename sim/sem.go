@@ -38,7 +38,7 @@ func (p *Process) Sem(name string, permits int) *Sem {
 // NewSem returns a semaphore of the process that nothing looks up by
 // name: one per wait or per subscription.
 func (p *Process) NewSem(permits int) *Sem {
-	s := p.w.sems.next()
+	s := p.w.alloc.sem()
 	s.p, s.permits = p, permits
 	return s
 }
@@ -60,14 +60,14 @@ func (s *Sem) Acquire(t *Thread, timeout time.Duration) bool {
 	if timeout == 0 {
 		return false
 	}
-	w := t.w.semWaiters.next()
+	w := t.w.alloc.semWaiter()
 	w.s, w.t, w.tok = s, t, t.waitTok
 	if len(s.waiters) == 0 {
 		s.waiters = s.first[:0]
 	}
 	s.waiters = append(s.waiters, w)
 	if timeout > 0 {
-		e := t.w.newEvent()
+		e := t.w.alloc.event()
 		e.at, e.proc, e.thr, e.do, e.ref = t.w.now+t.p.Clock.TrueSpan(timeout), t.p, t, doSemTimeout, w
 		w.timer = e
 		t.w.scheduleEvent(e)

@@ -14,9 +14,10 @@ type Standalone struct {
 	n *Node
 }
 
-// NewStandalone returns a standalone node seeded with seed.
-func NewStandalone(seed uint64) *Standalone {
-	w := New(Config{Seed: seed})
+// NewStandalone returns a standalone node seeded with seed, running the
+// fast paths of scripts (Config.Scripts).
+func NewStandalone(seed uint64, scripts ...Script) *Standalone {
+	w := New(Config{Seed: seed, Scripts: scripts})
 	return &Standalone{w: w, n: w.AddNode("redis")}
 }
 

@@ -47,7 +47,7 @@ func (w *World) spawn(p *Process, name string, fn func(*Thread)) *Thread {
 }
 
 func (w *World) spawnThread(p *Process, name string, fn func(*Thread), daemon bool) *Thread {
-	t := w.threadChunk.next()
+	t := w.alloc.thread()
 	t.w, t.p, t.Name, t.client, t.id, t.bg, t.fn = w, p, name, p.clientName(name), w.nthreads, daemon, fn
 	if !daemon {
 		w.live++

@@ -1,11 +1,6 @@
 package sim
 
-import (
-	"runtime/debug"
-	"unsafe"
-
-	"github.com/locksim/locksim/sim/trace"
-)
+import "github.com/locksim/locksim/sim/trace"
 
 // recorder accumulates the trace of one world.
 type recorder struct {
@@ -16,14 +11,13 @@ type recorder struct {
 	done  [][]byte      // later events packed by rest, in full chunks, in order
 	cur   []byte        // the chunk being filled
 	rest  *eventStream  // what the packed events refer to: nil in a short run
-	pk    *packer       // packs on another core in a long run (packer.go)
 }
 
 // eventBlock is how many events stay as they are: a short run's events
 // are returned without a copy; a long run's later events are packed
-// (eventStream), a dozen bytes each until the run ends. A variable so
-// that tests can pack a short run.
-var eventBlock = 256
+// (eventStream), a dozen bytes each until the run ends. The block is
+// first's capacity (a test can give a world a smaller one).
+const eventBlock = 256
 
 func (r *recorder) event(e trace.Event) {
 	e.T = int64(r.w.now)
@@ -31,18 +25,11 @@ func (r *recorder) event(e trace.Event) {
 	if r.first == nil {
 		r.first = make([]trace.Event, 0, eventBlock)
 	}
-	if len(r.first) < eventBlock {
+	if len(r.first) < cap(r.first) {
 		r.first = append(r.first, e)
 		return
 	}
-	if r.pk != nil {
-		r.pk.add(&e)
-		return
-	}
 	r.pack(&e)
-	if r.rest.n >= packAside {
-		r.startPacker()
-	}
 }
 
 // pack appends e to the stream.
@@ -60,42 +47,18 @@ func (r *recorder) pack(e *trace.Event) {
 }
 
 // events returns every event recorded so far in one slice: the first
-// block itself when there is no other. A large trace is unpacked with the
-// collector paused (quietgc.go), into memory faulted in at once.
+// block itself when there is no other.
 func (r *recorder) events() []trace.Event {
-	r.stopPacking()
 	if r.cur == nil {
 		return r.first[:len(r.first):len(r.first)]
 	}
-	large := r.rest.n >= largeUnpack
-	if large {
-		defer quietGC()()
-	}
 	out := make([]trace.Event, 0, len(r.first)+r.rest.n)
-	if large {
-		populate(unsafe.Pointer(unsafe.SliceData(out)), uintptr(cap(out))*unsafe.Sizeof(trace.Event{}))
-	}
 	out = append(out, r.first...)
 	d := r.rest.reader()
 	for _, c := range r.done {
 		out = d.chunk(out, c)
 	}
 	return d.chunk(out, r.cur)
-}
-
-// largeUnpack is trace.LargeRun; tests lower it.
-var largeUnpack = trace.LargeRun
-
-// collectLarge collects a large finished run once its queue is dropped
-// and gives the freed memory back to the system: the trace is unpacked
-// into a heap holding little else than the packed events (a 645 MB trace
-// cannot reuse the freed pages of small objects, which would otherwise
-// stay resident beside it).
-func (r *recorder) collectLarge() {
-	r.stopPacking()
-	if r.rest != nil && r.rest.n >= trace.LargeRun {
-		debug.FreeOSMemory()
-	}
 }
 
 // opBlock is the room for operations a run starts with: a short run's

@@ -22,6 +22,7 @@ type Config struct {
 	Network        NetworkConfig
 	CommandTimeout time.Duration // client-side timeout of one command; 0 = none
 	MaxEvents      int64         // events run before the run stops as over budget; 0 = no limit
+	Pool           *Pool         // where the run takes Redis stores and coroutines from and gives them back; nil = none
 	// Scripts are Lua scripts with fast paths that every node runs
 	// without the Lua VM (see Script).
 	Scripts []Script
@@ -44,7 +45,6 @@ type World struct {
 	firstThread *Thread // the threads started, in order, linked by Thread.next
 	lastThread  *Thread
 	nthreads    int
-	threadChunk chunk[Thread]
 	reconnects  int // connections opened after a timeout, for their numbers
 	running     *Thread
 	live        int               // threads that are not daemons and have not finished
@@ -53,19 +53,9 @@ type World struct {
 	lastScript  lastScript
 	idle        []*coro // coroutines free for the next thread
 	corosMade   int
-	args        argTable // argument lists traced recently
-	text        textRoom // the run's short trace texts: client names, integer replies, publish texts
 	repl        ReplicationConfig
 	anchors     []*armed // anchored faults
 	injected    int      // faults injected so far: the last one's id
-	free        []*event // events that ran, for reuse
-	events      chunk[event]
-	rpcs        chunk[rpc]
-	semWaiters  chunk[semWaiter]
-	sems        chunk[Sem]
-	subs        chunk[Subscription]
-	subRooms    chunk[[2]*Subscription]
-	procChunk   chunk[Process]
 	ext         External
 	onPromote   []func(old, new string)
 	onNodeCrash []func(node string)
@@ -73,6 +63,7 @@ type World struct {
 	onEnd       []func()
 	err         error
 	ran         bool
+	alloc       allocator // what the run makes by the dozen (alloc.go)
 }
 
 // New returns an empty world.
@@ -118,21 +109,21 @@ func (w *World) Record(e trace.Event) { w.rec.event(e) }
 func (w *World) At(at time.Duration, fn func()) { w.schedule(at, nil, fn) }
 
 func (w *World) schedule(at time.Duration, p *Process, fn func()) {
-	e := w.newEvent()
+	e := w.alloc.event()
 	e.at, e.proc, e.ref = at, p, fn
 	w.scheduleEvent(e)
 }
 
 // scheduleWake schedules fn, a wake-up of thread t.
 func (w *World) scheduleWake(at time.Duration, t *Thread, fn func()) {
-	e := w.newEvent()
+	e := w.alloc.event()
 	e.at, e.proc, e.thr, e.ref = at, t.p, t, fn
 	w.scheduleEvent(e)
 }
 
 // wakeAt schedules a wake-up of t with token tok and value v.
 func (w *World) wakeAt(at time.Duration, t *Thread, tok uint64, v any) {
-	e := w.newEvent()
+	e := w.alloc.event()
 	e.at, e.proc, e.thr, e.do, e.tok, e.val = at, t.p, t, doWake, tok, v
 	w.scheduleEvent(e)
 }
@@ -153,6 +144,22 @@ func (w *World) fail(err error) {
 	}
 }
 
+// message is what a network event carries besides its delivery.
+type message struct {
+	from, to, what string
+}
+
+// fire runs e and keeps it for reuse. Nothing refers to an event once it
+// ran: held events (paused processes, stalled threads) never reach here.
+func (w *World) fire(e *event) {
+	if e.sent {
+		w.net.arrive(e)
+	} else {
+		e.run(w)
+	}
+	w.alloc.reuse(e)
+}
+
 // ErrPanic wraps a panic raised by simulated code.
 var ErrPanic = errors.New("simulated code panicked")
 
@@ -164,7 +171,6 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 	}
 	w.ran = true
 	defer w.stopThreads()
-	defer w.rec.stopPacking()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", ErrPanic, r)
@@ -224,8 +230,7 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 		return nil, w.err
 	}
 	t := w.rec.trace // a copy: a trace pointing into the world would keep the whole world alive
-	w.q, w.free = nil, nil
-	w.rec.collectLarge()
+	w.q, w.alloc.ran = nil, nil
 	t.Events = w.rec.events()
 	w.rec.first, w.rec.done, w.rec.cur = nil, nil, nil
 	t.Stats.SimNs = w.rec.last

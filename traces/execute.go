@@ -3,7 +3,6 @@ package traces
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/locksim/locksim/checker"
@@ -33,57 +32,38 @@ type Outcome struct {
 
 // Execute runs sc in the sim and checks the trace.
 func Execute(sc protocols.Scenario) (*Outcome, error) {
-	return evaluate(sc, true)
+	return evaluate(sc, true, nil)
 }
 
 // Evaluate is Execute without the trace hash, which exploration computes
 // only for the traces it saves.
 func Evaluate(sc protocols.Scenario) (*Outcome, error) {
-	return evaluate(sc, false)
+	return evaluate(sc, false, nil)
 }
 
-// hashAside is the number of events from which Execute hashes the trace
-// on another core while it is checked (both only read it); tests lower it.
-var hashAside = trace.LongRun
+// EvaluatePooled is Evaluate with the run's Redis stores and coroutines
+// taken from pool and given back to it.
+func EvaluatePooled(sc protocols.Scenario, pool *sim.Pool) (*Outcome, error) {
+	return evaluate(sc, false, pool)
+}
 
-func evaluate(sc protocols.Scenario, hash bool) (o *Outcome, err error) {
+func evaluate(sc protocols.Scenario, hash bool, pool *sim.Pool) (o *Outcome, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			o, err = nil, fmt.Errorf("%w: %v", ErrInternal, r)
 		}
 	}()
 	start := time.Now()
-	sc, tr, err := protocols.Run(sc)
+	sc, tr, err := protocols.RunPooled(sc, pool)
 	if err != nil {
 		return nil, err
 	}
-	collectLargeRun(tr)
-	var sum chan string
-	if hash && len(tr.Events) >= hashAside {
-		sum = make(chan string, 1)
-		go func() { sum <- tr.Hash() }()
-	}
 	res := check(tr, sc, nil)
 	f := &File{Format: FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
-	switch {
-	case sum != nil:
-		f.TraceSHA256 = hashOf(sc, <-sum)
-	case hash:
+	if hash {
 		f.TraceSHA256 = Hash(f)
 	}
 	return &Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
-}
-
-// collectLargeRun collects the finished run's world once tr is all that
-// is left of it, and gives the freed memory back to the system. The last collection during the run saw the recorder's
-// event blocks and the trace they were copied into, both live, and set
-// the next one's goal at twice that: the check would grow the heap to
-// four times the trace before anything was freed. Collected here, the
-// goal is twice the trace.
-func collectLargeRun(tr *trace.Trace) {
-	if len(tr.Events) >= trace.LargeRun {
-		debug.FreeOSMemory()
-	}
 }
 
 // check checks tr, a run of sc; recorded is the report of the file tr

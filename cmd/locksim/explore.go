@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -60,7 +59,6 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "explore", err)
 	}
 	defer unlock()
-	tuneGC()
 	s, err := explore.Explore(ctx, cfg, progressBar(stderr, *runs))
 	if err != nil {
 		return usageErr(stderr, "explore", err)
@@ -87,15 +85,6 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	return exitOK
-}
-
-// tuneGC trades memory for speed in batch runs: each run allocates a few
-// hundred KB that die with it, and the live heap stays small, so the
-// collector can run four times less often. GOGC, when set, wins.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
 }
 
 func parseShard(s string) (int, int, error) {

@@ -64,7 +64,6 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	if len(workloads) == 0 {
 		return usageErr(stderr, "matrix", errors.New("--workload names no workload"))
 	}
-	tuneGC()
 	sig := windDown()
 	defer sig.stop()
 	var ms []*explore.Matrix

@@ -69,7 +69,6 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	case *workers < 0:
 		return usageErr(stderr, "verify", errors.New("--workers must not be negative"))
 	}
-	tuneGC()
 	sig := windDown()
 	defer sig.stop()
 	start := time.Now()

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"hash"
 )
 
 // Hash is the SHA-256 of the trace's canonical JSON encoding: the bytes
@@ -13,9 +12,9 @@ import (
 // never held as one JSON buffer.
 func (t *Trace) Hash() string {
 	h := sha256.New()
-	flush, wait := hashInTurn(h), func() {}
-	if len(t.Events) >= hashPipeline {
-		flush, wait = hashAside(h)
+	flush := func(b []byte) []byte {
+		h.Write(b)
+		return b[:0]
 	}
 	buf := make([]byte, 0, hashFlush+hashSlack)
 	buf = append(buf, `{"events":`...)
@@ -27,49 +26,11 @@ func (t *Trace) Hash() string {
 	}
 	buf = append(append(buf, `,"stats":`...), marshal(t.Stats)...)
 	flush(append(buf, '}'))
-	wait()
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// hashPipeline is the number of events from which Hash encodes and
-// hashes on two cores (the encoding and the SHA-256 of a long trace's
-// JSON take about as long as each other); tests lower it.
-var hashPipeline = LongRun
-
 // A flush writes a full buffer into the hash and returns an empty one.
 type flushFunc func([]byte) []byte
-
-func hashInTurn(h hash.Hash) flushFunc {
-	return func(b []byte) []byte {
-		h.Write(b)
-		return b[:0]
-	}
-}
-
-// hashAside writes the buffers into h on another goroutine, in order;
-// wait returns once all of them are in.
-func hashAside(h hash.Hash) (flush flushFunc, wait func()) {
-	const buffers = 4
-	full, empty, done := make(chan []byte, buffers), make(chan []byte, buffers), make(chan struct{})
-	for range buffers - 1 {
-		empty <- make([]byte, 0, hashFlush+hashSlack)
-	}
-	go func() {
-		defer close(done)
-		for b := range full {
-			h.Write(b)
-			empty <- b[:0]
-		}
-	}()
-	flush = func(b []byte) []byte {
-		full <- b
-		return <-empty
-	}
-	return flush, func() {
-		close(full)
-		<-done
-	}
-}
 
 // hashFlush is how full Hash lets its buffer get before writing it into
 // the hash; hashSlack is room for the record that crosses it.

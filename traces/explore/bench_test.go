@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -60,7 +59,7 @@ func BenchmarkExploreFaultFree(b *testing.B) {
 // CPU one run costs, which load does not inflate much. "plain" is swarm
 // and anchored faults off (--swarm=false --anchor-pct -1), "swarm" the
 // CLI's defaults (swarm on, half the faults anchored). Coroutines are
-// shared across runs, as the CLI shares them.
+// pooled across runs, as Explore pools them.
 func BenchmarkExplorePath(b *testing.B) {
 	for _, c := range []struct {
 		name   string
@@ -69,7 +68,6 @@ func BenchmarkExplorePath(b *testing.B) {
 	}{{"plain", false, -1}, {"swarm", true, 0}} {
 		b.Run(c.name, func(b *testing.B) {
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
-			sim.ShareCoroutines()
 			cfg := ExploreConfig{Runs: b.N, Workers: runtime.GOMAXPROCS(0), SeedStart: 1,
 				Base: protocols.Scenario{Protocol: "redisson", Clients: 5, FaultKinds: []string{"gc-pause"},
 					Swarm: c.swarm, AnchorPct: c.anchor}}

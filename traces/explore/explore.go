@@ -13,6 +13,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -164,10 +165,12 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	causes := map[[2]string]*CauseCount{}
 	var firstErrSeed uint64
 	start := time.Now()
+	worlds := &sim.Pool{} // Redis stores and coroutines the runs pass on
+	defer worlds.Close()
 	interrupted, err := pool[runResult]{
 		Workers: cfg.Workers,
 		Jobs:    cfg.Runs,
-		Run:     func(i int) runResult { return cfg.runOne(cfg.seed(i), fenced) },
+		Run:     func(i int) runResult { return cfg.runOne(cfg.seed(i), fenced, worlds) },
 		Deliver: func(_ int, r runResult) (bool, error) {
 			s.Runs++
 			if r.err != nil {
@@ -218,11 +221,12 @@ func (cfg ExploreConfig) check() (protocols.Scenario, error) {
 	return base, nil
 }
 
-// runOne runs one seed of cfg on a worker and judges it.
-func (cfg ExploreConfig) runOne(seed uint64, fenced bool) runResult {
+// runOne runs one seed of cfg on a worker, its world built from worlds,
+// and judges it.
+func (cfg ExploreConfig) runOne(seed uint64, fenced bool, worlds *sim.Pool) runResult {
 	sc := cfg.Base
 	sc.Seed = seed
-	o, err := traces.Evaluate(sc)
+	o, err := traces.EvaluatePooled(sc, worlds)
 	if err != nil {
 		return runResult{seed: seed, err: err}
 	}

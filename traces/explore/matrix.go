@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
@@ -197,13 +198,15 @@ func (m *Matrix) addBounded(ctx context.Context, opt MatrixOptions) error {
 // cell cut short has no verdict.
 func judgeCells(ctx context.Context, workers, n int, stopUnsafe bool, job func(k int) (cell int, sc protocols.Scenario, fenced bool),
 	deliver func(k int, r cellRun)) error {
+	worlds := &sim.Pool{} // Redis stores and coroutines the runs pass on
+	defer worlds.Close()
 	interrupted, err := pool[cellRun]{
 		Workers: workers,
 		Jobs:    n,
 		Group:   func(k int) int { c, _, _ := job(k); return c },
 		Run: func(k int) cellRun {
 			_, sc, fenced := job(k)
-			return runCell(sc, fenced)
+			return runCell(sc, fenced, worlds)
 		},
 		Deliver: func(k int, r cellRun) (bool, error) {
 			deliver(k, r)
@@ -216,9 +219,10 @@ func judgeCells(ctx context.Context, workers, n int, stopUnsafe bool, job func(k
 	return err
 }
 
-// runCell runs one seed of a cell and judges it.
-func runCell(sc protocols.Scenario, fenced bool) cellRun {
-	o, err := traces.Evaluate(sc)
+// runCell runs one seed of a cell and judges it, its world built from
+// worlds.
+func runCell(sc protocols.Scenario, fenced bool, worlds *sim.Pool) cellRun {
+	o, err := traces.EvaluatePooled(sc, worlds)
 	if err != nil {
 		return cellRun{err: err}
 	}

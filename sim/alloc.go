@@ -1,0 +1,103 @@
+package sim
+
+import "unsafe"
+
+// allocator makes what a run creates by the dozen and drops at its end:
+// events, threads, processes, calls, semaphores and their waits,
+// subscriptions, short trace texts and traced argument lists. Each would
+// otherwise be an allocation of its own; here they come from arrays
+// allocated a few at a time, and events that ran are reused. Nothing it
+// hands out outlives the run, except texts and argument lists, which the
+// trace keeps (and never writes to). A World owns one; this file is the
+// only place the world's memory tricks live.
+type allocator struct {
+	events     chunk[event]
+	ran        []*event // events that ran or were disarmed, for reuse
+	threads    chunk[Thread]
+	procs      chunk[Process]
+	rpcs       chunk[rpc]
+	sems       chunk[Sem]
+	semWaiters chunk[semWaiter]
+	subs       chunk[Subscription]
+	subLists   chunk[[2]*Subscription]
+	text       []byte // free room of the current text block
+	args       argTable
+}
+
+// event returns a cleared event, reusing one that ran: a run schedules
+// thousands of events, of which a few dozen wait at a time.
+func (a *allocator) event() *event {
+	if n := len(a.ran); n > 0 {
+		e := a.ran[n-1]
+		a.ran = a.ran[:n-1]
+		return e
+	}
+	return a.events.next()
+}
+
+// reuse takes back an event nothing refers to any more.
+func (a *allocator) reuse(e *event) {
+	*e = event{}
+	a.ran = append(a.ran, e)
+}
+
+func (a *allocator) thread() *Thread                 { return a.threads.next() }
+func (a *allocator) process() *Process               { return a.procs.next() }
+func (a *allocator) rpc() *rpc                       { return a.rpcs.next() }
+func (a *allocator) sem() *Sem                       { return a.sems.next() }
+func (a *allocator) semWaiter() *semWaiter           { return a.semWaiters.next() }
+func (a *allocator) subscription() *Subscription     { return a.subs.next() }
+func (a *allocator) subscriberList() []*Subscription { return a.subLists.next()[:0] }
+
+// textBlock is the size of the blocks short trace texts are cut from.
+const textBlock = 512
+
+// textRoom is free room for a text of up to n bytes, to append to and
+// then pass to keepText. A block is only appended to, so a text cut from
+// it never changes.
+func (a *allocator) textRoom(n int) []byte {
+	if cap(a.text) < n {
+		a.text = make([]byte, 0, max(textBlock, n))
+	}
+	return a.text
+}
+
+// keepText is b, appended to textRoom's space, as a text; the room after
+// it stays free.
+func (a *allocator) keepText(b []byte) string {
+	a.text = b[len(b):]
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// replyText is r.String(), an integer's text cut from a text block.
+func (a *allocator) replyText(r Reply) string {
+	if r.Kind != ':' || isSmallInt(r.Int) {
+		return r.String()
+	}
+	return a.keepText(appendIntText(a.textRoom(32), r.Int))
+}
+
+// chunk hands out zeroed values of T from arrays allocated a few at a
+// time. The arrays grow from chunkMin values to about chunkBytes, so a
+// short run wastes little.
+type chunk[T any] struct {
+	rest []T
+	n    int // the length of the last array
+}
+
+const (
+	chunkMin   = 4
+	chunkBytes = 4096
+)
+
+// next returns a zeroed T.
+func (c *chunk[T]) next() *T {
+	if len(c.rest) == 0 {
+		var v T
+		c.n = min(max(2*c.n, chunkMin), max(chunkBytes/int(unsafe.Sizeof(v)), chunkMin))
+		c.rest = make([]T, c.n)
+	}
+	v := &c.rest[0]
+	c.rest = c.rest[1:]
+	return v
+}

@@ -1,7 +1,0 @@
-//go:build !linux
-
-package sim
-
-import "unsafe"
-
-func populate(unsafe.Pointer, uintptr) {}
