@@ -129,7 +129,7 @@ func newConfNode(tb interface {
 	m.SetTime(n.now)
 	n.peer = server.NewPeer(bufio.NewWriter(&n.buf))
 	n.probe = server.NewPeer(bufio.NewWriter(&n.probeBuf))
-	n.eng = luafast.New(m)
+	n.eng = luafast.New(m, nil)
 	var wrapped []sim.Script
 	for _, s := range scripts {
 		fp := s.FastPath

@@ -93,7 +93,7 @@ func (w *World) AddNode(name string) *Node {
 	n.db = m.DB(0)
 	n.bw = st.node
 	n.bw.Reset(&n.out)
-	n.lua = luafast.New(m)
+	n.lua = luafast.New(m, w.lua)
 	n.lua.SetScripts(w.cfg.Scripts)
 	n.scripts = newScriptSync(st.scripts)
 	n.lua.SetPreHook(n.preHook) // the server's, which the twins' direct commands call too

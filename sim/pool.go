@@ -7,6 +7,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
+
+	"github.com/locksim/locksim/sim/luafast"
 )
 
 // Pool keeps what finished runs leave for later ones: Redis stores (a
@@ -21,6 +23,15 @@ type Pool struct {
 	mu     sync.Mutex
 	stores []*store
 	coros  []*coro
+	lua    luafast.Cache // compiled scripts and clean Lua states
+}
+
+// luaCache is the Lua cache of the pool's runs; nil without a pool.
+func (p *Pool) luaCache() *luafast.Cache {
+	if p == nil {
+		return nil
+	}
+	return &p.lua
 }
 
 // maxPooledCoros bounds the idle coroutines a pool keeps; a run that

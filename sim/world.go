@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/locksim/locksim/sim/luafast"
 	"github.com/locksim/locksim/sim/trace"
 )
 
@@ -32,6 +33,7 @@ type Config struct {
 // thread or event handler runs at a time.
 type World struct {
 	cfg         Config
+	lua         *luafast.Cache // its nodes' compiled scripts and Lua states: the pool's, or the run's own
 	now         time.Duration
 	seq         uint64
 	q           eventQueue
@@ -73,6 +75,7 @@ func New(cfg Config) *World {
 	}
 	w := &World{
 		cfg:      cfg,
+		lua:      cfg.Pool.luaCache(),
 		streams:  NewStreams(cfg.Seed),
 		nodes:    map[string]*Node{},
 		services: map[string]*Service{},
@@ -86,6 +89,9 @@ func New(cfg Config) *World {
 	w.rec.trace.Scripts = map[string]string{}
 	w.scriptNames = map[string]string{}
 	w.net = newNetwork(w, cfg.Network)
+	if w.lua == nil {
+		w.lua = &luafast.Cache{} // shared by the run's nodes
+	}
 	return w
 }
 

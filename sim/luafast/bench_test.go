@@ -86,8 +86,9 @@ func BenchmarkRedissonCycle(b *testing.B) {
 	srv := n.m.Server()
 	b.ReportAllocs()
 	b.ResetTimer()
+	var cache Cache
 	for i := 0; i < b.N; i++ {
-		n.eng = New(n.m)
+		n.eng = New(n.m, &cache)
 		n.buf.Reset()
 		for _, args := range script {
 			srv.Dispatch(n.peer, args)
@@ -132,9 +133,10 @@ func BenchmarkTwinAcquire(b *testing.B) {
 				name = "native/" + bc.name
 			}
 			b.Run(name, func(b *testing.B) {
-				defer func(old bool) { nativeOn = old }(nativeOn)
-				nativeOn = native
 				n := newNode(b, true)
+				if !native {
+					n.eng.SetScripts(nil)
+				}
 				sha := newScript(RedissonLock316).sha
 				n.do("SCRIPT", "LOAD", RedissonLock316)
 				if got := n.do("EVALSHA", sha, "1", "lock", "30000", "u1:1"); got != "$-1\r\n" {

@@ -22,38 +22,35 @@ type script struct {
 	c       *compiled      // nil until looked up in protos
 }
 
-// newScript returns a script for src, its SHA1 taken from the compile
-// cache when another engine compiled src before.
-func newScript(src string) *script {
-	if c, ok := protos.Load(src); ok {
-		c := c.(*compiled)
-		return &script{src: src, sha: c.sha, c: c}
-	}
-	return &script{src: src, sha: sha1Hex(src)}
-}
+// newScript returns a script for src.
+func newScript(src string) *script { return &script{src: src, sha: sha1Hex(src)} }
 
 // newScript is newScript with the fast path and SHA1 of the engine's
-// scripts (SetScripts) when src is one of them.
+// scripts (SetScripts) when src is one of them, and the compiled script
+// of its cache when another engine compiled src before.
 func (e *Engine) newScript(src string) *script {
 	if f, ok := e.fastScript(src); ok {
 		return &script{src: src, sha: f.SHA1(), fast: f.FastPath}
+	}
+	if c, ok := e.cache.protos.Load(src); ok {
+		c := c.(*compiled)
+		return &script{src: src, sha: c.sha, c: c}
 	}
 	return newScript(src)
 }
 
 // SHA1 is a script body's name for EVALSHA and SCRIPT EXISTS (lower-case
-// hex), from the compile cache when the body was compiled before.
-func SHA1(src string) string {
-	if c, ok := protos.Load(src); ok {
-		return c.(*compiled).sha
-	}
-	return sha1Hex(src)
-}
+// hex).
+func SHA1(src string) string { return sha1Hex(src) }
 
-// SHA1 is the package's SHA1, from the engine's scripts first.
+// SHA1 is the package's SHA1, from the engine's scripts and its cache
+// first.
 func (e *Engine) SHA1(src string) string {
 	if f, ok := e.fastScript(src); ok {
 		return f.SHA1()
+	}
+	if c, ok := e.cache.protos.Load(src); ok {
+		return c.(*compiled).sha
 	}
 	return SHA1(src)
 }
@@ -73,24 +70,20 @@ type compiled struct {
 	err   error
 }
 
-// protos caches compiled scripts across engines (and so across runs) by
-// body; the protocols send a handful of distinct scripts.
-var protos sync.Map // string -> *compiled
-
 // compile parses and compiles s exactly like miniredis does (same chunk
-// names, so error texts and tracebacks match).
-func (s *script) compile() error {
+// names, so error texts and tracebacks match), through cache when given.
+func (s *script) compile(cache *Cache) error {
 	if s.fn != nil {
 		return nil
 	}
 	c := s.c
 	if c == nil {
-		if v, ok := protos.Load(s.src); ok {
-			c = v.(*compiled)
+		if v, ok := cache.lookup(s.src); ok {
+			c = v
 		} else {
 			c = compileProto(s.src)
 			c.sha = s.sha
-			protos.Store(s.src, c)
+			cache.store(s.src, c)
 		}
 		s.c = c
 	}
@@ -189,4 +182,30 @@ func isPure(p *lua.FunctionProto) bool {
 		}
 	}
 	return true
+}
+
+// A Cache keeps what engines can share: compiled scripts (read-only once
+// compiled) and Lua states given back unchanged (see putVM). Its owner
+// (a run's world, or the pool of an explorer's runs) hands it to New;
+// engines on several goroutines may share one. The zero Cache is ready.
+type Cache struct {
+	protos sync.Map // script body -> *compiled
+	vms    sync.Pool
+}
+
+func (c *Cache) lookup(src string) (*compiled, bool) {
+	if c == nil {
+		return nil, false
+	}
+	v, ok := c.protos.Load(src)
+	if !ok {
+		return nil, false
+	}
+	return v.(*compiled), true
+}
+
+func (c *Cache) store(src string, p *compiled) {
+	if c != nil {
+		c.protos.Store(src, p)
+	}
 }

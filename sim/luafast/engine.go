@@ -65,6 +65,7 @@ type Engine struct {
 
 	inner innerConn // peer + buffer for nested redis.call
 
+	cache   *Cache                        // compiled scripts and Lua states shared with other engines
 	fast    []Script                      // scripts with fast paths (SetScripts)
 	hook    server.Hook                   // the server's pre-hook, for direct commands
 	publish func(channel, msg string) int // a twin's direct PUBLISH (SetPublish)
@@ -77,12 +78,17 @@ type Engine struct {
 	readOnly bool
 }
 
-// New returns an Engine for m. The miniredis server must be started
-// (e.g. via m.Dial) before the engine handles commands.
-func New(m *miniredis.Miniredis) *Engine {
+// New returns an Engine for m that shares cache's compiled scripts and
+// Lua states (nil: a cache of its own). The miniredis server must be
+// started (e.g. via m.Dial) before the engine handles commands.
+func New(m *miniredis.Miniredis, cache *Cache) *Engine {
+	if cache == nil {
+		cache = &Cache{}
+	}
 	return &Engine{
 		m:      m,
 		srv:    m.Server(),
+		cache:  cache,
 		byText: map[string]*script{},
 		bySHA:  map[string]*script{},
 	}
@@ -260,7 +266,7 @@ func (e *Engine) Exposed(sha string) bool {
 // engine must not run scripts afterwards.
 func (e *Engine) Close() {
 	if e.vm != nil && e.depth == 0 {
-		putVM(e.vm, e.touched)
+		putVM(e.cache, e.vm, e.touched)
 		e.vm, e.touched = nil, false
 	}
 }

@@ -9,10 +9,6 @@ import (
 	"github.com/alicebob/miniredis/v2/server"
 )
 
-// nativeOn runs the fast paths of registered scripts (tests turn it off
-// to compare with the Lua VM).
-var nativeOn = true
-
 // Script is a Lua script body a client sends, with an optional FastPath:
 // Go code equal to the body that the engine runs instead of the Lua VM.
 // The simulator knows Redis, not the scripts: a protocol declares its

@@ -53,7 +53,7 @@ func newNode(tb testTB, withEngine bool) *node {
 	n.peer = server.NewPeer(n.w)
 	n.probe = server.NewPeer(bufio.NewWriter(&n.probeBuf))
 	if withEngine {
-		n.eng = New(m)
+		n.eng = New(m, &testCache)
 		n.eng.SetScripts(testScripts)
 	}
 	hook := func(c *server.Peer, cmd string, args ...string) bool {
@@ -136,3 +136,7 @@ func (n *node) fastForward(d time.Duration) {
 	n.now = n.now.Add(d)
 	n.m.SetTime(n.now)
 }
+
+// testCache is the tests' engines' shared cache, as a pool's runs share
+// one: compiled scripts and Lua states go from test to test.
+var testCache Cache

@@ -135,6 +135,9 @@ type twinNode struct {
 
 func newTwinNode(tb testTB, native bool, hs []hijack) *twinNode {
 	n := &twinNode{node: newNode(tb, true), native: native, counts: map[string]int{}}
+	if !native {
+		n.eng.SetScripts(nil) // every script through the Lua VM
+	}
 	hook := func(c *server.Peer, cmd string, args ...string) bool {
 		if n.eng.Handle(c, cmd, args) {
 			return true
@@ -159,11 +162,7 @@ func newTwinNode(tb testTB, native bool, hs []hijack) *twinNode {
 	return n
 }
 
-func (n *twinNode) run(args []string) string {
-	defer func(old bool) { nativeOn = old }(nativeOn)
-	nativeOn = n.native
-	return n.do(args...)
-}
+func (n *twinNode) run(args []string) string { return n.do(args...) }
 
 // TestNativeMatchesLua runs random command sequences over every registered
 // body on two engines, twins on and off: same replies, same keyspace, same

@@ -25,10 +25,10 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 		c.WriteError(msgInvalidKeysNumber)
 		return false
 	}
-	if s.fast != nil && nativeOn && !readOnly && e.runNative(c, s.fast, sha, args, numKeys) {
+	if s.fast != nil && !readOnly && e.runNative(c, s.fast, sha, args, numKeys) {
 		return true
 	}
-	if err := s.compile(); err != nil {
+	if err := s.compile(e.cache); err != nil {
 		c.WriteError(formatQuirk(errLuaParseError(err)))
 		return false
 	}

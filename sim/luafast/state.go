@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
-	"sync"
 
 	luajson "github.com/alicebob/miniredis/v2/gopher-json"
 	lua "github.com/yuin/gopher-lua"
@@ -41,13 +40,10 @@ type vm struct {
 	libSnap map[*lua.LTable]map[lua.LValue]lua.LValue // library tables after setup
 }
 
-// vms holds Lua states that engines gave back (Close), so a new run does
-// not build its state again. A state goes back only if its library tables
-// are exactly as built: runs must share nothing observable.
-var vms sync.Pool
-
+// getVM takes a Lua state that an engine of e's cache gave back (Close),
+// so a new run does not build its state again, or builds one.
 func getVM(e *Engine) *vm {
-	if v, ok := vms.Get().(*vm); ok {
+	if v, ok := e.cache.vms.Get().(*vm); ok {
 		v.e = e
 		return v
 	}
@@ -56,10 +52,12 @@ func getVM(e *Engine) *vm {
 	return v
 }
 
-func putVM(v *vm, touched bool) {
+// putVM gives v back to cache, only if its library tables are exactly as
+// built: runs must share nothing observable.
+func putVM(cache *Cache, v *vm, touched bool) {
 	v.e = nil
 	if !touched {
-		vms.Put(v)
+		cache.vms.Put(v)
 		return
 	}
 	for t, snap := range v.libSnap {
@@ -70,7 +68,7 @@ func putVM(v *vm, touched bool) {
 	if !sameTable(v.g, v.gSnap) || !sameTable(v.gmt, v.gmtSnap) {
 		return
 	}
-	vms.Put(v)
+	cache.vms.Put(v)
 }
 
 func sameTable(t *lua.LTable, snap map[lua.LValue]lua.LValue) bool {
@@ -196,7 +194,7 @@ func (v *vm) openRedis() {
 // tracebacks through these metamethods read as in miniredis.
 func (v *vm) protectGlobals() {
 	prot := newScript(protectGlobals)
-	if err := prot.compile(); err != nil {
+	if err := prot.compile(nil); err != nil {
 		panic(fmt.Sprintf("luafast: protectGlobals: %v", err))
 	}
 	prot.fn.Env = v.g

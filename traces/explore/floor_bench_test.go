@@ -88,7 +88,7 @@ func newBareNode() *bareNode {
 		panic(err)
 	}
 	c.Close()
-	n := &bareNode{m: m, srv: m.Server(), peers: map[string]*server.Peer{}, eng: luafast.New(m)}
+	n := &bareNode{m: m, srv: m.Server(), peers: map[string]*server.Peer{}, eng: luafast.New(m, &floorCache)}
 	n.eng.SetPreHook(func(c *server.Peer, cmd string, args ...string) bool { return n.eng.Handle(c, cmd, args) })
 	m.SetTime(epoch)
 	return n
@@ -269,3 +269,7 @@ func reportCPU(b *testing.B, cpu time.Duration, n int) {
 		b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/op")
 	}
 }
+
+// floorCache shares compiled scripts between the bare nodes, as a
+// pool's runs do.
+var floorCache luafast.Cache
