@@ -240,6 +240,9 @@ func (t *truth) whyLost(mv []Violation, first, second trace.Op) (cause, reason, 
 			we.Client, strings.Join(we.Args, " "), fmtMs(we.T)), []int{w}
 	}
 	if cause != CauseUnexplained {
+		if fenced, evs := t.fencedPair(first, second); fenced != "" {
+			return cause, reason, fenced, evs
+		}
 		return cause, reason, why, nil
 	}
 	if v, w := t.staleWriteIn(mv, first.Key, first.Return, second.Return); v >= 0 {
@@ -614,4 +617,41 @@ func isRead(verb string) bool {
 		return true
 	}
 	return false
+}
+
+// fencedPair explains a lost update whose two writes both carried a
+// fencing token and were both accepted: the storage rejects a token only
+// below the highest it has seen, and a read carries none, so the older
+// token's write landed first and the newer one wrote over it from the
+// same stock. "" when the writes were not both fenced.
+func (t *truth) fencedPair(a, b trace.Op) (string, []int) {
+	wa, wb := t.acceptedWriteOf(a), t.acceptedWriteOf(b)
+	if wa < 0 || wb < 0 {
+		return "", nil
+	}
+	if t.tr.Events[wb].T < t.tr.Events[wa].T {
+		wa, wb = wb, wa
+	}
+	ea, eb := t.tr.Events[wa], t.tr.Events[wb]
+	ta, tb := model.WriteToken(ea.Args), model.WriteToken(eb.Args)
+	if ta == "" || tb == "" {
+		return "", nil
+	}
+	return fmt.Sprintf(" although both writes were fenced: %s's (token %s) landed at %s, before any write of %s's newer token %s (at %s), and the storage rejects only a token below the highest it has seen; the reads carry no token, so both sales counted the same unit: one sale was a lost update.",
+		ea.Client, ta, fmtMs(ea.T), eb.Client, tb, fmtMs(eb.T)), []int{wa, wb}
+}
+
+// acceptedWriteOf is op's last write to its key that the data accepted,
+// or -1. A fenced write's event may name the fence it changed
+// ("key:fence") rather than the data.
+func (t *truth) acceptedWriteOf(op trace.Op) int {
+	w := -1
+	for _, i := range t.clientEvents(op.Client, op.Call, ret(op)) {
+		e := &t.tr.Events[i]
+		if (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && sameData(e.Key, op.Key) && len(e.Args) > 0 &&
+			!isRead(e.Args[0]) && writeAccepted(e.Reply) {
+			w = i
+		}
+	}
+	return w
 }

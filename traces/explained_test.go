@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/checker"
@@ -108,4 +109,26 @@ func TestLockSetLossNeedsNoSearch(t *testing.T) {
 		}
 	}
 	t.Fatal("no lock-set history checked")
+}
+
+// A lost update under a fenced lock names why fencing let it through:
+// the older token's write landed before any write of the newer one, and
+// reads carry no token (fenced / stock / gc-pause, swarm seed 1).
+func TestFencedLostUpdateNamesTheFence(t *testing.T) {
+	o, err := Execute(protocols.Scenario{Seed: 1, Protocol: "fenced", Workload: "stock", FaultKinds: []string{"gc-pause"}, Swarm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range o.File.Report.Violations {
+		if v.Property == checker.PropDamage && strings.Contains(v.Explanation, "lost update") {
+			n++
+			if !strings.Contains(v.Explanation, "although both writes were fenced") || !strings.Contains(v.Explanation, "the reads carry no token") {
+				t.Errorf("a fenced lost update without its mechanism: %s", v.Explanation)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no lost update: the scenario no longer shows one")
+	}
 }
