@@ -27,8 +27,8 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 	sold := 0
 	distinct := map[int]bool{}
 	// Write events: two operations may share one (insert, write).
-	stale, late := map[int]bool{}, map[int]bool{}
-	wrote := holdsThatWrote(t, ix)
+	stale, first, late := map[int]bool{}, map[int]bool{}, map[int]bool{}
+	firstWrite := firstWrites(t, ix)
 	for _, op := range tr.Ops {
 		switch op.Kind {
 		case model.OpBuy:
@@ -42,17 +42,25 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 			}
 		}
 		if w, h := lateWrite(t, ix, op); w >= 0 {
-			if laterWriterBefore(ix, wrote, h, t.tr.Events[w].T) {
+			switch s, f := laterWrites(ix, firstWrite, h, t.tr.Events[w].T); {
+			case s:
 				stale[w] = true
-			} else {
+			case f:
+				first[w] = true
+			default:
 				late[w] = true
 			}
 		}
 	}
 	for w := range stale {
+		delete(first, w)
+		delete(late, w)
+	}
+	for w := range first {
 		delete(late, w)
 	}
 	d.StaleWritesAccepted = len(stale)
+	d.LateWritesFirst = len(first)
 	d.HarmlessLateWrites = len(late)
 	d.LostUpdates = sold - len(distinct)
 	if sold > initial && initial > 0 {
@@ -90,9 +98,7 @@ func lateWrite(t *truth, ix holdIndex, op trace.Op) (int, int) {
 	h := ix.hs[hi]
 	w := -1
 	for _, i := range t.clientEvents(op.Client, op.Call, op.Return) {
-		e := &t.tr.Events[i]
-		if (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && !t.isLockKey(e.Key) && len(e.Args) > 0 &&
-			!isRead(e.Args[0]) && writeAccepted(e.Reply) {
+		if isDataWrite(t, &t.tr.Events[i]) {
 			w = i
 		}
 	}
@@ -102,37 +108,61 @@ func lateWrite(t *truth, ix holdIndex, op trace.Op) (int, int) {
 	return w, hi
 }
 
-// holdsThatWrote marks, by index into ix.hs, the holds in which the
-// protected data accepted a write: the holds the data's history shows.
-// A hold whose every write a fenced store refused never happened as far
-// as the data is concerned.
-func holdsThatWrote(t *truth, ix holdIndex) []bool {
-	wrote := make([]bool, len(ix.hs))
+// firstWrites gives, by index into ix.hs, the time of the first write
+// the protected data accepted in each hold, -1 for none: the holds the
+// data's history shows. A hold whose every write a fenced store refused
+// never happened as far as the data is concerned.
+func firstWrites(t *truth, ix holdIndex) []int64 {
+	first := make([]int64, len(ix.hs))
+	for i := range first {
+		first[i] = -1
+	}
 	for _, op := range t.tr.Ops {
 		if !accepted(op) || op.Open() {
 			continue
 		}
-		if hi, ok := ix.indexAt(op.Client, op.Call); ok {
-			wrote[hi] = true
+		hi, ok := ix.indexAt(op.Client, op.Call)
+		if !ok {
+			continue
+		}
+		at := op.Return
+		for _, i := range t.clientEvents(op.Client, op.Call, op.Return) {
+			if e := &t.tr.Events[i]; isDataWrite(t, e) {
+				at = e.T
+				break
+			}
+		}
+		if first[hi] < 0 || at < first[hi] {
+			first[hi] = at
 		}
 	}
-	return wrote
+	return first
 }
 
-// laterWriterBefore reports whether another client's hold of the same
-// lock, begun after hold hi and before time at, wrote to the protected
-// data (before at or after it): a write of hold hi accepted at time at
-// is then stale against the data's history, judged write by write. A
-// late write that no later holder's write surrounds harmed nothing.
-func laterWriterBefore(ix holdIndex, wrote []bool, hi int, at int64) bool {
+// isDataWrite reports an event that changed the protected data.
+func isDataWrite(t *truth, e *trace.Event) bool {
+	return (e.Kind == trace.EvService || e.Kind == trace.EvCommand) && !t.isLockKey(e.Key) && len(e.Args) > 0 &&
+		!isRead(e.Args[0]) && writeAccepted(e.Reply)
+}
+
+// laterWrites reports, for a late write of hold hi accepted at time at,
+// whether another client's hold of the same lock, begun after hi and
+// before at, had written to the data before at (stale: the case fencing
+// refuses) or wrote only after it (first: the late write reached the data
+// first, so a fence had no newer token to refuse it with).
+func laterWrites(ix holdIndex, firstWrite []int64, hi int, at int64) (stale, first bool) {
 	h := ix.hs[hi]
 	for _, j := range ix.byKey.get(h.Key) {
 		o := ix.hs[j]
-		if o.Start > h.Start && o.Start < at && o.Client != h.Client && wrote[j] {
-			return true
+		if o.Start <= h.Start || o.Start >= at || o.Client == h.Client || firstWrite[j] < 0 {
+			continue
 		}
+		if firstWrite[j] < at {
+			return true, false
+		}
+		first = true
 	}
-	return false
+	return false, first
 }
 
 // writeAccepted reports a reply of a resource that took a write: not an

@@ -188,20 +188,23 @@ func lateFirstWrite(second string) *trace.Trace {
 	return b.trace()
 }
 
-// Damage is judged write by write: a late write is stale only when a
-// later holder wrote to the data around it. Where fencing refused the
-// later holder's every write, the late write harmed nothing.
+// Damage is judged write by write: a late write is stale only when the
+// data had accepted a later holder's write before it. c1's late write
+// lands during c2's hold but before c2 writes: the data has seen no newer
+// token, so it is a late write that came first, not a stale one (fencing
+// cannot refuse it); where fencing refused c2's every write, it harmed
+// nothing.
 func TestLateWriteStaleOnlyAgainstALaterWriter(t *testing.T) {
 	for _, c := range []struct {
-		second                    string
-		accepted, rejected, clean int
+		second                           string
+		accepted, rejected, first, clean int
 	}{
-		{model.ResRejected, 0, 1, 1},
-		{ok, 1, 0, 0},
+		{model.ResRejected, 0, 1, 0, 1},
+		{ok, 0, 0, 1, 0},
 	} {
 		d := Check(lateFirstWrite(c.second), Options{LeaseMs: 10000}).Damage
-		if d.StaleWritesAccepted != c.accepted || d.StaleWritesRejected != c.rejected || d.HarmlessLateWrites != c.clean {
-			t.Errorf("second write %s: damage %+v, want %d stale accepted, %d rejected, %d harmless", c.second, d, c.accepted, c.rejected, c.clean)
+		if d.StaleWritesAccepted != c.accepted || d.StaleWritesRejected != c.rejected || d.LateWritesFirst != c.first || d.HarmlessLateWrites != c.clean {
+			t.Errorf("second write %s: damage %+v, want %d stale accepted, %d rejected, %d first, %d harmless", c.second, d, c.accepted, c.rejected, c.first, c.clean)
 		}
 	}
 }

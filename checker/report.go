@@ -184,9 +184,8 @@ type Damage struct {
 	OversoldUnits    int `json:"oversold_units"`
 	// Protected writes the resource accepted from a client whose lock had
 	// already expired or been lost on Redis when the write arrived, after
-	// another client's later hold had begun, a hold that wrote to the
-	// data (before or after): judged write by write against the data's
-	// history.
+	// the data had accepted a write of another client's later hold: judged
+	// write by write against the data's history. Fencing refuses these.
 	StaleWritesAccepted int `json:"stale_writes_accepted"`
 	// Writes a fenced storage refused for a stale token: harm prevented,
 	// not counted in Total.
@@ -197,6 +196,12 @@ type Damage struct {
 	// while no later holder wrote to the data: they harmed nothing and
 	// are not in Total.
 	HarmlessLateWrites int `json:"harmless_late_writes,omitempty"`
+	// Late writes that reached the data while a later holder held the
+	// lock but before it wrote: the data had seen no newer token, so a
+	// fence accepts them too. Not in Total: the harm they do, if any, is
+	// counted as what it did (a lost update when the later holder had
+	// already read).
+	LateWritesFirst int `json:"late_writes_first,omitempty"`
 }
 
 // Harm is the run's damage as a report prints it, and the late writes
@@ -216,10 +221,15 @@ func (d *Damage) Add(o Damage) {
 	d.StaleWritesRejected += o.StaleWritesRejected
 	d.LostElements += o.LostElements
 	d.HarmlessLateWrites += o.HarmlessLateWrites
+	d.LateWritesFirst += o.LateWritesFirst
 }
 
 // StaleWriteGloss explains "stale write" where a report first prints it.
-const StaleWriteGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis, after another client's later hold had begun and written to the data"
+const StaleWriteGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis, after the data had accepted a write of another client's later hold"
+
+// LateFirstGloss explains late writes that reached the data before the
+// next holder's first write.
+const LateFirstGloss = "each landed after its writer's lease ran out on Redis, during another client's hold but before that client's first write: the data had seen no newer token, so fencing accepts it; any harm it did is counted above"
 
 // DamageCount is one count of a Damage with its noun, singular and
 // plural; Harm is false for the count that did no harm.

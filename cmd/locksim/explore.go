@@ -179,6 +179,9 @@ func printSummary(w io.Writer, s *explore.Summary) {
 		if s.Damage.Sum.StaleWritesAccepted > 0 {
 			fmt.Fprintf(w, "    (%s)\n", checker.StaleWriteGloss)
 		}
+		if n := s.Damage.Sum.LateWritesFirst; n > 0 {
+			fmt.Fprintf(w, "    %s\n", lateFirstLine(n))
+		}
 	}
 	if n := s.Damage.HarmlessStaleWrites; n > 0 {
 		fmt.Fprintf(w, "  no damage from %s\n", harmlessLine(n))

@@ -308,9 +308,18 @@ func printDamage(w io.Writer, r checker.Report) {
 	if d.StaleWritesAccepted > 0 {
 		fmt.Fprintf(w, "    (%s)\n", checker.StaleWriteGloss)
 	}
+	if n := d.LateWritesFirst; n > 0 {
+		fmt.Fprintf(w, "    %s\n", lateFirstLine(n))
+	}
 	if harmless > 0 {
 		fmt.Fprintf(w, "    no damage from %s\n", harmlessLine(harmless))
 	}
+}
+
+// lateFirstLine tells the late writes that reached the data before the
+// next holder's first write.
+func lateFirstLine(n int) string {
+	return explore.Plural(n, "late write") + " ahead of the next holder: " + checker.LateFirstGloss
 }
 
 // fencingLine says what fencing rejected.

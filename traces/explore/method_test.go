@@ -119,3 +119,25 @@ func TestVerdictVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// A fence refuses every write older than one the data has accepted, so
+// fenced under gc-pause on stock accepts no stale write over 40 seeds,
+// while the same lock without tokens does: the count is judged against
+// the data's history, not the run's verdict (DESIGN.md D18).
+func TestFencingLeavesNoStaleWriteAccepted(t *testing.T) {
+	ctx := context.Background()
+	stale := map[string]int{}
+	for _, p := range []string{"fenced", "setnx-lua-del"} {
+		s, err := Explore(ctx, ExploreConfig{Base: CellScenario(p, "stock", "gc-pause"), Runs: 40, SeedStart: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stale[p] = s.Damage.Sum.StaleWritesAccepted
+		if p == "fenced" && s.Damage.Sum.StaleWritesRejected == 0 {
+			t.Errorf("fenced: fencing rejected no stale write in 40 runs: the pauses did not reach it")
+		}
+	}
+	if stale["fenced"] != 0 || stale["setnx-lua-del"] == 0 {
+		t.Errorf("stale writes accepted over 40 seeds: fenced %d (want 0), setnx-lua-del %d (want > 0)", stale["fenced"], stale["setnx-lua-del"])
+	}
+}
