@@ -1,0 +1,180 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+)
+
+// commandInfo is what the node knows of a command: its flags, after
+// Redis 7's COMMAND table, and where its keys are, after Redis's key
+// specs. The table below is the one place that says so; the node's
+// paths read it.
+type commandInfo struct {
+	flags cmdFlag
+	// Keys: args[first], args[first+step], ... through args[last]
+	// (negative: counted from the end); with numkeys, args[numkeys]
+	// counts the keys that follow it. first and numkeys 0: no keys.
+	first, last, step, numkeys int8
+}
+
+// cmdFlag is one property of a command.
+type cmdFlag uint16
+
+const (
+	cmdRead        cmdFlag = 1 << iota // reads data (Redis: readonly)
+	cmdWrite                           // may change data: Redis's write, and EVAL, EVALSHA and EXEC, which run commands that may
+	cmdScript                          // runs a script (EVAL and its kin)
+	cmdScriptBody                      // args[1] is a script body, which the trace names by its SHA1
+	cmdScriptCache                     // SCRIPT: served, like the script commands, by the script engine
+	cmdTx                              // transaction control: MULTI, EXEC, DISCARD, WATCH, UNWATCH
+	cmdPubSub                          // publish or subscribe
+	cmdBlocking                        // may block its connection (Redis: blocking)
+	cmdAdmin                           // server or connection state, no data
+	cmdRandom                          // draws from miniredis's random source, which the node seeds first
+	cmdSwapsDB                         // may replace the database the node reads
+	cmdRefused                         // never handed to miniredis, which would start goroutines or real timers (or exit)
+	cmdNoSubject                       // the trace names no key for it: its arguments are no key, channel or section
+)
+
+// keys1 is a command whose one key is its first argument.
+var keys1 = commandInfo{first: 1, last: 1, step: 1}
+
+func (c commandInfo) with(f cmdFlag) commandInfo { c.flags |= f; return c }
+
+// unknownCommand is the view of a command the table does not name (the
+// node answers that it is unknown): it may write its first argument.
+var unknownCommand = keys1.with(cmdWrite)
+
+// commandGroups are the commands the node serves, grouped by their view.
+// TestCommandTable holds every command miniredis registers, and every
+// command a catalog protocol sends, to an entry.
+var commandGroups = []struct {
+	info  commandInfo
+	names string
+}{
+	{keys1.with(cmdRead), "BITCOUNT BITPOS DUMP EXPIRETIME GEODIST GEOPOS GEORADIUSBYMEMBER_RO GEORADIUS_RO " +
+		"GEOSEARCH GET GETBIT GETRANGE HEXISTS HGET HGETALL HKEYS HLEN HMGET HPTTL HSCAN HSTRLEN HTTL HVALS " +
+		"LINDEX LLEN LPOS LRANGE PEXPIRETIME PTTL SCARD SISMEMBER SMEMBERS SMISMEMBER SSCAN STRLEN TTL TYPE " +
+		"XLEN XPENDING XRANGE XREVRANGE ZCARD ZCOUNT ZLEXCOUNT ZMSCORE ZRANGE ZRANGEBYLEX ZRANGEBYSCORE " +
+		"ZRANK ZREVRANGE ZREVRANGEBYLEX ZREVRANGEBYSCORE ZREVRANK ZSCAN ZSCORE"},
+	{keys1.with(cmdRead | cmdRandom), "HRANDFIELD SRANDMEMBER ZRANDMEMBER"},
+	{commandInfo{cmdRead, 1, -1, 1, 0}, "EXISTS MGET PFCOUNT SDIFF SINTER SUNION TOUCH"},
+	{commandInfo{flags: cmdRead, numkeys: 1}, "SINTERCARD ZINTER ZUNION"},
+	{commandInfo{flags: cmdRead}, "DBSIZE KEYS SCAN"},
+	{commandInfo{flags: cmdRead | cmdRefused}, "RANDOMKEY"},
+	{commandInfo{flags: cmdRead | cmdBlocking | cmdRefused}, "XREAD"}, // keys after STREAMS
+	// ZINTERSTORE and ZUNIONSTORE: the destination; the keys they read
+	// follow numkeys at args[2].
+	{keys1.with(cmdWrite), "APPEND DECR DECRBY DELEX EXPIRE EXPIREAT GEOADD GEORADIUS GEORADIUSBYMEMBER " +
+		"GETDEL GETEX GETSET HDEL HEXPIRE HINCRBY HINCRBYFLOAT HMSET HPERSIST HSET HSETEX HSETNX INCR INCRBY " +
+		"INCRBYFLOAT LINSERT LPOP LPUSH LPUSHX LREM LSET LTRIM MOVE PERSIST PEXPIRE PEXPIREAT PFADD PSETEX " +
+		"RESTORE RPOP RPUSH RPUSHX SADD SET SETBIT SETEX SETNX SETRANGE SREM XACK XADD XAUTOCLAIM XCLAIM " +
+		"XDEL XTRIM ZADD ZINCRBY ZINTERSTORE ZPOPMAX ZPOPMIN ZREM ZREMRANGEBYLEX ZREMRANGEBYRANK " +
+		"ZREMRANGEBYSCORE ZUNIONSTORE"},
+	{keys1.with(cmdWrite | cmdRandom), "SPOP"},
+	{commandInfo{cmdWrite, 1, 2, 1, 0}, "COPY LMOVE RENAME RENAMENX RPOPLPUSH SMOVE"},
+	{commandInfo{cmdWrite, 1, -1, 1, 0}, "DEL PFMERGE SDIFFSTORE SINTERSTORE SUNIONSTORE UNLINK"},
+	{commandInfo{cmdWrite, 1, -1, 2, 0}, "MSET MSETNX"},
+	{commandInfo{cmdWrite, 2, -1, 1, 0}, "BITOP"},
+	{commandInfo{cmdWrite, 2, 2, 1, 0}, "XGROUP"},
+	{commandInfo{flags: cmdWrite, numkeys: 1}, "LMPOP ZMPOP"},
+	{commandInfo{flags: cmdWrite}, "FLUSHALL FLUSHDB"},
+	{commandInfo{flags: cmdWrite | cmdSwapsDB}, "SWAPDB"},
+	{commandInfo{cmdWrite | cmdBlocking | cmdRefused, 1, -2, 1, 0}, "BLPOP BRPOP BZPOPMAX BZPOPMIN"},
+	{commandInfo{cmdWrite | cmdBlocking | cmdRefused, 1, 2, 1, 0}, "BLMOVE BRPOPLPUSH"},
+	{commandInfo{flags: cmdWrite | cmdBlocking | cmdRefused, numkeys: 2}, "BZMPOP"},
+	{commandInfo{flags: cmdWrite | cmdBlocking | cmdRefused}, "XREADGROUP"}, // keys after STREAMS
+	{commandInfo{flags: cmdScript | cmdWrite | cmdScriptBody, numkeys: 2}, "EVAL"},
+	{commandInfo{flags: cmdScript | cmdWrite, numkeys: 2}, "EVALSHA"},
+	{commandInfo{flags: cmdScript | cmdRead | cmdScriptBody, numkeys: 2}, "EVAL_RO"},
+	{commandInfo{flags: cmdScript | cmdRead, numkeys: 2}, "EVALSHA_RO"},
+	{commandInfo{flags: cmdScriptCache | cmdNoSubject}, "SCRIPT"},
+	{commandInfo{flags: cmdTx | cmdNoSubject}, "MULTI DISCARD UNWATCH"},
+	{commandInfo{flags: cmdTx | cmdWrite | cmdNoSubject}, "EXEC"},
+	{commandInfo{cmdTx, 1, -1, 1, 0}, "WATCH"},
+	{commandInfo{flags: cmdPubSub}, "PUBLISH"},
+	{commandInfo{flags: cmdPubSub | cmdRefused}, "SUBSCRIBE PSUBSCRIBE UNSUBSCRIBE PUNSUBSCRIBE"},
+	{commandInfo{flags: cmdAdmin}, "ECHO INFO TIME"},
+	{commandInfo{flags: cmdAdmin | cmdNoSubject}, "PING WAIT"},
+	{commandInfo{flags: cmdAdmin | cmdRefused}, "DEBUG SHUTDOWN"},
+	// Neither reads nor writes data in Redis, but miniredis does not mark
+	// them read-only, so the node has always counted them as writes: a
+	// replica refuses them with READONLY, a master reads their first
+	// argument as a key before and after. Kept so that runs do not change.
+	{keys1.with(cmdAdmin | cmdWrite), "AUTH CLIENT CLUSTER COMMAND HELLO MEMORY OBJECT QUIT SELECT XINFO"},
+	{keys1.with(cmdPubSub | cmdWrite), "PUBSUB"},
+}
+
+// commands is commandGroups by name, made once and never changed.
+var commands = func() map[string]commandInfo {
+	m := map[string]commandInfo{}
+	for _, g := range commandGroups {
+		for _, name := range strings.Fields(g.names) {
+			if _, dup := m[name]; dup {
+				panic("sim: command " + name + " in two groups")
+			}
+			m[name] = g.info
+		}
+	}
+	return m
+}()
+
+// lookupCommand is the view of the command called cmd (upper case).
+func lookupCommand(cmd string) commandInfo {
+	if c, ok := commands[cmd]; ok {
+		return c
+	}
+	return unknownCommand
+}
+
+// keys lists the keys in args, a command's whole argument list; a slice
+// of args unless they are spaced out (MSET's).
+func (c commandInfo) keys(args []string) []string {
+	first, last := int(c.first), int(c.last)
+	if c.numkeys > 0 {
+		at := int(c.numkeys)
+		if at >= len(args) {
+			return nil
+		}
+		nk, err := strconv.Atoi(args[at])
+		if err != nil || nk <= 0 || at+1+nk > len(args) {
+			return nil
+		}
+		first, last = at+1, at+nk
+	}
+	if last < 0 {
+		last += len(args)
+	}
+	if first == 0 || first >= len(args) || last < first {
+		return nil
+	}
+	last = min(last, len(args)-1)
+	if c.step <= 1 {
+		return args[first : last+1]
+	}
+	var keys []string
+	for i := first; i <= last; i += int(c.step) {
+		keys = append(keys, args[i])
+	}
+	return keys
+}
+
+// subject is the key the trace names for the command args: its first
+// key, else its first argument (a channel, a section), if it has one.
+func (c commandInfo) subject(args []string) string {
+	switch {
+	case len(args) < 2 || c.flags&cmdNoSubject != 0:
+		return ""
+	case c.numkeys > 0:
+		if at := int(c.numkeys); len(args) > at+1 && args[at] != "0" {
+			return args[at+1]
+		}
+		return ""
+	case c.first > 1:
+		if int(c.first) < len(args) {
+			return args[c.first]
+		}
+		return ""
+	}
+	return args[1]
+}
