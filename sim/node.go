@@ -3,7 +3,6 @@ package sim
 import (
 	"bufio"
 	"bytes"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,33 +25,32 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // nanosecond virtual time a command lands on the exact expiry instant
 // only when scheduled there on purpose.
 type Node struct {
-	w          *World
-	Name       string
-	Clock      Clock
-	store      *store // the miniredis and its writers, from the run's pool
-	m          *miniredis.Miniredis
-	db         *miniredis.RedisDB // m's database 0, read directly (one lock a read, not two)
-	swapped    bool               // a SWAPDB may have replaced db
-	srv        *server.Server
-	out        bytes.Buffer
-	bw         *bufio.Writer
-	peers      map[int]*server.Peer
-	last       time.Duration // node clock at the last advance
-	tickGen    uint64
-	tick       tickState
-	tickAt     time.Duration // node-clock time of the pending tick (tick == tickPending)
-	subs       map[string][]*Subscription
-	inMulti    map[*server.Peer]bool
-	queued     map[*server.Peer][]string
-	queuedN    map[*server.Peer]int         // commands queued in MULTI so far
-	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
-	writeCache writeCache
-	before     []stored // storedAt's buffer
-	vals       []string // the hash values in before (and keyChange's)
-	snap       snapshot // a script's keys, read before its first write
-	seeded     bool     // miniredis's random source seeded for this run
-	down       bool
-	downBy     int // the scheduled fault that crashed the node (0: none)
+	w       *World
+	Name    string
+	Clock   Clock
+	store   *store // the miniredis and its writers, from the run's pool
+	m       *miniredis.Miniredis
+	db      *miniredis.RedisDB // m's database 0, read directly (one lock a read, not two)
+	swapped bool               // a SWAPDB may have replaced db
+	srv     *server.Server
+	out     bytes.Buffer
+	bw      *bufio.Writer
+	peers   map[int]*server.Peer
+	last    time.Duration // node clock at the last advance
+	tickGen uint64
+	tick    tickState
+	tickAt  time.Duration // node-clock time of the pending tick (tick == tickPending)
+	subs    map[string][]*Subscription
+	inMulti map[*server.Peer]bool
+	queued  map[*server.Peer][]string
+	queuedN map[*server.Peer]int         // commands queued in MULTI so far
+	pubs    map[*server.Peer][]queuedPub // the PUBLISHes among them
+	before  []stored                     // storedAt's buffer
+	vals    []string                     // the hash values in before (and keyChange's)
+	snap    snapshot                     // a script's keys, read before its first write
+	seeded  bool                         // miniredis's random source seeded for this run
+	down    bool
+	downBy  int // the scheduled fault that crashed the node (0: none)
 
 	role        nodeRole
 	links       []*replLink // master: one per replica
@@ -150,10 +148,11 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 	n.advance()
 	p := n.peer(conn)
 	cmd := strings.ToUpper(args[0])
-	touched := n.touchedKeys(p, cmd, args)
-	write := writes(n, cmd)
+	info := lookupCommand(cmd)
+	touched := n.touchedKeys(p, info, cmd, args)
+	write := info.flags&cmdWrite != 0
 	var before []stored
-	deferred := write && isScript(cmd) && !n.inMulti[p]
+	deferred := write && info.flags&cmdScript != 0 && !n.inMulti[p]
 	switch {
 	case deferred: // read at the script's first write, if any (preHook)
 		n.snap = snapshot{keys: touched, pending: true}
@@ -177,13 +176,13 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 	case cmd == "INFO" && !n.inMulti[p] && infoReplication(args):
 		r = n.infoReplication()
 	default:
-		r = n.dispatch(p, cmd, args)
+		r = n.dispatch(p, info, cmd, args)
 	}
 	if n.inMulti[p] && r.Kind == '+' && r.Str == "QUEUED" {
 		n.queuedN[p]++
 	}
 	n.w.rec.trace.Stats.RedisCommands++
-	key, change := keyOf(args), ""
+	key, change := info.subject(args), ""
 	if deferred {
 		before = n.snap.taken
 		n.snap = snapshot{}
@@ -193,7 +192,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 			key, change = k, c
 		}
 	}
-	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.w.alloc.replyText(r), change)
+	e := trace.Command(n.Name, client, key, n.w.traceArgs(args, info.flags&cmdScriptBody != 0), n.w.alloc.replyText(r), change)
 	if wait {
 		e.Reply = "(waiting for replicas)"
 	}
@@ -214,7 +213,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 }
 
 // dispatch hands one command to miniredis and parses its reply.
-func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
+func (n *Node) dispatch(p *server.Peer, info commandInfo, cmd string, args []string) Reply {
 	n.out.Reset()
 	pubs := n.pubs[p]
 	switch cmd {
@@ -237,7 +236,7 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	}
 	v := &n.value
 	v.Kind = 0
-	if isScript(cmd) && !n.inMulti[p] {
+	if info.flags&cmdScript != 0 && !n.inMulti[p] {
 		// Dispatch would hand it to the pre-hook, whose scriptCommand
 		// serves every script command outside MULTI.
 		n.scriptCommand(p, cmd, args[1:], v)
@@ -277,74 +276,18 @@ type queuedPub struct {
 }
 
 // touchedKeys lists the keys a command may change; inside MULTI it
-// remembers them for EXEC.
-func (n *Node) touchedKeys(p *server.Peer, cmd string, args []string) []string {
-	var keys []string
-	switch cmd {
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO":
-		if len(args) > 2 {
-			if nk, err := strconv.Atoi(args[2]); err == nil && nk > 0 && 3+nk <= len(args) {
-				keys = args[3 : 3+nk]
-			}
-		}
-	case "MSET", "MSETNX":
-		for i := 1; i < len(args); i += 2 {
-			keys = append(keys, args[i])
-		}
-	case "DEL", "UNLINK", "EXISTS", "TOUCH":
-		keys = args[1:]
-	case "EXEC":
-		keys = n.queued[p]
-	case "MULTI", "DISCARD", "WATCH", "UNWATCH", "PING", "SCRIPT", "WAIT", "PUBLISH", "TIME", "ECHO", "INFO", "FLUSHALL", "FLUSHDB":
-	default:
-		if len(args) > 1 {
-			keys = args[1:2]
-		}
-	}
-	if n.inMulti[p] && cmd != "EXEC" && cmd != "MULTI" && cmd != "DISCARD" {
-		n.queued[p] = append(n.queued[p], keys...)
+// remembers them for EXEC. Transaction control changes no key itself.
+func (n *Node) touchedKeys(p *server.Peer, info commandInfo, cmd string, args []string) []string {
+	switch {
+	case cmd == "EXEC":
+		return n.queued[p]
+	case info.flags&cmdTx != 0:
+		return nil
+	case n.inMulti[p]:
+		n.queued[p] = append(n.queued[p], info.keys(args)...)
 		return nil
 	}
-	return keys
-}
-
-// writes reports whether cmd (upper case) may change data.
-func writes(n *Node, cmd string) bool {
-	c := &n.writeCache
-	for i := range c.hot[:c.n] {
-		if h := &c.hot[i]; h.cmd == cmd {
-			return h.writes
-		}
-	}
-	w := writesUncached(n, cmd)
-	if c.n < len(c.hot) {
-		c.hot[c.n] = cmdWrites{cmd, w}
-		c.n++
-	}
-	return w
-}
-
-// writeCache holds writes's answers for the first commands a node sees.
-// Their names are mostly the callers' constants, whose strings compare
-// by pointer: a short scan beats a map's hashing.
-type writeCache struct {
-	hot [16]cmdWrites
-	n   int
-}
-
-type cmdWrites struct {
-	cmd    string
-	writes bool
-}
-
-func writesUncached(n *Node, cmd string) bool {
-	switch cmd {
-	case "EVAL", "EVALSHA", "EXEC":
-		return true
-	case "WAIT", "MULTI", "DISCARD", "WATCH", "UNWATCH", "PUBLISH", "SCRIPT", "PING", "ECHO", "INFO", "TIME":
-		return false
-	}
-	return !n.m.IsReadOnlyCommand(cmd)
+	return info.keys(args)
 }
 
 // advance brings miniredis to the node clock's current reading and
@@ -431,21 +374,4 @@ func (n *Node) tickFor(exp time.Duration) {
 		n.advance()
 		n.scheduleTick()
 	})
-}
-
-// keyOf names the first key a command touches, for the trace.
-func keyOf(args []string) string {
-	if len(args) < 2 {
-		return ""
-	}
-	switch strings.ToUpper(args[0]) {
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO":
-		if len(args) > 3 && args[2] != "0" {
-			return args[3]
-		}
-		return ""
-	case "MULTI", "EXEC", "DISCARD", "UNWATCH", "PING", "SCRIPT", "WAIT":
-		return ""
-	}
-	return args[1]
 }
