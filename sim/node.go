@@ -41,14 +41,11 @@ type Node struct {
 	tick    tickState
 	tickAt  time.Duration // node-clock time of the pending tick (tick == tickPending)
 	subs    map[string][]*Subscription
-	inMulti map[*server.Peer]bool
-	queued  map[*server.Peer][]string
-	queuedN map[*server.Peer]int         // commands queued in MULTI so far
-	pubs    map[*server.Peer][]queuedPub // the PUBLISHes among them
-	before  []stored                     // storedAt's buffer
-	vals    []string                     // the hash values in before (and keyChange's)
-	snap    snapshot                     // a script's keys, read before its first write
-	seeded  bool                         // miniredis's random source seeded for this run
+	tx      map[*server.Peer]*txState // the connections in MULTI
+	before  []stored                  // storedAt's buffer
+	vals    []string                  // the hash values in before (and keyChange's)
+	snap    snapshot                  // a script's keys, read before its first write
+	seeded  bool                      // miniredis's random source seeded for this run
 	down    bool
 	downBy  int // the scheduled fault that crashed the node (0: none)
 
@@ -152,7 +149,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 	touched := n.touchedKeys(p, info, cmd, args)
 	write := info.flags&cmdWrite != 0
 	var before []stored
-	deferred := write && info.flags&cmdScript != 0 && !n.inMulti[p]
+	deferred := write && info.flags&cmdScript != 0 && n.tx[p] == nil
 	switch {
 	case deferred: // read at the script's first write, if any (preHook)
 		n.snap = snapshot{keys: touched, pending: true}
@@ -171,15 +168,15 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 	switch {
 	case n.role == roleReplica && write:
 		r = Reply{Kind: '-', Str: "READONLY You can't write against a read only replica."}
-	case cmd == "WAIT" && !n.inMulti[p]:
+	case cmd == "WAIT" && n.tx[p] == nil:
 		r, wait = n.wait(args, reply)
-	case cmd == "INFO" && !n.inMulti[p] && infoReplication(args):
+	case cmd == "INFO" && n.tx[p] == nil && infoReplication(args):
 		r = n.infoReplication()
 	default:
 		r = n.dispatch(p, info, cmd, args)
 	}
-	if n.inMulti[p] && r.Kind == '+' && r.Str == "QUEUED" {
-		n.queuedN[p]++
+	if t := n.tx[p]; t != nil && r.Kind == '+' && r.Str == "QUEUED" {
+		t.n++
 	}
 	n.w.rec.trace.Stats.RedisCommands++
 	key, change := info.subject(args), ""
@@ -215,31 +212,25 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 // dispatch hands one command to miniredis and parses its reply.
 func (n *Node) dispatch(p *server.Peer, info commandInfo, cmd string, args []string) Reply {
 	n.out.Reset()
-	pubs := n.pubs[p]
+	tx := n.tx[p]
 	switch cmd {
 	case "MULTI":
-		if n.inMulti == nil { // made on the node's first MULTI: most runs send none
-			n.inMulti, n.queued = map[*server.Peer]bool{}, map[*server.Peer][]string{}
-			n.queuedN, n.pubs = map[*server.Peer]int{}, map[*server.Peer][]queuedPub{}
+		if n.tx == nil { // made on the node's first MULTI: most runs send none
+			n.tx = map[*server.Peer]*txState{}
 		}
-		if !n.inMulti[p] { // a nested MULTI is refused and changes nothing
-			n.queuedN[p] = 0
-			delete(n.pubs, p)
+		if tx == nil { // a nested MULTI is refused and changes nothing
+			n.tx[p] = &txState{}
 		}
-		n.inMulti[p] = true
 	case "EXEC", "DISCARD":
 		n.scripts.sync(n)
-		delete(n.inMulti, p)
-		delete(n.queued, p)
-		delete(n.queuedN, p)
-		delete(n.pubs, p)
+		delete(n.tx, p)
 	}
 	v := &n.value
 	v.Kind = 0
-	if info.flags&cmdScript != 0 && !n.inMulti[p] {
+	if info.flags&cmdScript != 0 && n.tx[p] == nil {
 		// Dispatch would hand it to the pre-hook, whose scriptCommand
 		// serves every script command outside MULTI.
-		n.scriptCommand(p, cmd, args[1:], v)
+		n.scriptCommand(p, info, cmd, args[1:], v)
 	} else {
 		n.srv.Dispatch(p, args)
 	}
@@ -254,19 +245,29 @@ func (n *Node) dispatch(p *server.Peer, info commandInfo, cmd string, args []str
 	if err != nil {
 		r = Reply{Kind: '-', Str: "ERR locksim: unparseable reply from miniredis"}
 	}
-	if cmd == "EXEC" || cmd == "DISCARD" {
-		n.afterExec(p, cmd == "EXEC" && r.Kind == '*')
+	if tx == nil || (cmd != "EXEC" && cmd != "DISCARD") {
+		return r
 	}
+	n.afterExec(tx, cmd == "EXEC" && r.Kind == '*')
 	// PUBLISHes queued in MULTI go out through the sim at EXEC, their
 	// receiver counts in their slots of the reply.
 	if cmd == "EXEC" && r.Kind == '*' {
-		for _, q := range pubs {
+		for _, q := range tx.pubs {
 			if q.slot < len(r.Array) {
 				r.Array[q.slot] = Reply{Kind: ':', Int: int64(n.publish(q.channel, q.msg))}
 			}
 		}
 	}
 	return r
+}
+
+// txState is a connection's transaction, from MULTI to EXEC or DISCARD.
+type txState struct {
+	keys   []string    // the keys its queued commands may change
+	n      int         // commands queued so far
+	pubs   []queuedPub // the PUBLISHes among them
+	bodies []string    // the script bodies among them, for the engine after EXEC
+	flush  bool        // a SCRIPT FLUSH among them
 }
 
 // queuedPub is a PUBLISH queued in MULTI: its slot in EXEC's reply.
@@ -278,13 +279,14 @@ type queuedPub struct {
 // touchedKeys lists the keys a command may change; inside MULTI it
 // remembers them for EXEC. Transaction control changes no key itself.
 func (n *Node) touchedKeys(p *server.Peer, info commandInfo, cmd string, args []string) []string {
+	t := n.tx[p]
 	switch {
-	case cmd == "EXEC":
-		return n.queued[p]
+	case cmd == "EXEC" && t != nil:
+		return t.keys
 	case info.flags&cmdTx != 0:
 		return nil
-	case n.inMulti[p]:
-		n.queued[p] = append(n.queued[p], info.keys(args)...)
+	case t != nil:
+		t.keys = append(t.keys, info.keys(args)...)
 		return nil
 	}
 	return info.keys(args)

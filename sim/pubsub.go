@@ -131,7 +131,7 @@ func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 	n.beforeWrite(info)
 	switch {
 	case info.flags&(cmdScript|cmdScriptCache) != 0:
-		return n.scriptCommand(c, cmd, args, nil)
+		return n.scriptCommand(c, info, cmd, args, nil)
 	case info.flags&cmdRefused != 0:
 		c.WriteError("ERR locksim: " + cmd + " is not supported by the simulated node")
 		return true
@@ -144,8 +144,8 @@ func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 			c.WriteError("ERR wrong number of arguments for 'publish' command")
 			return true
 		}
-		if n.inMulti[c] {
-			n.pubs[c] = append(n.pubs[c], queuedPub{n.queuedN[c], args[0], args[1]})
+		if t := n.tx[c]; t != nil {
+			t.pubs = append(t.pubs, queuedPub{t.n, args[0], args[1]})
 			return false // miniredis queues it and answers QUEUED
 		}
 		c.WriteInt(n.publish(args[0], args[1]))
