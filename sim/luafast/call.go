@@ -221,60 +221,13 @@ const (
 	cmdConn    // allowed, but changes the connection context
 )
 
-// classify sorts a command name (any case) into the classes above.
-func classify(name string) int {
-	eq := strings.EqualFold
-	switch len(name) {
-	case 4:
-		switch {
-		case eq(name, "EXEC"):
-			return cmdNoArgs
-		case eq(name, "EVAL"):
-			return cmdTwoArgs
-		case eq(name, "AUTH"):
-			return cmdAuth
-		case eq(name, "QUIT"):
-			return cmdConn
-		}
-	case 5:
-		switch {
-		case eq(name, "MULTI"):
-			return cmdNoArgs
-		case eq(name, "WATCH"):
-			return cmdOneArg
-		case eq(name, "HELLO"), eq(name, "RESET"):
-			return cmdConn
-		}
-	case 6:
-		switch {
-		case eq(name, "SCRIPT"):
-			return cmdOneArg
-		case eq(name, "SELECT"), eq(name, "CLIENT"):
-			return cmdConn
-		}
-	case 7:
-		if eq(name, "EVALSHA") || eq(name, "EVAL_RO") {
-			return cmdTwoArgs
-		}
-	case 9:
-		if eq(name, "SUBSCRIBE") {
-			return cmdOneArg
-		}
-	case 10:
-		switch {
-		case eq(name, "PSUBSCRIBE"):
-			return cmdOneArg
-		case eq(name, "EVALSHA_RO"):
-			return cmdTwoArgs
-		}
-	case 11:
-		if eq(name, "UNSUBSCRIBE") {
-			return cmdAnyArgs
-		}
-	case 12:
-		if eq(name, "PUNSUBSCRIBE") {
-			return cmdAnyArgs
-		}
-	}
-	return cmdPlain
+// nestedClass is the class of each command a script may not call as an
+// ordinary one (miniredis v2.40.0's lua.go); any other is cmdPlain.
+var nestedClass = map[string]int{
+	"EXEC": cmdNoArgs, "MULTI": cmdNoArgs,
+	"WATCH": cmdOneArg, "SCRIPT": cmdOneArg, "SUBSCRIBE": cmdOneArg, "PSUBSCRIBE": cmdOneArg,
+	"EVAL": cmdTwoArgs, "EVALSHA": cmdTwoArgs, "EVAL_RO": cmdTwoArgs, "EVALSHA_RO": cmdTwoArgs,
+	"UNSUBSCRIBE": cmdAnyArgs, "PUNSUBSCRIBE": cmdAnyArgs,
+	"AUTH": cmdAuth,
+	"QUIT": cmdConn, "HELLO": cmdConn, "RESET": cmdConn, "SELECT": cmdConn, "CLIENT": cmdConn,
 }
