@@ -36,14 +36,9 @@ const (
 	cmdNoSubject                       // the trace names no key for it: its arguments are no key, channel or section
 )
 
-// keys1 is a command whose one key is its first argument.
-var keys1 = commandInfo{first: 1, last: 1, step: 1}
-
-func (c commandInfo) with(f cmdFlag) commandInfo { c.flags |= f; return c }
-
 // unknownCommand is the view of a command the table does not name (the
 // node answers that it is unknown): it may write its first argument.
-var unknownCommand = keys1.with(cmdWrite)
+var unknownCommand = commandInfo{cmdWrite, 1, 1, 1, 0}
 
 // commandGroups are the commands the node serves, grouped by their view.
 // TestCommandTable holds every command miniredis registers, and every
@@ -52,12 +47,12 @@ var commandGroups = []struct {
 	info  commandInfo
 	names string
 }{
-	{keys1.with(cmdRead), "BITCOUNT BITPOS DUMP EXPIRETIME GEODIST GEOPOS GEORADIUSBYMEMBER_RO GEORADIUS_RO " +
-		"GEOSEARCH GET GETBIT GETRANGE HEXISTS HGET HGETALL HKEYS HLEN HMGET HPTTL HSCAN HSTRLEN HTTL HVALS " +
-		"LINDEX LLEN LPOS LRANGE PEXPIRETIME PTTL SCARD SISMEMBER SMEMBERS SMISMEMBER SSCAN STRLEN TTL TYPE " +
-		"XLEN XPENDING XRANGE XREVRANGE ZCARD ZCOUNT ZLEXCOUNT ZMSCORE ZRANGE ZRANGEBYLEX ZRANGEBYSCORE " +
-		"ZRANK ZREVRANGE ZREVRANGEBYLEX ZREVRANGEBYSCORE ZREVRANK ZSCAN ZSCORE"},
-	{keys1.with(cmdRead | cmdRandom), "HRANDFIELD SRANDMEMBER ZRANDMEMBER"},
+	{commandInfo{cmdRead, 1, 1, 1, 0}, "BITCOUNT BITPOS DUMP EXPIRETIME GEODIST GEOPOS GEORADIUSBYMEMBER_RO " +
+		"GEORADIUS_RO GEOSEARCH GET GETBIT GETRANGE HEXISTS HGET HGETALL HKEYS HLEN HMGET HPTTL HSCAN " +
+		"HSTRLEN HTTL HVALS LINDEX LLEN LPOS LRANGE PEXPIRETIME PTTL SCARD SISMEMBER SMEMBERS SMISMEMBER " +
+		"SSCAN STRLEN TTL TYPE XLEN XPENDING XRANGE XREVRANGE ZCARD ZCOUNT ZLEXCOUNT ZMSCORE ZRANGE " +
+		"ZRANGEBYLEX ZRANGEBYSCORE ZRANK ZREVRANGE ZREVRANGEBYLEX ZREVRANGEBYSCORE ZREVRANK ZSCAN ZSCORE"},
+	{commandInfo{cmdRead | cmdRandom, 1, 1, 1, 0}, "HRANDFIELD SRANDMEMBER ZRANDMEMBER"},
 	{commandInfo{cmdRead, 1, -1, 1, 0}, "EXISTS MGET PFCOUNT SDIFF SINTER SUNION TOUCH"},
 	{commandInfo{flags: cmdRead, numkeys: 1}, "SINTERCARD ZINTER ZUNION"},
 	{commandInfo{flags: cmdRead}, "DBSIZE KEYS SCAN"},
@@ -65,13 +60,13 @@ var commandGroups = []struct {
 	{commandInfo{flags: cmdRead | cmdBlocking | cmdRefused}, "XREAD"}, // keys after STREAMS
 	// ZINTERSTORE and ZUNIONSTORE: the destination; the keys they read
 	// follow numkeys at args[2].
-	{keys1.with(cmdWrite), "APPEND DECR DECRBY DELEX EXPIRE EXPIREAT GEOADD GEORADIUS GEORADIUSBYMEMBER " +
-		"GETDEL GETEX GETSET HDEL HEXPIRE HINCRBY HINCRBYFLOAT HMSET HPERSIST HSET HSETEX HSETNX INCR INCRBY " +
-		"INCRBYFLOAT LINSERT LPOP LPUSH LPUSHX LREM LSET LTRIM MOVE PERSIST PEXPIRE PEXPIREAT PFADD PSETEX " +
-		"RESTORE RPOP RPUSH RPUSHX SADD SET SETBIT SETEX SETNX SETRANGE SREM XACK XADD XAUTOCLAIM XCLAIM " +
-		"XDEL XTRIM ZADD ZINCRBY ZINTERSTORE ZPOPMAX ZPOPMIN ZREM ZREMRANGEBYLEX ZREMRANGEBYRANK " +
-		"ZREMRANGEBYSCORE ZUNIONSTORE"},
-	{keys1.with(cmdWrite | cmdRandom), "SPOP"},
+	{commandInfo{cmdWrite, 1, 1, 1, 0}, "APPEND DECR DECRBY DELEX EXPIRE EXPIREAT GEOADD GEORADIUS " +
+		"GEORADIUSBYMEMBER GETDEL GETEX GETSET HDEL HEXPIRE HINCRBY HINCRBYFLOAT HMSET HPERSIST HSET " +
+		"HSETEX HSETNX INCR INCRBY INCRBYFLOAT LINSERT LPOP LPUSH LPUSHX LREM LSET LTRIM MOVE PERSIST " +
+		"PEXPIRE PEXPIREAT PFADD PSETEX RESTORE RPOP RPUSH RPUSHX SADD SET SETBIT SETEX SETNX SETRANGE " +
+		"SREM XACK XADD XAUTOCLAIM XCLAIM XDEL XTRIM ZADD ZINCRBY ZINTERSTORE ZPOPMAX ZPOPMIN ZREM " +
+		"ZREMRANGEBYLEX ZREMRANGEBYRANK ZREMRANGEBYSCORE ZUNIONSTORE"},
+	{commandInfo{cmdWrite | cmdRandom, 1, 1, 1, 0}, "SPOP"},
 	{commandInfo{cmdWrite, 1, 2, 1, 0}, "COPY LMOVE RENAME RENAMENX RPOPLPUSH SMOVE"},
 	{commandInfo{cmdWrite, 1, -1, 1, 0}, "DEL PFMERGE SDIFFSTORE SINTERSTORE SUNIONSTORE UNLINK"},
 	{commandInfo{cmdWrite, 1, -1, 2, 0}, "MSET MSETNX"},
@@ -101,8 +96,7 @@ var commandGroups = []struct {
 	// them read-only, so the node has always counted them as writes: a
 	// replica refuses them with READONLY, a master reads their first
 	// argument as a key before and after. Kept so that runs do not change.
-	{keys1.with(cmdAdmin | cmdWrite), "AUTH CLIENT CLUSTER COMMAND HELLO MEMORY OBJECT QUIT SELECT XINFO"},
-	{keys1.with(cmdPubSub | cmdWrite), "PUBSUB"},
+	{commandInfo{cmdAdmin | cmdWrite, 1, 1, 1, 0}, "AUTH CLIENT CLUSTER COMMAND HELLO MEMORY OBJECT PUBSUB QUIT SELECT XINFO"},
 }
 
 // commands is commandGroups by name, made once and never changed.
@@ -110,10 +104,7 @@ var commands = func() map[string]commandInfo {
 	m := map[string]commandInfo{}
 	for _, g := range commandGroups {
 		for _, name := range strings.Fields(g.names) {
-			if _, dup := m[name]; dup {
-				panic("sim: command " + name + " in two groups")
-			}
-			m[name] = g.info
+			m[name] = g.info // TestCommandTable: no name in two groups
 		}
 	}
 	return m
@@ -131,16 +122,14 @@ func lookupCommand(cmd string) commandInfo {
 // of args unless they are spaced out (MSET's).
 func (c commandInfo) keys(args []string) []string {
 	first, last := int(c.first), int(c.last)
-	if c.numkeys > 0 {
-		at := int(c.numkeys)
+	if at := int(c.numkeys); at > 0 {
 		if at >= len(args) {
 			return nil
 		}
-		nk, err := strconv.Atoi(args[at])
-		if err != nil || nk <= 0 || at+1+nk > len(args) {
+		nk, _ := strconv.Atoi(args[at]) // 0 if not a number
+		if first, last = at+1, at+nk; nk <= 0 || last >= len(args) {
 			return nil
 		}
-		first, last = at+1, at+nk
 	}
 	if last < 0 {
 		last += len(args)
@@ -162,19 +151,14 @@ func (c commandInfo) keys(args []string) []string {
 // subject is the key the trace names for the command args: its first
 // key, else its first argument (a channel, a section), if it has one.
 func (c commandInfo) subject(args []string) string {
-	switch {
-	case len(args) < 2 || c.flags&cmdNoSubject != 0:
-		return ""
-	case c.numkeys > 0:
-		if at := int(c.numkeys); len(args) > at+1 && args[at] != "0" {
-			return args[at+1]
+	at := max(int(c.first), 1)
+	if c.numkeys > 0 {
+		if at = int(c.numkeys) + 1; at < len(args) && args[at-1] == "0" {
+			return ""
 		}
-		return ""
-	case c.first > 1:
-		if int(c.first) < len(args) {
-			return args[c.first]
-		}
+	}
+	if at >= len(args) || c.flags&cmdNoSubject != 0 {
 		return ""
 	}
-	return args[1]
+	return args[at]
 }

@@ -70,6 +70,15 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("%s: in the table, but neither miniredis nor the node serves it", name)
 		}
 	}
+	seen := map[string]bool{}
+	for _, g := range commandGroups {
+		for _, name := range strings.Fields(g.names) {
+			if seen[name] {
+				t.Errorf("%s: in two groups of the table", name)
+			}
+			seen[name] = true
+		}
+	}
 	if got := lookupCommand("NOSUCHCMD"); got != unknownCommand {
 		t.Errorf("an unknown command: %+v, want %+v", got, unknownCommand)
 	}

@@ -24,14 +24,6 @@ type snapshot struct {
 	taken   []stored // storedAt(keys) just before the first write
 }
 
-// beforeWrite takes the pending snapshot when c, a nested command of the
-// running script, is its first write.
-func (n *Node) beforeWrite(c commandInfo) {
-	if n.snap.pending && c.flags&(cmdScript|cmdWrite) == cmdWrite {
-		n.snap.taken, n.snap.pending = n.storedAt(n.snap.keys), false
-	}
-}
-
 // storedAt reads what n stores under each key, into buffers the next
 // command reuses.
 func (n *Node) storedAt(keys []string) []stored {

@@ -245,13 +245,10 @@ func (n *Node) dispatch(p *server.Peer, info commandInfo, cmd string, args []str
 	if err != nil {
 		r = Reply{Kind: '-', Str: "ERR locksim: unparseable reply from miniredis"}
 	}
-	if tx == nil || (cmd != "EXEC" && cmd != "DISCARD") {
-		return r
-	}
-	n.afterExec(tx, cmd == "EXEC" && r.Kind == '*')
-	// PUBLISHes queued in MULTI go out through the sim at EXEC, their
-	// receiver counts in their slots of the reply.
-	if cmd == "EXEC" && r.Kind == '*' {
+	if cmd == "EXEC" && tx != nil && r.Kind == '*' {
+		n.afterExec(tx)
+		// PUBLISHes queued in MULTI go out through the sim at EXEC, their
+		// receiver counts in their slots of the reply.
 		for _, q := range tx.pubs {
 			if q.slot < len(r.Array) {
 				r.Array[q.slot] = Reply{Kind: ':', Int: int64(n.publish(q.channel, q.msg))}

@@ -128,7 +128,9 @@ func (n *Node) publishText(msg string, subs int) string {
 // connection-state commands the sim does not support.
 func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
 	info := lookupCommand(cmd)
-	n.beforeWrite(info)
+	if n.snap.pending && info.flags&(cmdScript|cmdWrite) == cmdWrite { // the running script's first write
+		n.snap.taken, n.snap.pending = n.storedAt(n.snap.keys), false
+	}
 	switch {
 	case info.flags&(cmdScript|cmdScriptCache) != 0:
 		return n.scriptCommand(c, info, cmd, args, nil)

@@ -100,13 +100,10 @@ func (s *scriptSync) sync(n *Node) {
 	s.unsent = s.unsent[:0]
 }
 
-// afterExec brings to the engine what transaction t did to miniredis's
-// cache (exec: it ran): scripts it ran or loaded, a flush.
-func (n *Node) afterExec(t *txState, exec bool) {
+// afterExec brings to the engine what transaction t, which ran, did to
+// miniredis's cache: scripts it ran or loaded, a flush.
+func (n *Node) afterExec(t *txState) {
 	s := n.scripts
-	if !exec {
-		return
-	}
 	if t.flush {
 		n.lua.Handle(s.peer, "SCRIPT", []string{"FLUSH"})
 		s.forget()
