@@ -5,15 +5,12 @@ import (
 	"strings"
 )
 
-// commandInfo is what the node knows of a command: its flags, after
-// Redis 7's COMMAND table, and where its keys are, after Redis's key
-// specs. The table below is the one place that says so; the node's
-// paths read it.
+// commandInfo is what the node knows of a command, after Redis 7's
+// COMMAND table: its flags, and its keys: args[first], args[first+step],
+// ... through args[last] (negative: from the end), or with numkeys, the
+// keys args[numkeys] counts after it; first and numkeys 0: no keys.
 type commandInfo struct {
-	flags cmdFlag
-	// Keys: args[first], args[first+step], ... through args[last]
-	// (negative: counted from the end); with numkeys, args[numkeys]
-	// counts the keys that follow it. first and numkeys 0: no keys.
+	flags                      cmdFlag
 	first, last, step, numkeys int8
 }
 
@@ -22,7 +19,7 @@ type cmdFlag uint16
 
 const (
 	cmdRead        cmdFlag = 1 << iota // reads data (Redis: readonly)
-	cmdWrite                           // may change data: Redis's write, and EVAL, EVALSHA and EXEC, which run commands that may
+	cmdWrite                           // may change data: Redis's write, and EVAL, EVALSHA, EXEC, which run commands that may
 	cmdScript                          // runs a script (EVAL and its kin)
 	cmdScriptBody                      // args[1] is a script body, which the trace names by its SHA1
 	cmdScriptCache                     // SCRIPT: served, like the script commands, by the script engine
@@ -36,13 +33,11 @@ const (
 	cmdNoSubject                       // the trace names no key for it: its arguments are no key, channel or section
 )
 
-// unknownCommand is the view of a command the table does not name (the
-// node answers that it is unknown): it may write its first argument.
+// unknownCommand is the view of a command not in the table: it may write its first argument.
 var unknownCommand = commandInfo{cmdWrite, 1, 1, 1, 0}
 
-// commandGroups are the commands the node serves, grouped by their view.
-// TestCommandTable holds every command miniredis registers, and every
-// command a catalog protocol sends, to an entry.
+// commandGroups are the commands the node serves, grouped by their view: TestCommandTable
+// holds every command miniredis registers (so every one a protocol can send) to an entry.
 var commandGroups = []struct {
 	info  commandInfo
 	names string
@@ -58,8 +53,7 @@ var commandGroups = []struct {
 	{commandInfo{flags: cmdRead}, "DBSIZE KEYS SCAN"},
 	{commandInfo{flags: cmdRead | cmdRefused}, "RANDOMKEY"},
 	{commandInfo{flags: cmdRead | cmdBlocking | cmdRefused}, "XREAD"}, // keys after STREAMS
-	// ZINTERSTORE and ZUNIONSTORE: the destination; the keys they read
-	// follow numkeys at args[2].
+	// ZINTERSTORE, ZUNIONSTORE: the destination; the keys they read follow numkeys at args[2].
 	{commandInfo{cmdWrite, 1, 1, 1, 0}, "APPEND DECR DECRBY DELEX EXPIRE EXPIREAT GEOADD GEORADIUS " +
 		"GEORADIUSBYMEMBER GETDEL GETEX GETSET HDEL HEXPIRE HINCRBY HINCRBYFLOAT HMSET HPERSIST HSET " +
 		"HSETEX HSETNX INCR INCRBY INCRBYFLOAT LINSERT LPOP LPUSH LPUSHX LREM LSET LTRIM MOVE PERSIST " +
@@ -92,10 +86,8 @@ var commandGroups = []struct {
 	{commandInfo{flags: cmdAdmin}, "ECHO INFO TIME"},
 	{commandInfo{flags: cmdAdmin | cmdNoSubject}, "PING WAIT"},
 	{commandInfo{flags: cmdAdmin | cmdRefused}, "DEBUG SHUTDOWN"},
-	// Neither reads nor writes data in Redis, but miniredis does not mark
-	// them read-only, so the node has always counted them as writes: a
-	// replica refuses them with READONLY, a master reads their first
-	// argument as a key before and after. Kept so that runs do not change.
+	// No data commands in Redis, but not read-only in miniredis, so the node has always counted them as
+	// writes (a replica refuses them with READONLY): kept, so that runs do not change.
 	{commandInfo{cmdAdmin | cmdWrite, 1, 1, 1, 0}, "AUTH CLIENT CLUSTER COMMAND HELLO MEMORY OBJECT PUBSUB QUIT SELECT XINFO"},
 }
 
@@ -110,12 +102,31 @@ var commands = func() map[string]commandInfo {
 	return m
 }()
 
-// lookupCommand is the view of the command called cmd (upper case).
-func lookupCommand(cmd string) commandInfo {
-	if c, ok := commands[cmd]; ok {
-		return c
+// commandCache looks commands up in the table through the first names it
+// was asked for: mostly the callers' constants, whose strings compare by
+// pointer, so a short scan beats the map's hashing.
+type commandCache struct {
+	names [16]string
+	infos [16]commandInfo
+	n     int
+}
+
+// lookup is the view of the command called cmd (upper case).
+func (c *commandCache) lookup(cmd string) commandInfo {
+	for i, name := range c.names[:c.n] {
+		if name == cmd {
+			return c.infos[i]
+		}
 	}
-	return unknownCommand
+	info, ok := commands[cmd]
+	if !ok {
+		info = unknownCommand
+	}
+	if c.n < len(c.names) {
+		c.names[c.n], c.infos[c.n] = cmd, info
+		c.n++
+	}
+	return info
 }
 
 // keys lists the keys in args, a command's whole argument list; a slice
@@ -134,10 +145,9 @@ func (c commandInfo) keys(args []string) []string {
 	if last < 0 {
 		last += len(args)
 	}
-	if first == 0 || first >= len(args) || last < first {
+	if last = min(last, len(args)-1); first == 0 || last < first {
 		return nil
 	}
-	last = min(last, len(args)-1)
 	if c.step <= 1 {
 		return args[first : last+1]
 	}
@@ -153,11 +163,9 @@ func (c commandInfo) keys(args []string) []string {
 func (c commandInfo) subject(args []string) string {
 	at := max(int(c.first), 1)
 	if c.numkeys > 0 {
-		if at = int(c.numkeys) + 1; at < len(args) && args[at-1] == "0" {
-			return ""
-		}
+		at = int(c.numkeys) + 1
 	}
-	if at >= len(args) || c.flags&cmdNoSubject != 0 {
+	if at >= len(args) || c.flags&cmdNoSubject != 0 || (c.numkeys > 0 && args[at-1] == "0") {
 		return ""
 	}
 	return args[at]

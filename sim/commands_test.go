@@ -9,6 +9,9 @@ import (
 	"github.com/alicebob/miniredis/v2"
 )
 
+// lookupCommand looks cmd up in the table, as a node does.
+func lookupCommand(cmd string) commandInfo { return new(commandCache).lookup(cmd) }
+
 // registered lists the commands miniredis registers: the commands a node
 // serves, and so every command a catalog protocol can send it.
 func registered(t *testing.T) (*miniredis.Miniredis, []string) {

@@ -42,10 +42,11 @@ type Node struct {
 	tickAt  time.Duration // node-clock time of the pending tick (tick == tickPending)
 	subs    map[string][]*Subscription
 	tx      map[*server.Peer]*txState // the connections in MULTI
-	before  []stored                  // storedAt's buffer
-	vals    []string                  // the hash values in before (and keyChange's)
-	snap    snapshot                  // a script's keys, read before its first write
-	seeded  bool                      // miniredis's random source seeded for this run
+	cmds    commandCache
+	before  []stored // storedAt's buffer
+	vals    []string // the hash values in before (and keyChange's)
+	snap    snapshot // a script's keys, read before its first write
+	seeded  bool     // miniredis's random source seeded for this run
 	down    bool
 	downBy  int // the scheduled fault that crashed the node (0: none)
 
@@ -145,7 +146,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 	n.advance()
 	p := n.peer(conn)
 	cmd := strings.ToUpper(args[0])
-	info := lookupCommand(cmd)
+	info := n.cmds.lookup(cmd)
 	touched := n.touchedKeys(p, info, cmd, args)
 	write := info.flags&cmdWrite != 0
 	var before []stored

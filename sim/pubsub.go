@@ -127,7 +127,7 @@ func (n *Node) publishText(msg string, subs int) string {
 // subscribers and delivers in random order; and the blocking or
 // connection-state commands the sim does not support.
 func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
-	info := lookupCommand(cmd)
+	info := n.cmds.lookup(cmd)
 	if n.snap.pending && info.flags&(cmdScript|cmdWrite) == cmdWrite { // the running script's first write
 		n.snap.taken, n.snap.pending = n.storedAt(n.snap.keys), false
 	}
