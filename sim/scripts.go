@@ -69,12 +69,7 @@ func (n *Node) scriptCommand(c *server.Peer, info commandInfo, cmd string, args 
 		t.flush = t.flush || flush
 		return false
 	}
-	var handled bool
-	if v != nil {
-		handled = n.lua.HandleValue(c, cmd, args, v)
-	} else {
-		handled = n.lua.Handle(c, cmd, args)
-	}
+	handled := n.lua.HandleValue(c, cmd, args, v)
 	switch {
 	case body != "" && !s.loaded(body) && n.lua.Exposed(n.lua.SHA1(body)):
 		s.unsent = append(s.unsent, body)

@@ -211,10 +211,8 @@ var nestedMinArgs = [...]int{cmdOneArg: 1, cmdTwoArgs: 2, cmdAuth: 1, cmdConn: 0
 // nestedClass is the class of each command a script may not call as an
 // ordinary one (miniredis v2.40.0's lua.go); any other is cmdPlain.
 var nestedClass = map[string]int{
-	"EXEC": cmdNoArgs, "MULTI": cmdNoArgs,
+	"EXEC": cmdNoArgs, "MULTI": cmdNoArgs, "UNSUBSCRIBE": cmdAnyArgs, "PUNSUBSCRIBE": cmdAnyArgs, "AUTH": cmdAuth,
 	"WATCH": cmdOneArg, "SCRIPT": cmdOneArg, "SUBSCRIBE": cmdOneArg, "PSUBSCRIBE": cmdOneArg,
 	"EVAL": cmdTwoArgs, "EVALSHA": cmdTwoArgs, "EVAL_RO": cmdTwoArgs, "EVALSHA_RO": cmdTwoArgs,
-	"UNSUBSCRIBE": cmdAnyArgs, "PUNSUBSCRIBE": cmdAnyArgs,
-	"AUTH": cmdAuth,
 	"QUIT": cmdConn, "HELLO": cmdConn, "RESET": cmdConn, "SELECT": cmdConn, "CLIENT": cmdConn,
 }
