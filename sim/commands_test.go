@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 )
@@ -164,6 +165,31 @@ func TestCommandKeysMalformed(t *testing.T) {
 		}
 		if got := c.subject(args); got != tc.subject {
 			t.Errorf("subject of %q = %q, want %q", tc.args, got, tc.subject)
+		}
+	}
+}
+
+// TestMultiKeyWriteReplicates: a write's keys come from its entry, so a
+// replica receives every key the write changed, RENAME's destination too.
+func TestMultiKeyWriteReplicates(t *testing.T) {
+	w := New(Config{Seed: 1, Network: DefaultNetwork()})
+	m := w.AddNode("redis")
+	w.SetMaster("redis")
+	w.SetReplication(ReplicationConfig{LagMin: ms, LagMax: ms})
+	r := w.AddNode("redis-r1")
+	w.AddReplica(m, r)
+	w.AddProcess("c1").Go("main", func(th *Thread) {
+		th.Call(Master, "MSET", "a", "1", "c", "3")
+		th.Call(Master, "RENAME", "a", "b")
+		th.Call(Master, "COPY", "c", "d")
+		th.Sleep(time.Second)
+	})
+	if _, err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]bool{"a": false, "b": true, "c": true, "d": true} {
+		if got := r.Miniredis().Exists(k); got != want {
+			t.Errorf("replica: key %s exists = %v, want %v (master: %v)", k, got, want, m.Miniredis().Exists(k))
 		}
 	}
 }
