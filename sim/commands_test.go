@@ -148,6 +148,7 @@ func TestCommandKeysMalformed(t *testing.T) {
 		{"EVAL body -1 a", "", "a"},
 		{"EVAL body 3 a b", "", "a"}, // fewer keys than counted
 		{"EVAL body 0 a", "", ""},
+		{"EVAL body 9223372036854775807 a", "", "a"}, // 3+count overflows
 		{"MSET a 1 b", "a b", "a"},
 		{"DEL", "", ""},
 		{"HELLO 2", "2", "2"},
@@ -191,5 +192,14 @@ func TestMultiKeyWriteReplicates(t *testing.T) {
 		if got := r.Miniredis().Exists(k); got != want {
 			t.Errorf("replica: key %s exists = %v, want %v (master: %v)", k, got, want, m.Miniredis().Exists(k))
 		}
+	}
+}
+
+// TestEvalHugeKeyCount: a key count whose sum with its position
+// overflows is refused by the node as by Redis, not a panic.
+func TestEvalHugeKeyCount(t *testing.T) {
+	r := NewStandalone(1).Do(0, "EVAL", "return 1", "9223372036854775807", "a")
+	if r.Kind != '-' || !strings.Contains(r.Str, "greater than number of args") {
+		t.Fatalf("reply %v, want the key-count error", r)
 	}
 }
