@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/binary"
-	"strings"
 	"unsafe"
 
 	"github.com/locksim/locksim/sim/luafast"
@@ -43,15 +42,15 @@ func argSlots(procs int) int {
 	return n
 }
 
-// traceArgs is args as the trace shows it: a script body shortened to its
-// SHA1 name (the body kept in the trace's script table), shared with an
-// identical earlier list when there is one.
-func (w *World) traceArgs(args []string) []string {
+// traceArgs is args as the trace shows it: a script body (args[1], with
+// body) shortened to its SHA1 name (the body kept in the trace's script
+// table), shared with an identical earlier list when there is one.
+func (w *World) traceArgs(args []string, body bool) []string {
 	if len(args) == 0 {
 		return nil
 	}
 	script := ""
-	if len(args) > 1 && (strings.EqualFold(args[0], "EVAL") || strings.EqualFold(args[0], "EVAL_RO")) {
+	if body && len(args) > 1 {
 		script = w.scriptName(args[1])
 	}
 	t := &w.alloc.args

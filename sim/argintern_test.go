@@ -16,7 +16,7 @@ func TestTraceArgsShareRepeats(t *testing.T) {
 	var want [][]string
 	for i := range 500 { // more distinct lists than the table has slots
 		args := []string{"EVAL", body, "1", "lock" + strconv.Itoa(i%40), strconv.Itoa(i % 7)}
-		got := w.traceArgs(args)
+		got := w.traceArgs(args, true)
 		args[3] = "overwritten by the caller"
 		kept = append(kept, got)
 		want = append(want, []string{"EVAL", name, "1", "lock" + strconv.Itoa(i%40), strconv.Itoa(i % 7)})
@@ -26,15 +26,15 @@ func TestTraceArgsShareRepeats(t *testing.T) {
 			t.Fatalf("list %d traced as %q, want %q", i, kept[i], want[i])
 		}
 	}
-	a := w.traceArgs([]string{"SET", "k", "v"})
-	b := w.traceArgs([]string{"SET", "k", "v"})
+	a := w.traceArgs([]string{"SET", "k", "v"}, false)
+	b := w.traceArgs([]string{"SET", "k", "v"}, false)
 	if &a[0] != &b[0] {
 		t.Fatal("the same command twice in a row got two copies")
 	}
-	if c := w.traceArgs([]string{"SET", "kv"}); slices.Equal(c, a) {
+	if c := w.traceArgs([]string{"SET", "kv"}, false); slices.Equal(c, a) {
 		t.Fatalf("%q and %q were confused", c, a)
 	}
-	if w.traceArgs(nil) != nil {
+	if w.traceArgs(nil, false) != nil {
 		t.Fatal("no arguments traced as a list")
 	}
 }

@@ -24,23 +24,6 @@ type snapshot struct {
 	taken   []stored // storedAt(keys) just before the first write
 }
 
-// isScript reports whether cmd (upper case) runs a script.
-func isScript(cmd string) bool {
-	switch cmd {
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO":
-		return true
-	}
-	return false
-}
-
-// beforeWrite takes the pending snapshot when cmd, a nested command of the
-// running script, is its first write.
-func (n *Node) beforeWrite(cmd string) {
-	if n.snap.pending && !isScript(cmd) && writes(n, cmd) {
-		n.snap.taken, n.snap.pending = n.storedAt(n.snap.keys), false
-	}
-}
-
 // storedAt reads what n stores under each key, into buffers the next
 // command reuses.
 func (n *Node) storedAt(keys []string) []stored {

@@ -3,7 +3,6 @@ package sim
 import (
 	"bufio"
 	"bytes"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,33 +25,30 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // nanosecond virtual time a command lands on the exact expiry instant
 // only when scheduled there on purpose.
 type Node struct {
-	w          *World
-	Name       string
-	Clock      Clock
-	store      *store // the miniredis and its writers, from the run's pool
-	m          *miniredis.Miniredis
-	db         *miniredis.RedisDB // m's database 0, read directly (one lock a read, not two)
-	swapped    bool               // a SWAPDB may have replaced db
-	srv        *server.Server
-	out        bytes.Buffer
-	bw         *bufio.Writer
-	peers      map[int]*server.Peer
-	last       time.Duration // node clock at the last advance
-	tickGen    uint64
-	tick       tickState
-	tickAt     time.Duration // node-clock time of the pending tick (tick == tickPending)
-	subs       map[string][]*Subscription
-	inMulti    map[*server.Peer]bool
-	queued     map[*server.Peer][]string
-	queuedN    map[*server.Peer]int         // commands queued in MULTI so far
-	pubs       map[*server.Peer][]queuedPub // the PUBLISHes among them
-	writeCache writeCache
-	before     []stored // storedAt's buffer
-	vals       []string // the hash values in before (and keyChange's)
-	snap       snapshot // a script's keys, read before its first write
-	seeded     bool     // miniredis's random source seeded for this run
-	down       bool
-	downBy     int // the scheduled fault that crashed the node (0: none)
+	w       *World
+	Name    string
+	Clock   Clock
+	store   *store // the miniredis and its writers, from the run's pool
+	m       *miniredis.Miniredis
+	db      *miniredis.RedisDB // m's database 0, read directly (one lock a read, not two)
+	swapped bool               // a SWAPDB may have replaced db
+	srv     *server.Server
+	out     bytes.Buffer
+	bw      *bufio.Writer
+	peers   map[int]*server.Peer
+	last    time.Duration // node clock at the last advance
+	tickGen uint64
+	tick    tickState
+	tickAt  time.Duration // node-clock time of the pending tick (tick == tickPending)
+	subs    map[string][]*Subscription
+	tx      map[*server.Peer]*txState // the connections in MULTI
+	cmds    commandCache
+	before  []stored // storedAt's buffer
+	vals    []string // the hash values in before (and keyChange's)
+	snap    snapshot // a script's keys, read before its first write
+	seeded  bool     // miniredis's random source seeded for this run
+	down    bool
+	downBy  int // the scheduled fault that crashed the node (0: none)
 
 	role        nodeRole
 	links       []*replLink // master: one per replica
@@ -150,10 +146,11 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 	n.advance()
 	p := n.peer(conn)
 	cmd := strings.ToUpper(args[0])
-	touched := n.touchedKeys(p, cmd, args)
-	write := writes(n, cmd)
+	info := n.cmds.lookup(cmd)
+	touched := n.touchedKeys(p, info, cmd, args)
+	write := info.flags&cmdWrite != 0
 	var before []stored
-	deferred := write && isScript(cmd) && !n.inMulti[p]
+	deferred := write && info.flags&cmdScript != 0 && n.tx[p] == nil
 	switch {
 	case deferred: // read at the script's first write, if any (preHook)
 		n.snap = snapshot{keys: touched, pending: true}
@@ -172,18 +169,18 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 	switch {
 	case n.role == roleReplica && write:
 		r = Reply{Kind: '-', Str: "READONLY You can't write against a read only replica."}
-	case cmd == "WAIT" && !n.inMulti[p]:
+	case cmd == "WAIT" && n.tx[p] == nil:
 		r, wait = n.wait(args, reply)
-	case cmd == "INFO" && !n.inMulti[p] && infoReplication(args):
+	case cmd == "INFO" && n.tx[p] == nil && infoReplication(args):
 		r = n.infoReplication()
 	default:
-		r = n.dispatch(p, cmd, args)
+		r = n.dispatch(p, info, cmd, args)
 	}
-	if n.inMulti[p] && r.Kind == '+' && r.Str == "QUEUED" {
-		n.queuedN[p]++
+	if t := n.tx[p]; t != nil && r.Kind == '+' && r.Str == "QUEUED" {
+		t.n++
 	}
 	n.w.rec.trace.Stats.RedisCommands++
-	key, change := keyOf(args), ""
+	key, change := info.subject(args), ""
 	if deferred {
 		before = n.snap.taken
 		n.snap = snapshot{}
@@ -193,7 +190,7 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 			key, change = k, c
 		}
 	}
-	e := trace.Command(n.Name, client, key, n.w.traceArgs(args), n.w.alloc.replyText(r), change)
+	e := trace.Command(n.Name, client, key, n.w.traceArgs(args, info.flags&cmdScriptBody != 0), n.w.alloc.replyText(r), change)
 	if wait {
 		e.Reply = "(waiting for replicas)"
 	}
@@ -214,33 +211,27 @@ func (n *Node) execAsync(conn int, client string, args []string, reply replier) 
 }
 
 // dispatch hands one command to miniredis and parses its reply.
-func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
+func (n *Node) dispatch(p *server.Peer, info commandInfo, cmd string, args []string) Reply {
 	n.out.Reset()
-	pubs := n.pubs[p]
+	tx := n.tx[p]
 	switch cmd {
 	case "MULTI":
-		if n.inMulti == nil { // made on the node's first MULTI: most runs send none
-			n.inMulti, n.queued = map[*server.Peer]bool{}, map[*server.Peer][]string{}
-			n.queuedN, n.pubs = map[*server.Peer]int{}, map[*server.Peer][]queuedPub{}
+		if n.tx == nil { // made on the node's first MULTI: most runs send none
+			n.tx = map[*server.Peer]*txState{}
 		}
-		if !n.inMulti[p] { // a nested MULTI is refused and changes nothing
-			n.queuedN[p] = 0
-			delete(n.pubs, p)
+		if tx == nil { // a nested MULTI is refused and changes nothing
+			n.tx[p] = &txState{}
 		}
-		n.inMulti[p] = true
 	case "EXEC", "DISCARD":
 		n.scripts.sync(n)
-		delete(n.inMulti, p)
-		delete(n.queued, p)
-		delete(n.queuedN, p)
-		delete(n.pubs, p)
+		delete(n.tx, p)
 	}
 	v := &n.value
 	v.Kind = 0
-	if isScript(cmd) && !n.inMulti[p] {
+	if info.flags&cmdScript != 0 && n.tx[p] == nil {
 		// Dispatch would hand it to the pre-hook, whose scriptCommand
 		// serves every script command outside MULTI.
-		n.scriptCommand(p, cmd, args[1:], v)
+		n.scriptCommand(p, info, cmd, args[1:], v)
 	} else {
 		n.srv.Dispatch(p, args)
 	}
@@ -255,19 +246,26 @@ func (n *Node) dispatch(p *server.Peer, cmd string, args []string) Reply {
 	if err != nil {
 		r = Reply{Kind: '-', Str: "ERR locksim: unparseable reply from miniredis"}
 	}
-	if cmd == "EXEC" || cmd == "DISCARD" {
-		n.afterExec(p, cmd == "EXEC" && r.Kind == '*')
-	}
-	// PUBLISHes queued in MULTI go out through the sim at EXEC, their
-	// receiver counts in their slots of the reply.
-	if cmd == "EXEC" && r.Kind == '*' {
-		for _, q := range pubs {
+	if cmd == "EXEC" && tx != nil && r.Kind == '*' {
+		n.afterExec(tx)
+		// PUBLISHes queued in MULTI go out through the sim at EXEC, their
+		// receiver counts in their slots of the reply.
+		for _, q := range tx.pubs {
 			if q.slot < len(r.Array) {
 				r.Array[q.slot] = Reply{Kind: ':', Int: int64(n.publish(q.channel, q.msg))}
 			}
 		}
 	}
 	return r
+}
+
+// txState is a connection's transaction, from MULTI to EXEC or DISCARD.
+type txState struct {
+	keys   []string    // the keys its queued commands may change
+	n      int         // commands queued so far
+	pubs   []queuedPub // the PUBLISHes among them
+	bodies []string    // the script bodies among them, for the engine after EXEC
+	flush  bool        // a SCRIPT FLUSH among them
 }
 
 // queuedPub is a PUBLISH queued in MULTI: its slot in EXEC's reply.
@@ -277,74 +275,19 @@ type queuedPub struct {
 }
 
 // touchedKeys lists the keys a command may change; inside MULTI it
-// remembers them for EXEC.
-func (n *Node) touchedKeys(p *server.Peer, cmd string, args []string) []string {
-	var keys []string
-	switch cmd {
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO":
-		if len(args) > 2 {
-			if nk, err := strconv.Atoi(args[2]); err == nil && nk > 0 && 3+nk <= len(args) {
-				keys = args[3 : 3+nk]
-			}
-		}
-	case "MSET", "MSETNX":
-		for i := 1; i < len(args); i += 2 {
-			keys = append(keys, args[i])
-		}
-	case "DEL", "UNLINK", "EXISTS", "TOUCH":
-		keys = args[1:]
-	case "EXEC":
-		keys = n.queued[p]
-	case "MULTI", "DISCARD", "WATCH", "UNWATCH", "PING", "SCRIPT", "WAIT", "PUBLISH", "TIME", "ECHO", "INFO", "FLUSHALL", "FLUSHDB":
-	default:
-		if len(args) > 1 {
-			keys = args[1:2]
-		}
-	}
-	if n.inMulti[p] && cmd != "EXEC" && cmd != "MULTI" && cmd != "DISCARD" {
-		n.queued[p] = append(n.queued[p], keys...)
+// remembers them for EXEC. Transaction control changes no key itself.
+func (n *Node) touchedKeys(p *server.Peer, info commandInfo, cmd string, args []string) []string {
+	t := n.tx[p]
+	switch {
+	case cmd == "EXEC" && t != nil:
+		return t.keys
+	case info.flags&cmdTx != 0:
+		return nil
+	case t != nil:
+		t.keys = append(t.keys, info.keys(args)...)
 		return nil
 	}
-	return keys
-}
-
-// writes reports whether cmd (upper case) may change data.
-func writes(n *Node, cmd string) bool {
-	c := &n.writeCache
-	for i := range c.hot[:c.n] {
-		if h := &c.hot[i]; h.cmd == cmd {
-			return h.writes
-		}
-	}
-	w := writesUncached(n, cmd)
-	if c.n < len(c.hot) {
-		c.hot[c.n] = cmdWrites{cmd, w}
-		c.n++
-	}
-	return w
-}
-
-// writeCache holds writes's answers for the first commands a node sees.
-// Their names are mostly the callers' constants, whose strings compare
-// by pointer: a short scan beats a map's hashing.
-type writeCache struct {
-	hot [16]cmdWrites
-	n   int
-}
-
-type cmdWrites struct {
-	cmd    string
-	writes bool
-}
-
-func writesUncached(n *Node, cmd string) bool {
-	switch cmd {
-	case "EVAL", "EVALSHA", "EXEC":
-		return true
-	case "WAIT", "MULTI", "DISCARD", "WATCH", "UNWATCH", "PUBLISH", "SCRIPT", "PING", "ECHO", "INFO", "TIME":
-		return false
-	}
-	return !n.m.IsReadOnlyCommand(cmd)
+	return info.keys(args)
 }
 
 // advance brings miniredis to the node clock's current reading and
@@ -431,21 +374,4 @@ func (n *Node) tickFor(exp time.Duration) {
 		n.advance()
 		n.scheduleTick()
 	})
-}
-
-// keyOf names the first key a command touches, for the trace.
-func keyOf(args []string) string {
-	if len(args) < 2 {
-		return ""
-	}
-	switch strings.ToUpper(args[0]) {
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO":
-		if len(args) > 3 && args[2] != "0" {
-			return args[3]
-		}
-		return ""
-	case "MULTI", "EXEC", "DISCARD", "UNWATCH", "PING", "SCRIPT", "WAIT":
-		return ""
-	}
-	return args[1]
 }

@@ -29,7 +29,7 @@ func (n *Node) crash(downFor time.Duration, fault int) {
 	n.down, n.downBy = true, fault
 	n.w.rec.event(trace.NodeCrash(n.Name, downFor).WithFault(fault))
 	n.peers = map[int]*server.Peer{}
-	n.inMulti, n.queued, n.queuedN, n.pubs = nil, nil, nil, nil // made again on the next MULTI
+	n.tx = nil // made again on the next MULTI
 	for ch, subs := range n.subs {
 		for _, s := range subs {
 			s.active = false

@@ -66,7 +66,7 @@ func (s *Subscription) register(a *rpcAttempt) {
 		subs = n.w.alloc.subscriberList()
 	}
 	n.subs[s.Channel] = append(subs, s)
-	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, n.w.traceArgs([]string{"SUBSCRIBE", s.Channel}), "subscribed", ""))
+	n.w.rec.event(trace.Command(n.Name, t.Client(), s.Channel, n.w.traceArgs([]string{"SUBSCRIBE", s.Channel}, false), "subscribed", ""))
 	a.answer(Reply{Kind: '+', Str: "OK"})
 }
 
@@ -127,30 +127,30 @@ func (n *Node) publishText(msg string, subs int) string {
 // subscribers and delivers in random order; and the blocking or
 // connection-state commands the sim does not support.
 func (n *Node) preHook(c *server.Peer, cmd string, args ...string) bool {
-	n.beforeWrite(cmd)
-	switch cmd {
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT":
-		return n.scriptCommand(c, cmd, args, nil)
-	case "PUBLISH":
+	info := n.cmds.lookup(cmd)
+	if n.snap.pending && info.flags&(cmdScript|cmdWrite) == cmdWrite { // the running script's first write
+		n.snap.taken, n.snap.pending = n.storedAt(n.snap.keys), false
+	}
+	switch {
+	case info.flags&(cmdScript|cmdScriptCache) != 0:
+		return n.scriptCommand(c, info, cmd, args, nil)
+	case info.flags&cmdRefused != 0:
+		c.WriteError("ERR locksim: " + cmd + " is not supported by the simulated node")
+		return true
+	case info.flags&cmdRandom != 0: // miniredis's only draws (RANDOMKEY is refused)
+		n.seedRandom()
+	case info.flags&cmdSwapsDB != 0:
+		n.swapped = true
+	case cmd == "PUBLISH":
 		if len(args) != 2 {
 			c.WriteError("ERR wrong number of arguments for 'publish' command")
 			return true
 		}
-		if n.inMulti[c] {
-			n.pubs[c] = append(n.pubs[c], queuedPub{n.queuedN[c], args[0], args[1]})
+		if t := n.tx[c]; t != nil {
+			t.pubs = append(t.pubs, queuedPub{t.n, args[0], args[1]})
 			return false // miniredis queues it and answers QUEUED
 		}
 		c.WriteInt(n.publish(args[0], args[1]))
-		return true
-	case "SWAPDB":
-		n.swapped = true
-		return false
-	case "HRANDFIELD", "SPOP", "SRANDMEMBER", "ZRANDMEMBER": // miniredis's only draws (RANDOMKEY is refused)
-		n.seedRandom()
-		return false
-	case "SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH",
-		"BZPOPMIN", "BZPOPMAX", "XREAD", "XREADGROUP", "RANDOMKEY", "SHUTDOWN", "DEBUG":
-		c.WriteError("ERR locksim: " + cmd + " is not supported by the simulated node")
 		return true
 	}
 	return false

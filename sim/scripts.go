@@ -28,11 +28,9 @@ type scriptSync struct {
 	mini   map[string]bool // bodies miniredis has loaded or will at the next sync
 	hot    [8]string       // the first bodies of mini, scanned before it
 	nHot   int
-	unsent []string                  // bodies the engine cached that miniredis has yet to load
-	flushd bool                      // a SCRIPT FLUSH miniredis has yet to run (before unsent)
-	queued map[*server.Peer][]string // bodies queued in MULTI, for the engine after EXEC
-	flush  map[*server.Peer]bool     // a SCRIPT FLUSH queued in MULTI
-	peer   *server.Peer              // the node's own connection for the upkeep
+	unsent []string     // bodies the engine cached that miniredis has yet to load
+	flushd bool         // a SCRIPT FLUSH miniredis has yet to run (before unsent)
+	peer   *server.Peer // the node's own connection for the upkeep
 	out    bytes.Buffer
 	busy   bool // the upkeep's own commands go to miniredis
 }
@@ -40,7 +38,7 @@ type scriptSync struct {
 // newScriptSync returns the upkeep of a node whose own connection writes
 // through bw (pointed at the upkeep's buffer here).
 func newScriptSync(bw *bufio.Writer) *scriptSync {
-	s := &scriptSync{mini: map[string]bool{}, queued: map[*server.Peer][]string{}, flush: map[*server.Peer]bool{}}
+	s := &scriptSync{mini: map[string]bool{}}
 	bw.Reset(&s.out)
 	s.peer = server.NewPeer(bw)
 	return s
@@ -49,36 +47,29 @@ func newScriptSync(bw *bufio.Writer) *scriptSync {
 // scriptCommand serves EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT for
 // the pre-hook; false hands the command to miniredis. With v, a native
 // twin's reply may come back in v instead of being written to c.
-func (n *Node) scriptCommand(c *server.Peer, cmd string, args []string, v *luafast.Value) bool {
+func (n *Node) scriptCommand(c *server.Peer, info commandInfo, cmd string, args []string, v *luafast.Value) bool {
 	s := n.scripts
 	if s.busy {
 		return false
 	}
 	body, flush := "", false
 	switch {
-	case (cmd == "EVAL" || cmd == "EVAL_RO") && len(args) > 0:
+	case info.flags&cmdScriptBody != 0 && len(args) > 0:
 		body = args[0]
 	case cmd == "SCRIPT" && len(args) == 2 && strings.EqualFold(args[0], "LOAD"):
 		body = args[1]
 	case cmd == "SCRIPT" && len(args) == 1 && strings.EqualFold(args[0], "FLUSH"):
 		flush = true
 	}
-	if n.inMulti[c] {
+	if t := n.tx[c]; t != nil {
 		s.sync(n)
 		if body != "" {
-			s.queued[c] = append(s.queued[c], body)
+			t.bodies = append(t.bodies, body)
 		}
-		if flush {
-			s.flush[c] = true
-		}
+		t.flush = t.flush || flush
 		return false
 	}
-	var handled bool
-	if v != nil {
-		handled = n.lua.HandleValue(c, cmd, args, v)
-	} else {
-		handled = n.lua.Handle(c, cmd, args)
-	}
+	handled := n.lua.HandleValue(c, cmd, args, v)
 	switch {
 	case body != "" && !s.loaded(body) && n.lua.Exposed(n.lua.SHA1(body)):
 		s.unsent = append(s.unsent, body)
@@ -104,21 +95,15 @@ func (s *scriptSync) sync(n *Node) {
 	s.unsent = s.unsent[:0]
 }
 
-// afterExec brings to the engine what a transaction of c did to
+// afterExec brings to the engine what transaction t, which ran, did to
 // miniredis's cache: scripts it ran or loaded, a flush.
-func (n *Node) afterExec(c *server.Peer, exec bool) {
+func (n *Node) afterExec(t *txState) {
 	s := n.scripts
-	bodies, flush := s.queued[c], s.flush[c]
-	delete(s.queued, c)
-	delete(s.flush, c)
-	if !exec {
-		return
-	}
-	if flush {
+	if t.flush {
 		n.lua.Handle(s.peer, "SCRIPT", []string{"FLUSH"})
 		s.forget()
 	}
-	for _, b := range bodies {
+	for _, b := range t.bodies {
 		if sha := n.lua.SHA1(b); s.miniredisHas(n, sha) && !n.lua.Exposed(sha) {
 			s.out.Reset()
 			n.lua.Handle(s.peer, "SCRIPT", []string{"LOAD", b})

@@ -165,8 +165,7 @@ func (e *Engine) dispatch(l *lua.LState, args []string) (lua.LValue, string, boo
 	case cmdConn:
 		ic.dirty = true
 	default:
-		r, _ := e.scriptOnly(args, class)
-		return nil, r, true
+		return nil, e.scriptOnly(args, class), true
 	}
 	p := ic.peer
 	p.Resp3, p.SwitchResp3, p.ClientName = false, nil, ""
@@ -182,32 +181,17 @@ func (e *Engine) dispatch(l *lua.LState, args []string) (lua.LValue, string, boo
 	return parseReply(l, &vm.strs, vm.reply.Bytes())
 }
 
-// scriptOnly handles commands that miniredis refuses inside a script (it
-// checks arity first, then rejects them because the context is nested). Our
+// scriptOnly is the error miniredis gives a command it refuses inside a
+// script: it checks arity first, then rejects the nested context. Our
 // inner peer is an ordinary connection, so they must not reach the server.
-func (e *Engine) scriptOnly(args []string, class int) (string, bool) {
-	name, n := args[0], len(args)-1
-	minArgs, maxArgs := 0, -1
-	switch class {
-	case cmdNoArgs:
-		maxArgs = 0
-	case cmdOneArg:
-		minArgs = 1
-	case cmdTwoArgs:
-		minArgs = 2
-	case cmdAnyArgs:
-	case cmdAuth:
-		if n > 2 {
-			return msgSyntaxError, true
-		}
-		minArgs = 1
-	default:
-		return "", false
+func (e *Engine) scriptOnly(args []string, class int) string {
+	switch n := len(args) - 1; {
+	case class == cmdAuth && n > 2:
+		return msgSyntaxError
+	case n < nestedMinArgs[class] || (class == cmdNoArgs && n > 0):
+		return errWrongNumber(args[0])
 	}
-	if n < minArgs || (maxArgs >= 0 && n > maxArgs) {
-		return errWrongNumber(name), true
-	}
-	return msgNotFromScripts(e.curSHA), true
+	return msgNotFromScripts(e.curSHA)
 }
 
 // Command classes for nested calls.
@@ -221,60 +205,14 @@ const (
 	cmdConn    // allowed, but changes the connection context
 )
 
-// classify sorts a command name (any case) into the classes above.
-func classify(name string) int {
-	eq := strings.EqualFold
-	switch len(name) {
-	case 4:
-		switch {
-		case eq(name, "EXEC"):
-			return cmdNoArgs
-		case eq(name, "EVAL"):
-			return cmdTwoArgs
-		case eq(name, "AUTH"):
-			return cmdAuth
-		case eq(name, "QUIT"):
-			return cmdConn
-		}
-	case 5:
-		switch {
-		case eq(name, "MULTI"):
-			return cmdNoArgs
-		case eq(name, "WATCH"):
-			return cmdOneArg
-		case eq(name, "HELLO"), eq(name, "RESET"):
-			return cmdConn
-		}
-	case 6:
-		switch {
-		case eq(name, "SCRIPT"):
-			return cmdOneArg
-		case eq(name, "SELECT"), eq(name, "CLIENT"):
-			return cmdConn
-		}
-	case 7:
-		if eq(name, "EVALSHA") || eq(name, "EVAL_RO") {
-			return cmdTwoArgs
-		}
-	case 9:
-		if eq(name, "SUBSCRIBE") {
-			return cmdOneArg
-		}
-	case 10:
-		switch {
-		case eq(name, "PSUBSCRIBE"):
-			return cmdOneArg
-		case eq(name, "EVALSHA_RO"):
-			return cmdTwoArgs
-		}
-	case 11:
-		if eq(name, "UNSUBSCRIBE") {
-			return cmdAnyArgs
-		}
-	case 12:
-		if eq(name, "PUNSUBSCRIBE") {
-			return cmdAnyArgs
-		}
-	}
-	return cmdPlain
+// nestedMinArgs is the fewest arguments of a refused class.
+var nestedMinArgs = [...]int{cmdOneArg: 1, cmdTwoArgs: 2, cmdAuth: 1, cmdConn: 0}
+
+// nestedClass is the class of each command a script may not call as an
+// ordinary one (miniredis v2.40.0's lua.go); any other is cmdPlain.
+var nestedClass = map[string]int{
+	"EXEC": cmdNoArgs, "MULTI": cmdNoArgs, "UNSUBSCRIBE": cmdAnyArgs, "PUNSUBSCRIBE": cmdAnyArgs, "AUTH": cmdAuth,
+	"WATCH": cmdOneArg, "SCRIPT": cmdOneArg, "SUBSCRIBE": cmdOneArg, "PSUBSCRIBE": cmdOneArg,
+	"EVAL": cmdTwoArgs, "EVALSHA": cmdTwoArgs, "EVAL_RO": cmdTwoArgs, "EVALSHA_RO": cmdTwoArgs,
+	"QUIT": cmdConn, "HELLO": cmdConn, "RESET": cmdConn, "SELECT": cmdConn, "CLIENT": cmdConn,
 }

@@ -100,25 +100,18 @@ func New(m *miniredis.Miniredis, cache *Cache) *Engine {
 // call it for a peer inside MULTI. While a script runs, script commands are
 // answered as nested calls ("not allowed from script"), whatever the peer.
 func (e *Engine) Handle(c *server.Peer, cmd string, args []string) bool {
-	switch cmd {
-	case "EVAL", "EVAL_RO", "EVALSHA", "EVALSHA_RO", "SCRIPT":
-	default:
-		return false
-	}
 	if e.srv == nil {
 		e.srv = e.m.Server()
 	}
 	switch cmd {
-	case "EVAL":
-		e.cmdEval(c, cmd, false, args)
-	case "EVAL_RO":
-		e.cmdEval(c, cmd, true, args)
-	case "EVALSHA":
-		e.cmdEvalsha(c, cmd, false, args)
-	case "EVALSHA_RO":
-		e.cmdEvalsha(c, cmd, true, args)
+	case "EVAL", "EVAL_RO":
+		e.cmdEval(c, cmd, cmd == "EVAL_RO", args)
+	case "EVALSHA", "EVALSHA_RO":
+		e.cmdEvalsha(c, cmd, cmd == "EVALSHA_RO", args)
 	case "SCRIPT":
 		e.cmdScript(c, cmd, args)
+	default:
+		return false
 	}
 	// Dispatch skips this step when a pre-hook handled the command.
 	if c.SwitchResp3 != nil {

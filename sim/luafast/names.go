@@ -17,14 +17,15 @@ type nameCache struct {
 	n   int
 }
 
-// lookup returns name upper-cased and its class (see classify).
+// lookup returns name upper-cased and its class (see nestedClass).
 func (c *nameCache) lookup(name string) (upper string, class int) {
 	for i := range c.hot[:c.n] {
 		if h := &c.hot[i]; h.name == name {
 			return h.upper, h.class
 		}
 	}
-	upper, class = strings.ToUpper(name), classify(name)
+	upper = strings.ToUpper(name)
+	class = nestedClass[upper]
 	if c.n < len(c.hot) {
 		c.hot[c.n] = cmdName{name, upper, class}
 		c.n++

@@ -15,9 +15,11 @@ type Value struct {
 
 // HandleValue is Handle, except that a script its native twin answers,
 // for a RESP2 peer, gives its reply in v instead of writing it: no reply
-// writer, no formatting, nothing to parse.
+// writer, no formatting, nothing to parse. With v nil, it is Handle.
 func (e *Engine) HandleValue(c *server.Peer, cmd string, args []string, v *Value) bool {
-	*v = Value{}
+	if v != nil {
+		*v = Value{}
+	}
 	e.value = v
 	defer func() { e.value = nil }()
 	return e.Handle(c, cmd, args)
