@@ -113,7 +113,7 @@ type runResult struct {
 	coverage checker.Coverage
 	report   checker.Report
 	params   []int // the run's bucket in each plot (runParams)
-	judged   Judgement
+	judged   judgement
 	file     *traces.File // kept when the run violated or was judged unsafe
 }
 
@@ -139,7 +139,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 		if len(keep) == 0 {
 			s := &Summary{Protocol: base.Protocol, Workload: base.Workload, Faults: asked, Topology: base.Topology,
 				Scenario: cfg.Base, SeedStart: cfg.SeedStart, NA: na, Causes: []CauseCount{}}
-			s.Verdict = NotApplicable(strings.Join(na, "; "))
+			s.Verdict = notApplicable(strings.Join(na, "; "))
 			return s, nil
 		}
 		if base, err = cfg.check(); err != nil {
@@ -232,7 +232,7 @@ func (cfg ExploreConfig) runOne(seed uint64, fenced bool, worlds *sim.Pool) runR
 	}
 	f := o.File
 	r := runResult{seed: seed, simNs: f.Trace.Stats.SimNs, verdict: f.Report.Verdict, coverage: o.Result.Coverage,
-		report: f.Report, params: runParams(f.Scenario), judged: Judge(f.Report, f.Trace, fenced)}
+		report: f.Report, params: runParams(f.Scenario), judged: judge(f.Report, f.Trace, fenced)}
 	if r.verdict == checker.VerdictViolation || r.judged.Unsafe {
 		r.file = f
 	}
@@ -281,11 +281,11 @@ func (s *Summary) judge(r runResult) {
 func (s *Summary) verdict() Verdict {
 	switch {
 	case s.Runs == 0 && len(s.NA) > 0:
-		return NotApplicable(strings.Join(s.NA, "; "))
+		return notApplicable(strings.Join(s.NA, "; "))
 	case s.Errors > 0 && s.UnsafeRuns == 0:
-		return Failed("sampled", s.FirstError)
+		return failed("sampled", s.FirstError)
 	}
-	return Sampled(s.Runs-s.Errors, s.UnsafeRuns, s.DataLossRuns, s.Unknown, s.FirstUnsafe)
+	return sampled(s.Runs-s.Errors, s.UnsafeRuns, s.DataLossRuns, s.Unknown, s.FirstUnsafe)
 }
 
 // finish computes the rates and lists the causes in order.
@@ -348,7 +348,7 @@ func (s *Summary) count(causes map[[2]string]*CauseCount, seed uint64, f *traces
 		if seed < c.FirstSeed || c.Runs == 1 {
 			c.FirstSeed = seed
 			if out != "" {
-				c.Trace = CauseFile(out, v.Property, v.Cause, ".json")
+				c.Trace = causeFile(out, v.Property, v.Cause, ".json")
 				if f.TraceSHA256 == "" {
 					f.TraceSHA256 = traces.Hash(f)
 				}
@@ -370,8 +370,8 @@ func sortCauses(cs []CauseCount) {
 	})
 }
 
-// Merge combines shard summaries of the same exploration.
-func Merge(parts []*Summary) (*Summary, error) {
+// merge combines shard summaries of the same exploration.
+func merge(parts []*Summary) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("nothing to merge")
 	}

@@ -53,7 +53,7 @@ func TestExploreIndependentOfWorkersAndShards(t *testing.T) {
 	for k := 1; k <= 3; k++ {
 		parts = append(parts, explore(t, ExploreConfig{Base: exploreBase, Runs: runs / 3, SeedStart: 1, Shard: k, Shards: 3}))
 	}
-	merged, err := Merge(parts)
+	merged, err := merge(parts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/locksim/locksim/sim/trace"
 )
 
-// Judgement is what one run says about a lock.
-type Judgement struct {
+// judgement is what one run says about a lock.
+type judgement struct {
 	// Unsafe: the lock let two clients act as holders at once, or harm
 	// to the data followed from it.
 	Unsafe bool
@@ -21,7 +21,7 @@ type Judgement struct {
 	Cause, Detail string
 }
 
-// Judge decides whether one run's report shows the lock unsafe and names
+// judge decides whether one run's report shows the lock unsafe and names
 // the cause. Any violation counts, and any harm to the data the checker
 // counted from ground truth (duplicate rows, lost updates, oversold
 // units, lost set elements), except a violation of the resource that the
@@ -31,7 +31,7 @@ type Judgement struct {
 // counts only through the violations it causes. For a fencing lock two
 // clients holding the lock at once is expected: the lock is advisory
 // there and only the protected resource decides.
-func Judge(r checker.Report, tr *trace.Trace, fenced bool) Judgement {
+func judge(r checker.Report, tr *trace.Trace, fenced bool) judgement {
 	var loss *checker.Violation
 	for i, v := range r.Violations {
 		if fenced && v.Property == checker.PropMutex {
@@ -43,18 +43,18 @@ func Judge(r checker.Report, tr *trace.Trace, fenced bool) Judgement {
 			}
 			continue
 		}
-		return Judgement{Unsafe: true, Cause: causeOf(v), Detail: v.Explanation}
+		return judgement{Unsafe: true, Cause: causeOf(v), Detail: v.Explanation}
 	}
 	if loss != nil {
-		return Judgement{DataLoss: true, Cause: causeOf(*loss), Detail: loss.Explanation}
+		return judgement{DataLoss: true, Cause: causeOf(*loss), Detail: loss.Explanation}
 	}
 	d := r.Damage
 	if harm := d.DuplicateInserts + d.LostUpdates + d.OversoldUnits + d.LostElements; harm > 0 {
-		return Judgement{Unsafe: true, Cause: "damage", Detail: fmt.Sprintf(
+		return judgement{Unsafe: true, Cause: "damage", Detail: fmt.Sprintf(
 			"%d duplicate inserts, %d lost updates, %d oversold units, %d lost elements",
 			d.DuplicateInserts, d.LostUpdates, d.OversoldUnits, d.LostElements)}
 	}
-	return Judgement{}
+	return judgement{}
 }
 
 func causeOf(v checker.Violation) string {

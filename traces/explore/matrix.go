@@ -17,10 +17,10 @@ const (
 	CellSafe    = VerdictNotFound // no run showed a violation: the rate it rules out is in the evidence
 	CellUnsafe  = VerdictUnsafe   // a run showed one: Seed is the first
 	CellUnknown = VerdictUnknown  // no violation, but a check was inconclusive
-	// CellDataLoss: the lock held, but the data store lost writes with a
+	// cellDataLoss: the lock held, but the data store lost writes with a
 	// node (a failover, a restart), which no lock can prevent.
-	CellDataLoss = VerdictDataLoss
-	CellNA       = VerdictNA    // the fault kind needs a topology the protocol does not run on
+	cellDataLoss = VerdictDataLoss
+	cellNA       = VerdictNA    // the fault kind needs a topology the protocol does not run on
 	CellError    = VerdictError // a run could not be built or run
 )
 
@@ -102,7 +102,7 @@ func (m *Matrix) Cell(protocol, fault string) (Cell, bool) {
 }
 
 type cellRun struct {
-	Judgement
+	judgement
 	unknown bool
 	err     error
 	hash    string
@@ -227,7 +227,7 @@ func runCell(sc protocols.Scenario, fenced bool, worlds *sim.Pool) cellRun {
 		return cellRun{err: err}
 	}
 	rep := o.File.Report
-	r := cellRun{Judgement: Judge(rep, o.File.Trace, fenced)}
+	r := cellRun{judgement: judge(rep, o.File.Trace, fenced)}
 	r.unknown = rep.Verdict == checker.VerdictUnknown
 	if r.Unsafe {
 		r.hash = traces.Hash(o.File)
@@ -274,10 +274,10 @@ func newMatrix(opt MatrixOptions) (*Matrix, error) {
 		}
 		row := make([]Cell, len(opt.Faults))
 		for j, f := range opt.Faults {
-			topo, na := CellTopology(p, f)
+			topo, na := cellTopology(p, f)
 			row[j] = Cell{Protocol: name, Fault: f, Topology: topo}
 			if na != "" {
-				row[j].Verdict, row[j].Detail, row[j].Evidence = CellNA, na, NotApplicable(na)
+				row[j].Verdict, row[j].Detail, row[j].Evidence = cellNA, na, notApplicable(na)
 			}
 		}
 		m.Rows = append(m.Rows, row)
@@ -287,7 +287,7 @@ func newMatrix(opt MatrixOptions) (*Matrix, error) {
 
 // matrixScenario is the generator of one cell: explore's.
 func matrixScenario(opt MatrixOptions, c *Cell) protocols.Scenario {
-	sc := CellScenario(c.Protocol, opt.Workload, c.Fault)
+	sc := cellScenario(c.Protocol, opt.Workload, c.Fault)
 	sc.Clients = opt.Clients
 	return sc
 }

@@ -109,7 +109,7 @@ var lockSetPins = func() []expectedCell {
 		}
 		add("clock-drift", drift, p.Name)
 		if slices.Contains(multi, p.Name) {
-			add("replication-lag", CellNA, p.Name)
+			add("replication-lag", cellNA, p.Name)
 		} else {
 			add("replication-lag", verdict, p.Name)
 		}

@@ -155,7 +155,7 @@ var expectedMatrix = func() []expectedCell {
 	syncChecked := []string{"redisson-3.17.0", "redisson-latest", "redisson-pr7277"} // re-pinned on the swarm generator: trylock unsafe at seed 79 (orphan-acquire, hold near its 30 s lease); latest and pr7277 not found in 100 seeds
 	add("failover", CellUnsafe, slices.DeleteFunc(slices.Clone(single), func(p string) bool { return slices.Contains(syncChecked, p) })...)
 	add("failover", CellSafe, append(syncChecked, "fenced")...)
-	add("failover", CellNA, multi...)
+	add("failover", cellNA, multi...)
 	add("clock-jump", CellUnsafe, single...)
 	add("clock-jump", CellUnsafe, "fenced")
 	add("clock-jump", CellUnsafe, "redlock", "redlock-unchecked", "redlock-setnx-extend")
@@ -259,7 +259,7 @@ func TestMatrixMarksFaultsOutsideTheTopology(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := m.Cell("redlock", "failover"); c.Verdict != CellNA {
+	if c, _ := m.Cell("redlock", "failover"); c.Verdict != cellNA {
 		t.Fatalf("redlock under failover: %+v, want n/a (independent masters have no replicas)", c)
 	}
 }
@@ -278,18 +278,18 @@ func TestMatrixRejectsUnknownNames(t *testing.T) {
 
 func TestJudgeIgnoresMutualExclusionOfAFencedLockOnly(t *testing.T) {
 	r := checker.Report{Violations: []checker.Violation{{Property: checker.PropMutex, Cause: checker.CausePrematureExpiry}}}
-	if !Judge(r, nil, false).Unsafe {
+	if !judge(r, nil, false).Unsafe {
 		t.Fatal("a mutual-exclusion violation of an unfenced lock is unsafe")
 	}
-	if Judge(r, nil, true).Unsafe {
+	if judge(r, nil, true).Unsafe {
 		t.Fatal("a fenced lock held twice is not unsafe by itself")
 	}
 	r.Damage.DuplicateInserts = 1
-	if j := Judge(r, nil, true); !j.Unsafe || j.Cause != "damage" {
+	if j := judge(r, nil, true); !j.Unsafe || j.Cause != "damage" {
 		t.Fatal("harm to the data is unsafe even with a fence")
 	}
 	r = checker.Report{Damage: checker.Damage{StaleWritesAccepted: 2, StaleWritesRejected: 1}}
-	if Judge(r, nil, true).Unsafe {
+	if judge(r, nil, true).Unsafe {
 		t.Fatal("stale writes that harmed nothing are not unsafe by themselves")
 	}
 }

@@ -14,7 +14,7 @@ func (c Cell) label() string {
 	}
 	if c.Bounded != nil {
 		switch c.Bounded.Verdict {
-		case CellBounded:
+		case cellBounded:
 			s += " +"
 		case CellUnsafe, CellUnsafeNoFault:
 			s += " !"
@@ -59,7 +59,7 @@ func (m *Matrix) Text() string {
 			case CellError:
 				causes = append(causes, fmt.Sprintf("  %s / %s: %s", c.Protocol, c.Fault, c.Evidence.Text))
 			}
-			if c.Bounded != nil && c.Bounded.Verdict != CellNA {
+			if c.Bounded != nil && c.Bounded.Verdict != cellNA {
 				bounded = append(bounded, fmt.Sprintf("  %s / %s: %s", c.Protocol, c.Fault, c.Bounded.Claim))
 				if note := c.scopeNote(); note != "" {
 					bounded = append(bounded, "    "+note)
@@ -80,7 +80,7 @@ func (m *Matrix) Text() string {
 // verdicts of a cell disagree: a seed the generator drew is unsafe while
 // no placement within verify's bound breaks the cell.
 func (c Cell) scopeNote() string {
-	if c.Verdict != CellUnsafe || c.Bounded == nil || c.Bounded.Verdict != CellBounded {
+	if c.Verdict != CellUnsafe || c.Bounded == nil || c.Bounded.Verdict != cellBounded {
 		return ""
 	}
 	return fmt.Sprintf("scopes differ: seed %d's scenario (drawn by the generator) lies outside verify's bound; replay it: %s",

@@ -114,7 +114,7 @@ func MergeShards(parts []*Summary, names []string) (*Summary, error) {
 			}
 		}
 	}
-	m, err := Merge(parts)
+	m, err := merge(parts)
 	if err != nil {
 		return nil, err
 	}

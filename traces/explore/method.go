@@ -26,11 +26,11 @@ import (
 //     loss, not the lock's failure);
 //   - the words: Verdict (verdict.go).
 
-// CellScenario is the generator of one cell: protocol under fault on
+// cellScenario is the generator of one cell: protocol under fault on
 // workload, everything else drawn from each seed. fault "none" (or "")
 // draws no fault. It does not say whether the cell is n/a: CellTopology
 // does.
-func CellScenario(protocol, workload, fault string) protocols.Scenario {
+func cellScenario(protocol, workload, fault string) protocols.Scenario {
 	sc := protocols.Scenario{Protocol: protocol, Workload: workload, Swarm: true}
 	if fault != "" && fault != "none" {
 		sc.FaultKinds = []string{fault}
@@ -38,7 +38,7 @@ func CellScenario(protocol, workload, fault string) protocols.Scenario {
 	return sc
 }
 
-// CellTopology is the topology a fault kind is judged on for protocol p,
+// cellTopology is the topology a fault kind is judged on for protocol p,
 // or why the cell is n/a. A kind that means something on one topology
 // only (trace.KindSpec.Needs: a failover promotes a replica, a
 // replication lag delays one) runs there, or is n/a when the protocol
@@ -47,7 +47,7 @@ func CellScenario(protocol, workload, fault string) protocols.Scenario {
 // runs best on a topology (a partition's split brain needs a sentinel)
 // runs there when the protocol can. Anything else runs on the protocol's
 // own topology. It is the topology Normalize chooses for CellScenario.
-func CellTopology(p protocols.Protocol, kind string) (topology, na string) {
+func cellTopology(p protocols.Protocol, kind string) (topology, na string) {
 	supported := protocols.SupportedTopologies(p)
 	k, ok := trace.LookupKind(kind)
 	if !ok || k.Topology == "" {
@@ -70,7 +70,7 @@ func naKinds(p protocols.Protocol, topology string, kinds []string) (keep, na []
 		k, ok := trace.LookupKind(kind)
 		if ok && k.Needs && k.Topology != topology {
 			why := fmt.Sprintf("%s needs the %s topology; %s runs on %s here", kind, k.Topology, p.Name, topology)
-			if _, reason := CellTopology(p, kind); reason != "" {
+			if _, reason := cellTopology(p, kind); reason != "" {
 				why = reason
 			}
 			na = append(na, why)

@@ -50,7 +50,7 @@ func TestCommandsAgreeOnEveryCell(t *testing.T) {
 			if !ok || c.Bounded == nil {
 				t.Fatalf("%s / %s: no cell or no bounded verdict", p, f)
 			}
-			s, err := Explore(ctx, ExploreConfig{Base: CellScenario(p, "unique-name", f), Runs: runs, SeedStart: 1}, nil)
+			s, err := Explore(ctx, ExploreConfig{Base: cellScenario(p, "unique-name", f), Runs: runs, SeedStart: 1}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,11 +59,11 @@ func TestCommandsAgreeOnEveryCell(t *testing.T) {
 				t.Errorf("%s: explore says %q (trace %s), matrix %q (trace %s)", name, s.Verdict.Text, s.UnsafeTrace,
 					c.Evidence.Text, c.TraceSHA256)
 			}
-			na := []bool{s.Verdict.Verdict == VerdictNA, c.Verdict == CellNA, c.Bounded.Verdict == CellNA}
+			na := []bool{s.Verdict.Verdict == VerdictNA, c.Verdict == cellNA, c.Bounded.Verdict == cellNA}
 			if na[0] != na[1] || na[1] != na[2] {
 				t.Errorf("%s: n/a in explore, matrix, verify: %v (%s | %s)", name, na, s.Verdict.Text, c.Bounded.Claim)
 			}
-			if c.Verdict == CellUnsafe && c.Bounded.Verdict == CellBounded {
+			if c.Verdict == CellUnsafe && c.Bounded.Verdict == cellBounded {
 				t.Errorf("%s: sampled %q, but verify says %q", name, c.Evidence.Text, c.Bounded.Claim)
 				if !strings.Contains(m.Text(), c.scopeNote()) || c.scopeNote() == "" {
 					t.Errorf("%s: the matrix does not say how the scopes differ", name)
@@ -85,11 +85,11 @@ func TestCommandsAgreeOnEveryCell(t *testing.T) {
 func TestCellScenarioIsExplores(t *testing.T) {
 	for _, p := range protocols.Protocols() {
 		for _, f := range append([]string{"none"}, methodFaults...) {
-			topo, na := CellTopology(p, f)
+			topo, na := cellTopology(p, f)
 			if na != "" {
 				continue
 			}
-			sc, err := CellScenario(p.Name, "", f).Normalize()
+			sc, err := cellScenario(p.Name, "", f).Normalize()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,12 +107,12 @@ func TestVerdictVocabulary(t *testing.T) {
 		v    Verdict
 		want string
 	}{
-		{Sampled(2000, 11, 0, 0, &seed), "unsafe: 11 of 2,000 runs (0.55%, 95% interval 0.31%-0.98%), first seed 79"},
-		{Sampled(2000, 0, 0, 0, nil), "not found in 2,000 runs: rate < 0.15% at 95%"},
-		{Sampled(100, 0, 0, 0, nil), "not found in 100 runs: rate < 3.0% at 95%"},
-		{Sampled(200, 0, 5, 0, nil), "not found in 200 runs: rate < 1.5% at 95%; the data store lost writes in 5 of them (2.5%), which no lock prevents"},
-		{Exhaustive("gc-pause", 1, "2 clients x 2 ops", 40, "", ""), "verified: every single gc-pause fault at every step, within 2 clients x 2 ops (40 placements)"},
-		{NotApplicable("failover needs the replicated topology"), "n/a: failover needs the replicated topology"},
+		{sampled(2000, 11, 0, 0, &seed), "unsafe: 11 of 2,000 runs (0.55%, 95% interval 0.31%-0.98%), first seed 79"},
+		{sampled(2000, 0, 0, 0, nil), "not found in 2,000 runs: rate < 0.15% at 95%"},
+		{sampled(100, 0, 0, 0, nil), "not found in 100 runs: rate < 3.0% at 95%"},
+		{sampled(200, 0, 5, 0, nil), "not found in 200 runs: rate < 1.5% at 95%; the data store lost writes in 5 of them (2.5%), which no lock prevents"},
+		{exhaustive("gc-pause", 1, "2 clients x 2 ops", 40, "", ""), "verified: every single gc-pause fault at every step, within 2 clients x 2 ops (40 placements)"},
+		{notApplicable("failover needs the replicated topology"), "n/a: failover needs the replicated topology"},
 	} {
 		if c.v.Text != c.want {
 			t.Errorf("got  %q\nwant %q", c.v.Text, c.want)
@@ -128,7 +128,7 @@ func TestFencingLeavesNoStaleWriteAccepted(t *testing.T) {
 	ctx := context.Background()
 	stale := map[string]int{}
 	for _, p := range []string{"fenced", "setnx-lua-del"} {
-		s, err := Explore(ctx, ExploreConfig{Base: CellScenario(p, "stock", "gc-pause"), Runs: 40, SeedStart: 1}, nil)
+		s, err := Explore(ctx, ExploreConfig{Base: cellScenario(p, "stock", "gc-pause"), Runs: 40, SeedStart: 1}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,9 +19,9 @@ const (
 	LockFile    = ".locksim.lock"
 )
 
-// CauseFile is where explore --out keeps the first trace (ext ".json")
+// causeFile is where explore --out keeps the first trace (ext ".json")
 // or its timeline (".html") of one cause.
-func CauseFile(out, property, cause, ext string) string {
+func causeFile(out, property, cause, ext string) string {
 	return filepath.Join(out, property+"-"+cause+ext)
 }
 

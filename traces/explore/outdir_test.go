@@ -16,8 +16,8 @@ func TestEarlierListsOnlyExploresFiles(t *testing.T) {
 	if got, err := Earlier(filepath.Join(dir, "missing")); err != nil || got != nil {
 		t.Fatalf("missing dir: %v %v", got, err)
 	}
-	own := []string{SummaryFile, filepath.Base(CauseFile(dir, "mutual-exclusion", "premature-expiry", ".json")),
-		filepath.Base(TimelineOf(CauseFile(dir, checker.PropDamage, "lost-update", ".json"))), "liveness-orphan-key.json"}
+	own := []string{SummaryFile, filepath.Base(causeFile(dir, "mutual-exclusion", "premature-expiry", ".json")),
+		filepath.Base(TimelineOf(causeFile(dir, checker.PropDamage, "lost-update", ".json"))), "liveness-orphan-key.json"}
 	others := []string{LockFile, "report.html", "notes.txt", "mutual-exclusion-.json", "damage-x.txt", "my-summary.json"}
 	for _, n := range append(slices.Clone(own), others...) {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)

@@ -129,12 +129,12 @@ var scenarioFlags = []scenarioFlag{
 		get: func(sc *protocols.Scenario) []string {
 			var out []string
 			for _, f := range sc.Faults {
-				out = append(out, FormatFault(f))
+				out = append(out, trace.FormatFault(f))
 			}
 			return out
 		},
 		set: func(sc *protocols.Scenario, v string) error {
-			f, err := ParseFault(v)
+			f, err := trace.ParseFault(v)
 			sc.Faults = append(sc.Faults, f)
 			return err
 		}},
@@ -238,12 +238,6 @@ func msFlag(name, usage string, field func(*protocols.Scenario) *int64) scenario
 		}}
 }
 
-// FormatFault renders f as the --fault flag reads it (trace.FaultSyntax).
-func FormatFault(f trace.Fault) string { return trace.FormatFault(f) }
-
-// ParseFault reads a fault in trace.FaultSyntax.
-func ParseFault(s string) (trace.Fault, error) { return trace.ParseFault(s) }
-
 // RegisterScenarioFlags defines the scenario flags on fs, but those named
 // in except; each one sets its field of *sc as it is parsed.
 func RegisterScenarioFlags(fs *flag.FlagSet, sc *protocols.Scenario, except ...string) {
@@ -267,10 +261,10 @@ func ScenarioFlagNames() []string {
 	return out
 }
 
-// ReplayArgs returns the arguments of `locksim run` that rebuild sc, the
+// replayArgs returns the arguments of `locksim run` that rebuild sc, the
 // fewest that do, or false when the flags cannot express it (a network
 // model or a setting without a flag).
-func ReplayArgs(sc protocols.Scenario) ([]string, bool) {
+func replayArgs(sc protocols.Scenario) ([]string, bool) {
 	n, err := sc.Normalize()
 	if err != nil {
 		return nil, false
@@ -341,7 +335,7 @@ func normalized(sc protocols.Scenario) ([]byte, error) {
 // run` with every flag that shapes it, or, when the flags cannot express
 // it, `locksim replay file` (file may be "": then "").
 func ReplayCommand(sc protocols.Scenario, file string) string {
-	if args, ok := ReplayArgs(sc); ok {
+	if args, ok := replayArgs(sc); ok {
 		return shellJoin(append([]string{"locksim"}, args...))
 	}
 	if file == "" {

@@ -76,7 +76,7 @@ func TestReplayArgsRebuildTheScenario(t *testing.T) {
 	for i, mod := range mods {
 		sc := base
 		mod(&sc)
-		args, ok := ReplayArgs(sc)
+		args, ok := replayArgs(sc)
 		if !ok {
 			t.Fatalf("case %d: %+v cannot be expressed", i, sc)
 		}
@@ -96,7 +96,7 @@ func TestReplayArgsRebuildTheScenario(t *testing.T) {
 	}
 	sc := base
 	sc.Network.LossRate = 0.1
-	if _, ok := ReplayArgs(sc); ok {
+	if _, ok := replayArgs(sc); ok {
 		t.Fatal("a network model has no flag: the command must not claim to rebuild it")
 	}
 	if got := ReplayCommand(sc, "t.json"); got != "locksim replay t.json" {
@@ -110,13 +110,13 @@ func TestParseFaultRoundTripsAndRejectsGarbage(t *testing.T) {
 		{Kind: "partition", Target: "redis<->sentinel", AtMs: 0, DurMs: 1},
 		{Kind: "clock-jump", Target: "redis-3", AtMs: 5, Value: -2000},
 	} {
-		got, err := ParseFault(FormatFault(f))
+		got, err := trace.ParseFault(trace.FormatFault(f))
 		if err != nil || got != f {
-			t.Errorf("%+v -> %q -> %+v, %v", f, FormatFault(f), got, err)
+			t.Errorf("%+v -> %q -> %+v, %v", f, trace.FormatFault(f), got, err)
 		}
 	}
 	for _, s := range []string{"", "gc-pause", "gc-pause:c1", "gc-pause:c1@x+1", "gc-pause:c1@1+-1", ":c1@1+1", "gc-pause:@1+1"} {
-		if _, err := ParseFault(s); err == nil {
+		if _, err := trace.ParseFault(s); err == nil {
 			t.Errorf("%q parsed", s)
 		}
 	}

@@ -64,45 +64,45 @@ const (
 	VerdictError         = "error"
 )
 
-// Sampled is the verdict of n seeded runs of one generator: unsafe of
+// sampled is the verdict of n seeded runs of one generator: unsafe of
 // them judged unsafe (the first at seed first), dataLoss where only the
 // data store lost writes, unknown the checker could not decide.
-func Sampled(runs, unsafe, dataLoss, unknown int, first *uint64) Verdict {
+func sampled(runs, unsafe, dataLoss, unknown int, first *uint64) Verdict {
 	v := Verdict{Method: "sampled", Runs: runs, Unsafe: unsafe, DataLoss: dataLoss, Unknown: unknown, FirstSeed: first}
-	v.Rate, v.Low, v.High = Wilson95(unsafe, runs)
+	v.Rate, v.Low, v.High = wilson95(unsafe, runs)
 	switch {
 	case unsafe > 0:
 		v.Verdict = VerdictUnsafe
 	case dataLoss > 0:
-		v.Verdict, v.Below = VerdictDataLoss, UpperBound95(runs)
+		v.Verdict, v.Below = VerdictDataLoss, upperBound95(runs)
 	case unknown > 0:
-		v.Verdict, v.Below = VerdictUnknown, UpperBound95(runs)
+		v.Verdict, v.Below = VerdictUnknown, upperBound95(runs)
 	default:
-		v.Verdict, v.Below = VerdictNotFound, UpperBound95(runs)
+		v.Verdict, v.Below = VerdictNotFound, upperBound95(runs)
 	}
 	v.Text = v.text()
 	return v
 }
 
-// NotApplicable is the verdict of a cell whose fault means nothing where
+// notApplicable is the verdict of a cell whose fault means nothing where
 // the protocol runs.
-func NotApplicable(why string) Verdict {
+func notApplicable(why string) Verdict {
 	v := Verdict{Verdict: VerdictNA, Why: why}
 	v.Text = v.text()
 	return v
 }
 
-// Failed is the verdict of a cell whose runs could not be built or run.
-func Failed(method, why string) Verdict {
+// failed is the verdict of a cell whose runs could not be built or run.
+func failed(method, why string) Verdict {
 	v := Verdict{Verdict: VerdictError, Method: method, Why: why}
 	v.Text = v.text()
 	return v
 }
 
-// Exhaustive is verify's verdict on fault kind within bound after runs
+// exhaustive is verify's verdict on fault kind within bound after runs
 // placements of up to depth faults: found names the placement that broke
 // it ("" if none did).
-func Exhaustive(kind string, depth int, bound string, runs int, found, cause string) Verdict {
+func exhaustive(kind string, depth int, bound string, runs int, found, cause string) Verdict {
 	v := Verdict{Verdict: VerdictVerified, Method: "exhaustive", Runs: runs, Fault: kind, Depth: depth, Bound: bound, Found: found, Why: cause}
 	if found != "" {
 		v.Verdict, v.Unsafe = VerdictUnsafe, 1
@@ -111,9 +111,9 @@ func Exhaustive(kind string, depth int, bound string, runs int, found, cause str
 	return v
 }
 
-// UnsafeWithoutFault is verify's verdict on a cell whose fault-free run
+// unsafeWithoutFault is verify's verdict on a cell whose fault-free run
 // already fails.
-func UnsafeWithoutFault(bound, cause string) Verdict {
+func unsafeWithoutFault(bound, cause string) Verdict {
 	v := Verdict{Verdict: VerdictUnsafeNoFault, Method: "exhaustive", Bound: bound, Why: cause}
 	v.Text = v.text()
 	return v
@@ -125,7 +125,7 @@ func (v Verdict) text() string {
 	if v.FirstSeed != nil {
 		seed = fmt.Sprintf(", first seed %d", *v.FirstSeed)
 	}
-	notFound := fmt.Sprintf("not found in %s: rate < %s at 95%%", runsOf(v.Runs), Percent(v.Below))
+	notFound := fmt.Sprintf("not found in %s: rate < %s at 95%%", runsOf(v.Runs), percent(v.Below))
 	switch {
 	case v.Verdict == VerdictNA:
 		return "n/a: " + v.Why
@@ -140,11 +140,11 @@ func (v Verdict) text() string {
 		return fmt.Sprintf("verified: %s, within %s (%s)", v.placements(), v.Bound, Plural(v.Runs, "placement"))
 	case v.Verdict == VerdictUnsafe:
 		return fmt.Sprintf("unsafe: %s of %s (%s, 95%% interval %s-%s)%s",
-			Thousands(v.Unsafe), runsOf(v.Runs), Percent(v.Rate), Percent(v.Low), Percent(v.High), seed)
+			Thousands(v.Unsafe), runsOf(v.Runs), percent(v.Rate), percent(v.Low), percent(v.High), seed)
 	case v.Verdict == VerdictDataLoss:
 		lost := v.DataLoss
 		return fmt.Sprintf("%s; the data store lost writes in %s of them (%s), which no lock prevents", notFound, Thousands(lost),
-			Percent(float64(lost)/float64(v.Runs)))
+			percent(float64(lost)/float64(v.Runs)))
 	case v.Verdict == VerdictUnknown:
 		return fmt.Sprintf("%s; %d of them inconclusive (the checker could not decide)", notFound, v.Unknown)
 	}
@@ -168,11 +168,11 @@ func (v Verdict) Label() string {
 	case v.Verdict == VerdictUnsafe:
 		return fmt.Sprintf("unsafe %d/%d @%d", v.Unsafe, v.Runs, *v.FirstSeed)
 	case v.Verdict == VerdictNotFound:
-		return "<" + Percent(v.Below)
+		return "<" + percent(v.Below)
 	case v.Verdict == VerdictDataLoss:
-		return fmt.Sprintf("<%s, data-loss %s", Percent(v.Below), Percent(float64(v.DataLoss)/float64(v.Runs)))
+		return fmt.Sprintf("<%s, data-loss %s", percent(v.Below), percent(float64(v.DataLoss)/float64(v.Runs)))
 	case v.Verdict == VerdictUnknown:
-		return fmt.Sprintf("<%s, %d inconclusive", Percent(v.Below), v.Unknown)
+		return fmt.Sprintf("<%s, %d inconclusive", percent(v.Below), v.Unknown)
 	}
 	return v.Verdict
 }
@@ -193,8 +193,8 @@ func Thousands(n int) string {
 	return s
 }
 
-// Percent writes a share with two significant digits: 30%, 1.5%, 0.15%.
-func Percent(r float64) string {
+// percent writes a share with two significant digits: 30%, 1.5%, 0.15%.
+func percent(r float64) string {
 	p := 100 * r
 	switch {
 	case p == 0:
@@ -211,18 +211,18 @@ func Percent(r float64) string {
 	return fmt.Sprintf("%.2g%%", p)
 }
 
-// UpperBound95 is the highest violating rate that still leaves a 5 %
+// upperBound95 is the highest violating rate that still leaves a 5 %
 // chance of seeing no violation in n independent runs: 1 - 0.05^(1/n),
 // about 3/n (the rule of three).
-func UpperBound95(n int) float64 {
+func upperBound95(n int) float64 {
 	if n <= 0 {
 		return 1
 	}
 	return 1 - math.Pow(0.05, 1/float64(n))
 }
 
-// Wilson95 is k of n as a rate and its Wilson score interval at 95%.
-func Wilson95(k, n int) (rate, low, high float64) {
+// wilson95 is k of n as a rate and its Wilson score interval at 95%.
+func wilson95(k, n int) (rate, low, high float64) {
 	if n <= 0 {
 		return 0, 0, 1
 	}

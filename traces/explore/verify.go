@@ -69,7 +69,7 @@ type VerifyOptions struct {
 
 // Verdicts of a bounded cell, besides CellUnsafe, CellNA and CellError.
 const (
-	CellBounded       = VerdictVerified      // no placement in the scope broke it
+	cellBounded       = VerdictVerified      // no placement in the scope broke it
 	CellUnsafeNoFault = VerdictUnsafeNoFault // the fault-free run already fails
 )
 
@@ -172,7 +172,7 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 			switch {
 			case r.err != nil:
 				c.Verdict = CellError
-				c.Evidence = Failed("exhaustive", fmt.Sprintf("at %s: %v", j.step.Label, r.err))
+				c.Evidence = failed("exhaustive", fmt.Sprintf("at %s: %v", j.step.Label, r.err))
 				c.Claim = c.Evidence.Text
 			case r.Unsafe:
 				c.Verdict, c.Cause, c.TraceSHA256 = CellUnsafe, r.Cause, r.hash
@@ -183,7 +183,7 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 					found = fmt.Sprintf("%s at %s with %s at %s", j.variant.label, c.Step, c.Variant2, c.Step2)
 				}
 				found += " (" + pointOf(bases[j.base]) + ")"
-				c.Evidence = Exhaustive(c.Fault, opt.Depth, c.Bound, c.Runs, found, r.Cause)
+				c.Evidence = exhaustive(c.Fault, opt.Depth, c.Bound, c.Runs, found, r.Cause)
 				c.Claim = c.Evidence.Text
 				c.Replay = ReplayCommand(placed(bases[j.base], j), "")
 			}
@@ -195,12 +195,12 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 		c := &v.Cells[i]
 		c.WallMs = walls[i].Milliseconds()
 		if c.Verdict == "" {
-			c.Verdict = CellBounded
+			c.Verdict = cellBounded
 			bound := c.Bound
 			if opt.Depth == 2 && c.PairsSkipped > 0 {
 				bound += fmt.Sprintf("; two-fault placements cut at %d, %d of %d left out", opt.PairBudget, c.PairsSkipped, c.Pairs)
 			}
-			c.Evidence = Exhaustive(c.Fault, opt.Depth, bound, c.Runs, "", "")
+			c.Evidence = exhaustive(c.Fault, opt.Depth, bound, c.Runs, "", "")
 			c.Claim = c.Evidence.Text
 		}
 	}
@@ -364,9 +364,9 @@ func pointOf(sc protocols.Scenario) string {
 // run already fails at some point needs no placement.
 func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int, bases *[]protocols.Scenario) (VerifyCell, []verifyJob, error) {
 	c := VerifyCell{Protocol: p.Name, Fault: kind}
-	topo, na := CellTopology(p, kind)
+	topo, na := cellTopology(p, kind)
 	if na != "" {
-		c.Verdict, c.Evidence = CellNA, NotApplicable(na)
+		c.Verdict, c.Evidence = cellNA, notApplicable(na)
 		c.Claim = c.Evidence.Text
 		return c, nil, nil
 	}
@@ -378,7 +378,7 @@ func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int, bases
 	c.Bound = bound
 	var jobs []verifyJob
 	for _, pt := range pts {
-		base := CellScenario(p.Name, opt.Workload, kind)
+		base := cellScenario(p.Name, opt.Workload, kind)
 		base.Swarm, base.FaultKinds = false, nil
 		base.Seed, base.Clients, base.Ops, base.Topology = opt.Seed, opt.Clients, opt.Ops, topo
 		base.WorkMs, base.DownAfterMs = pt.holdMs, pt.downAfterMs
@@ -386,9 +386,9 @@ func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int, bases
 		if err != nil {
 			return c, nil, err
 		}
-		if j := Judge(o.File.Report, o.File.Trace, protocols.IsFenced(p)); j.Unsafe {
+		if j := judge(o.File.Report, o.File.Trace, protocols.IsFenced(p)); j.Unsafe {
 			c.Verdict, c.Cause = CellUnsafeNoFault, j.Cause
-			c.Evidence = UnsafeWithoutFault(bound+" ("+pointOf(base)+")", j.Cause)
+			c.Evidence = unsafeWithoutFault(bound+" ("+pointOf(base)+")", j.Cause)
 			c.Claim = c.Evidence.Text
 			c.Replay = ReplayCommand(base, "")
 			return c, nil, nil
@@ -423,7 +423,7 @@ func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int, bases
 		}
 	}
 	if c.Variants == 0 {
-		c.Verdict, c.Evidence = CellNA, NotApplicable(kind+" has no target in this scope")
+		c.Verdict, c.Evidence = cellNA, notApplicable(kind+" has no target in this scope")
 		c.Claim = c.Evidence.Text
 		return c, nil, nil
 	}

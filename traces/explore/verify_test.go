@@ -44,14 +44,14 @@ func TestVerifyVerdicts(t *testing.T) {
 		t.Errorf("setnx-del/gc-pause: %+v", c)
 	}
 	c = verifyCell(t, v, "setnx-lua-del", "reply-loss")
-	if c.Verdict != CellBounded || c.Runs != c.Steps*2*c.Variants || c.Steps < 10 ||
+	if c.Verdict != cellBounded || c.Runs != c.Steps*2*c.Variants || c.Steps < 10 ||
 		!strings.HasPrefix(c.Claim, "verified: every single reply-loss fault at every step, within 2 clients x 2 ops") {
 		t.Errorf("setnx-lua-del/reply-loss: %+v", c)
 	}
 	if c := verifyCell(t, v, "local-mutex", "gc-pause"); c.Verdict != CellUnsafeNoFault || c.Runs != 0 {
 		t.Errorf("local-mutex: %+v", c)
 	}
-	if c := verifyCell(t, v, "redlock", "failover"); c.Verdict != CellNA {
+	if c := verifyCell(t, v, "redlock", "failover"); c.Verdict != cellNA {
 		t.Errorf("redlock/failover: %+v", c)
 	}
 }
@@ -188,12 +188,12 @@ func TestVerifyPinnedVerdicts(t *testing.T) {
 	}{
 		{"setnx-del", "gc-pause", 1, CellUnsafe},
 		{"redislock-go", "slow-work", 1, CellUnsafe},
-		{"redislock-go", "watchdog-stall", 1, CellBounded},
-		{"setnx-lua-del", "reply-loss", 1, CellBounded},
+		{"redislock-go", "watchdog-stall", 1, cellBounded},
+		{"setnx-lua-del", "reply-loss", 1, cellBounded},
 		{"setnx-lua-del", "failover", 1, CellUnsafe},
-		{"fenced", "slow-work", 1, CellBounded},
+		{"fenced", "slow-work", 1, cellBounded},
 		{"local-mutex", "gc-pause", 1, CellUnsafeNoFault},
-		{"redlock", "failover", 1, CellNA},
+		{"redlock", "failover", 1, cellNA},
 		{"redlock", "node-restart", 1, CellUnsafe}, // re-pinned: the 7.84 s hold near the 8 s lease (the new bound) breaks it
 		{"redlock", "node-restart", 2, CellUnsafe},
 	}
@@ -272,5 +272,5 @@ func judged(t *testing.T, sc protocols.Scenario) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Judge(o.File.Report, o.File.Trace, false).Unsafe
+	return judge(o.File.Report, o.File.Trace, false).Unsafe
 }
