@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -289,7 +290,7 @@ func ParseScenario(b []byte) (Scenario, error) {
 	if _, ok := raw.(map[string]any); !ok {
 		return Scenario{}, errors.New("scenario: not a JSON object")
 	}
-	if err := checkFields(raw, reflect.TypeFor[Scenario](), ""); err != nil {
+	if err := checkFields(raw, reflect.TypeFor[Scenario](), "scenario field ", ""); err != nil {
 		return Scenario{}, err
 	}
 	var sc Scenario
@@ -305,15 +306,18 @@ func ParseScenario(b []byte) (Scenario, error) {
 }
 
 // checkFields refuses a key of v that is not a JSON field of t, and walks
-// into objects and lists.
-func checkFields(v any, t reflect.Type, path string) error {
+// into objects and lists; label starts the message ("scenario field ").
+func checkFields(v any, t reflect.Type, label, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+		return nil // a type with its own decoding: json decides
 	}
 	switch v := v.(type) {
 	case map[string]any:
 		if t.Kind() != reflect.Struct {
-			return nil // a map or a type with its own decoding: json decides
+			return nil // a map: json decides
 		}
 		fields := jsonFields(t)
 		names := make([]string, 0, len(fields))
@@ -329,9 +333,9 @@ func checkFields(v any, t reflect.Type, path string) error {
 		for _, k := range keys {
 			ft, ok := fields[k]
 			if !ok {
-				return fmt.Errorf("scenario field %q is unknown%s", path+k, suggest.Hint(k, names))
+				return fmt.Errorf("%s%q is unknown%s", label, path+k, suggest.Hint(k, names))
 			}
-			if err := checkFields(v[k], ft, path+k+"."); err != nil {
+			if err := checkFields(v[k], ft, label, path+k+"."); err != nil {
 				return err
 			}
 		}
@@ -340,7 +344,7 @@ func checkFields(v any, t reflect.Type, path string) error {
 			return nil
 		}
 		for i, e := range v {
-			if err := checkFields(e, t.Elem(), fmt.Sprintf("%s[%d].", strings.TrimSuffix(path, "."), i)); err != nil {
+			if err := checkFields(e, t.Elem(), label, fmt.Sprintf("%s[%d].", strings.TrimSuffix(path, "."), i)); err != nil {
 				return err
 			}
 		}
@@ -348,7 +352,8 @@ func checkFields(v any, t reflect.Type, path string) error {
 	return nil
 }
 
-// jsonFields maps the JSON names of struct t's exported fields to their types.
+// jsonFields maps the JSON names of struct t's exported fields to their
+// types; an embedded struct without a name of its own adds its fields.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for f := range t.Fields() {
@@ -356,6 +361,10 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			maps.Copy(out, jsonFields(f.Type))
+			continue
+		}
 		switch name {
 		case "-":
 			continue

@@ -1,0 +1,78 @@
+package protocols
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The committed descriptions load, and write back as they read.
+func TestProtocolFilesLoad(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/protocol-files/*.json")
+	more, _ := filepath.Glob("../docs/protocol-files/*.json")
+	paths = append(paths, more...)
+	if len(paths) < 2 {
+		t.Fatalf("found %d protocol files", len(paths))
+	}
+	for _, p := range paths {
+		f, err := LoadProtocolFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(f.Description)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseProtocolDescription(b)
+		if err != nil {
+			t.Fatalf("%s written back: %v", p, err)
+		}
+		if !reflect.DeepEqual(again, f.Description) {
+			t.Fatalf("%s: written back %+v, read %+v", p, again, f.Description)
+		}
+	}
+}
+
+// A bad description fails with one line naming the field (and the
+// script's line).
+func TestProtocolFileErrors(t *testing.T) {
+	good, err := os.ReadFile("testdata/protocol-files/setnx-lua-del.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(from, to string) string {
+		if !strings.Contains(string(good), from) {
+			t.Fatalf("no %q in the file", from)
+		}
+		return strings.Replace(string(good), from, to, 1)
+	}
+	for _, c := range []struct{ name, file, want string }{
+		{"unknown field", edit(`"keys"`, `"kyes"`), `field "release.kyes" is unknown (did you mean "keys"?)`},
+		{"unknown top field", edit(`"lease_ms"`, `"lease_sm"`), `field "lease_sm" is unknown (did you mean "lease_ms"?)`},
+		{"lua syntax", edit(`else    return 0 end`, `else    return 0 end end`), `release.script line 1: syntax error near 'end'`},
+		{"lua syntax on a later line", edit(`"script": "if redis.call('get', KEYS[1]) == ARGV[1] then    return redis.call('del', KEYS[1]) else    return 0 end"`,
+			`"script": ["if redis.call('get', KEYS[1]) == ARGV[1] then", "  return redis.call('del' KEYS[1])", "end"]`),
+			`release.script line 2: syntax error near 'KEYS'`},
+		{"missing name", edit(`"name": "seed-001-lua-del",`, ``), `field "name" is missing`},
+		{"missing release", edit(`"script"`, `"scrip"`), `field "release.scrip" is unknown (did you mean "script"?)`},
+		{"missing step", edit(`"command": ["SET", "{key}", "{token}", "EX", "{lease_s}", "NX"],`, ``), `field "acquire" is missing: give "acquire.command" or "acquire.script"`},
+		{"unknown placeholder", edit(`"{lease_s}"`, `"{lease}"`), `field "acquire.command[4]": unknown placeholder "{lease}" (did you mean "{lease_s}"?)`},
+		{"unknown token placeholder", edit(`"{uuid}{thread}"`, `"{uuid}{thead}"`), `field "token": unknown placeholder "{thead}" (did you mean "{thread}"?)`},
+		{"owner check without token", edit(`"argv": ["{token}"]`, `"argv": ["x"]`), `field "release.owner_checked" is true, but the release never passes {token}`},
+		{"bad reading", edit(`"otherwise": "held"`, `"otherwise": "hled"`), `field "acquire.otherwise": unknown reading "hled" (did you mean "held"?)`},
+		{"bad reply", edit(`"held": [null]`, `"held": [true]`), `a reply is null, an integer or a string, not true`},
+		{"catalog name", edit(`"seed-001-lua-del"`, `"setnx-lua-del"`), `"setnx-lua-del" is a catalog protocol's name`},
+		{"json syntax", edit(`"lease_ms": 10000,`, `"lease_ms": 10000,,`), `line 4: invalid character ','`},
+		{"wrong type", edit(`"lease_ms": 10000`, `"lease_ms": "10s"`), `field "lease_ms": a string cannot be a int64`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseProtocolDescription([]byte(c.file))
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v, want one line containing %q", err, c.want)
+			}
+		})
+	}
+}
