@@ -76,3 +76,49 @@ func TestProtocolFileErrors(t *testing.T) {
 		})
 	}
 }
+
+// A scenario embeds the description: it runs, and reads back from its
+// JSON, without the file.
+func TestScenarioEmbedsProtocolFile(t *testing.T) {
+	f, err := LoadProtocolFile("testdata/protocol-files/setnx-lua-del.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Scenario{Seed: 3, ProtocolFile: f, FaultKinds: []string{"gc-pause"}}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Protocol != "seed-001-lua-del" || sc.LeaseMs != 10000 {
+		t.Fatalf("normalized: protocol %q, lease %d", sc.Protocol, sc.LeaseMs)
+	}
+	b, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseScenario(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tr1, err := Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tr2, err := Run(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr1.Hash() != tr2.Hash() {
+		t.Fatal("the scenario read back from JSON ran another trace")
+	}
+	other := sc
+	other.Protocol = "setnx-lua-del"
+	if _, err := other.Normalize(); err == nil || !strings.Contains(err.Error(), "describes") {
+		t.Fatalf("a scenario naming another protocol than its file's: %v", err)
+	}
+	broken := *f
+	broken.Description.Release.Script = Script{"return ("}
+	sc.ProtocolFile = &broken
+	if _, err := sc.Normalize(); err == nil || !strings.Contains(err.Error(), "release.script line 1") {
+		t.Fatalf("a scenario embedding a broken script: %v", err)
+	}
+}

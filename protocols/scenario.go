@@ -28,32 +28,36 @@ const DefaultWorkload = "unique-name"
 
 // Scenario is everything one run depends on. Run is a pure function of it.
 type Scenario struct {
-	Version     int               `json:"version"`
-	Seed        uint64            `json:"seed"`
-	Protocol    string            `json:"protocol"`
-	Workload    string            `json:"workload"`
-	Clients     int               `json:"clients"`
-	ClientNames []string          `json:"client_names,omitempty"` // default c1..cN; shrinking keeps survivors' names
-	Threads     int               `json:"threads"`
-	Ops         int               `json:"ops"`
-	LeaseMs     int64             `json:"lease_ms"`
-	WorkMs      int64             `json:"work_ms"`
-	ThinkMs     int64             `json:"think_ms"`
-	StaggerMs   int64             `json:"stagger_ms,omitempty"` // client i starts i*StaggerMs late
-	RetryMs     int64             `json:"retry_ms"`
-	Attempts    int               `json:"attempts"`
-	Stock       int               `json:"stock,omitempty"`
-	TimeoutMs   int64             `json:"timeout_ms"`
-	HorizonMs   int64             `json:"horizon_ms"`
-	Network     sim.NetworkConfig `json:"network"`
-	Topology    string            `json:"topology"`
-	Nodes       int               `json:"nodes,omitempty"` // replicas (replicated) or masters (independent)
-	Persistence string            `json:"persistence,omitempty"`
-	ReplLagMs   [2]int64          `json:"repl_lag_ms,omitempty"`   // replication lag range
-	DownAfterMs int64             `json:"down_after_ms,omitempty"` // sentinel
-	DiscoveryMs int64             `json:"discovery_ms,omitempty"`  // clients learn a new master within
-	FaultKinds  []string          `json:"fault_kinds,omitempty"`
-	Intensity   float64           `json:"intensity,omitempty"`
+	Version  int    `json:"version"`
+	Seed     uint64 `json:"seed"`
+	Protocol string `json:"protocol"`
+	// ProtocolFile is the lock a protocol file describes, when the
+	// scenario runs one (Protocol is then its name): the description is
+	// embedded, so the scenario runs without the file.
+	ProtocolFile *ProtocolFile     `json:"protocol_file,omitempty"`
+	Workload     string            `json:"workload"`
+	Clients      int               `json:"clients"`
+	ClientNames  []string          `json:"client_names,omitempty"` // default c1..cN; shrinking keeps survivors' names
+	Threads      int               `json:"threads"`
+	Ops          int               `json:"ops"`
+	LeaseMs      int64             `json:"lease_ms"`
+	WorkMs       int64             `json:"work_ms"`
+	ThinkMs      int64             `json:"think_ms"`
+	StaggerMs    int64             `json:"stagger_ms,omitempty"` // client i starts i*StaggerMs late
+	RetryMs      int64             `json:"retry_ms"`
+	Attempts     int               `json:"attempts"`
+	Stock        int               `json:"stock,omitempty"`
+	TimeoutMs    int64             `json:"timeout_ms"`
+	HorizonMs    int64             `json:"horizon_ms"`
+	Network      sim.NetworkConfig `json:"network"`
+	Topology     string            `json:"topology"`
+	Nodes        int               `json:"nodes,omitempty"` // replicas (replicated) or masters (independent)
+	Persistence  string            `json:"persistence,omitempty"`
+	ReplLagMs    [2]int64          `json:"repl_lag_ms,omitempty"`   // replication lag range
+	DownAfterMs  int64             `json:"down_after_ms,omitempty"` // sentinel
+	DiscoveryMs  int64             `json:"discovery_ms,omitempty"`  // clients learn a new master within
+	FaultKinds   []string          `json:"fault_kinds,omitempty"`
+	Intensity    float64           `json:"intensity,omitempty"`
 	// AnchorPct is the share (percent) of generated faults anchored to a
 	// client's operation; 0: the default (DefaultAnchorPct), -1: none.
 	AnchorPct int    `json:"anchor_pct,omitempty"`
@@ -104,7 +108,18 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	if sc.Version != ScenarioVersion {
 		return sc, fmt.Errorf("scenario version %d not supported (this locksim reads %d)", sc.Version, ScenarioVersion)
 	}
-	p, err := Lookup(sc.Protocol)
+	if f := sc.ProtocolFile; f != nil {
+		if err := f.Description.Validate(); err != nil {
+			return sc, fmt.Errorf("%s: %v", f.Path, err)
+		}
+		if sc.Protocol == "" {
+			sc.Protocol = f.Description.Name
+		}
+		if sc.Protocol != f.Description.Name {
+			return sc, fmt.Errorf("the scenario names protocol %q, but its protocol file %s describes %q", sc.Protocol, f.Path, f.Description.Name)
+		}
+	}
+	p, err := sc.LookupProtocol()
 	if err != nil {
 		return sc, err
 	}
@@ -232,6 +247,15 @@ func (sc Scenario) Validate() error {
 		}
 	}
 	return nil
+}
+
+// LookupProtocol returns the scenario's protocol: the one its protocol
+// file describes, or the catalog's of its name.
+func (sc Scenario) LookupProtocol() (Protocol, error) {
+	if sc.ProtocolFile != nil {
+		return sc.ProtocolFile.Protocol(), nil
+	}
+	return Lookup(sc.Protocol)
 }
 
 // ClientName is the default process name of client i (0-based).
@@ -384,7 +408,7 @@ func (sc Scenario) CheckNames() error {
 	unknown := func(field, what, name string, valid []string) error {
 		return fmt.Errorf("scenario field %q: %v", field, suggest.Unknown(what, name, valid))
 	}
-	if _, err := Lookup(sc.Protocol); err != nil {
+	if _, err := sc.LookupProtocol(); err != nil && sc.ProtocolFile == nil {
 		var names []string
 		for _, p := range Protocols() {
 			names = append(names, p.Name)
