@@ -254,6 +254,8 @@ func (d ProtocolDescription) Validate() error {
 		return errors.New(`field "name" is missing`)
 	case !protocolName.MatchString(d.Name):
 		return fmt.Errorf(`field "name": %q must be letters, digits, '.', '_' or '-'`, d.Name)
+	case d.LeaseMs == 0:
+		return errors.New(`field "lease_ms" is missing`)
 	case d.LeaseMs < 1 || d.LeaseMs > MaxDurationMs:
 		return fmt.Errorf(`field "lease_ms": must be between 1 and %d (ms)`, MaxDurationMs)
 	case d.Token == "":
