@@ -7,6 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // The committed descriptions load, and write back as they read.
@@ -120,5 +123,50 @@ func TestScenarioEmbedsProtocolFile(t *testing.T) {
 	sc.ProtocolFile = &broken
 	if _, err := sc.Normalize(); err == nil || !strings.Contains(err.Error(), "release.script line 1") {
 		t.Fatalf("a scenario embedding a broken script: %v", err)
+	}
+}
+
+// A retry policy retries inside one acquire: with the lock held for
+// 5 s, a described acquire of 3 attempts 100 ms apart sends its SET 3
+// times, 100 ms apart, before it reports the lock held; the EVALSHA
+// release falls back to EVAL on NOSCRIPT.
+func TestProtocolFileRetriesAndEvalSHA(t *testing.T) {
+	f, err := LoadProtocolFile("../docs/protocol-files/redis-py-lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Description.Retry = &RetryPolicy{IntervalMs: 100, Attempts: 3}
+	_, tr, err := Run(Scenario{Seed: 1, ProtocolFile: f, Clients: 2, Ops: 1, WorkMs: 5000, StaggerMs: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed *trace.Op
+	for i, op := range tr.Ops {
+		if op.Kind == model.OpAcquire && op.Result == model.ResFail {
+			failed = &tr.Ops[i]
+			break
+		}
+	}
+	if failed == nil {
+		t.Fatal("no acquire found the lock held")
+	}
+	var sets []int64
+	evalsha, eval := 0, 0
+	for _, e := range tr.Events {
+		switch {
+		case e.Kind != trace.EvCommand || len(e.Args) == 0:
+		case e.Args[0] == "SET" && e.Client == failed.Client && e.T >= failed.Call && e.T <= failed.Return:
+			sets = append(sets, e.T)
+		case e.Args[0] == "EVALSHA":
+			evalsha++
+		case e.Args[0] == "EVAL":
+			eval++
+		}
+	}
+	if len(sets) != 3 || sets[1]-sets[0] < 100e6 || sets[2]-sets[1] < 100e6 || sets[2]-sets[0] > 300e6 {
+		t.Fatalf("the failed acquire sent SET at %v, want 3 tries 100 ms apart", sets)
+	}
+	if evalsha == 0 || eval == 0 {
+		t.Fatalf("EVALSHA %d, EVAL %d: want the release by EVALSHA with its NOSCRIPT fallback", evalsha, eval)
 	}
 }
