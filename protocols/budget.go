@@ -56,7 +56,7 @@ func (sc Scenario) EventBudget() int64 {
 // stepsNeeded is what the scenario's operations cost its protocol.
 func (sc Scenario) stepsNeeded() float64 {
 	cost := DefaultStepCost
-	if p, err := Lookup(sc.Protocol); err == nil && p.Steps != (StepCost{}) {
+	if p, err := sc.LookupProtocol(); err == nil && p.Steps != (StepCost{}) {
 		cost = p.Steps
 	}
 	threads := float64(max(sc.Clients, 1)) * float64(max(sc.Threads, 1))

@@ -17,7 +17,7 @@ func RunPooled(sc Scenario, pool *sim.Pool) (Scenario, *trace.Trace, error) {
 	if err != nil {
 		return sc, nil, err
 	}
-	p, _ := Lookup(sc.Protocol)
+	p, _ := sc.LookupProtocol()
 	wl, _ := LookupWorkload(sc.Workload)
 	w := sim.New(sim.Config{
 		Seed:           sc.Seed,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -27,32 +28,36 @@ const DefaultWorkload = "unique-name"
 
 // Scenario is everything one run depends on. Run is a pure function of it.
 type Scenario struct {
-	Version     int               `json:"version"`
-	Seed        uint64            `json:"seed"`
-	Protocol    string            `json:"protocol"`
-	Workload    string            `json:"workload"`
-	Clients     int               `json:"clients"`
-	ClientNames []string          `json:"client_names,omitempty"` // default c1..cN; shrinking keeps survivors' names
-	Threads     int               `json:"threads"`
-	Ops         int               `json:"ops"`
-	LeaseMs     int64             `json:"lease_ms"`
-	WorkMs      int64             `json:"work_ms"`
-	ThinkMs     int64             `json:"think_ms"`
-	StaggerMs   int64             `json:"stagger_ms,omitempty"` // client i starts i*StaggerMs late
-	RetryMs     int64             `json:"retry_ms"`
-	Attempts    int               `json:"attempts"`
-	Stock       int               `json:"stock,omitempty"`
-	TimeoutMs   int64             `json:"timeout_ms"`
-	HorizonMs   int64             `json:"horizon_ms"`
-	Network     sim.NetworkConfig `json:"network"`
-	Topology    string            `json:"topology"`
-	Nodes       int               `json:"nodes,omitempty"` // replicas (replicated) or masters (independent)
-	Persistence string            `json:"persistence,omitempty"`
-	ReplLagMs   [2]int64          `json:"repl_lag_ms,omitempty"`   // replication lag range
-	DownAfterMs int64             `json:"down_after_ms,omitempty"` // sentinel
-	DiscoveryMs int64             `json:"discovery_ms,omitempty"`  // clients learn a new master within
-	FaultKinds  []string          `json:"fault_kinds,omitempty"`
-	Intensity   float64           `json:"intensity,omitempty"`
+	Version  int    `json:"version"`
+	Seed     uint64 `json:"seed"`
+	Protocol string `json:"protocol"`
+	// ProtocolFile is the lock a protocol file describes, when the
+	// scenario runs one (Protocol is then its name): the description is
+	// embedded, so the scenario runs without the file.
+	ProtocolFile *ProtocolFile     `json:"protocol_file,omitempty"`
+	Workload     string            `json:"workload"`
+	Clients      int               `json:"clients"`
+	ClientNames  []string          `json:"client_names,omitempty"` // default c1..cN; shrinking keeps survivors' names
+	Threads      int               `json:"threads"`
+	Ops          int               `json:"ops"`
+	LeaseMs      int64             `json:"lease_ms"`
+	WorkMs       int64             `json:"work_ms"`
+	ThinkMs      int64             `json:"think_ms"`
+	StaggerMs    int64             `json:"stagger_ms,omitempty"` // client i starts i*StaggerMs late
+	RetryMs      int64             `json:"retry_ms"`
+	Attempts     int               `json:"attempts"`
+	Stock        int               `json:"stock,omitempty"`
+	TimeoutMs    int64             `json:"timeout_ms"`
+	HorizonMs    int64             `json:"horizon_ms"`
+	Network      sim.NetworkConfig `json:"network"`
+	Topology     string            `json:"topology"`
+	Nodes        int               `json:"nodes,omitempty"` // replicas (replicated) or masters (independent)
+	Persistence  string            `json:"persistence,omitempty"`
+	ReplLagMs    [2]int64          `json:"repl_lag_ms,omitempty"`   // replication lag range
+	DownAfterMs  int64             `json:"down_after_ms,omitempty"` // sentinel
+	DiscoveryMs  int64             `json:"discovery_ms,omitempty"`  // clients learn a new master within
+	FaultKinds   []string          `json:"fault_kinds,omitempty"`
+	Intensity    float64           `json:"intensity,omitempty"`
 	// AnchorPct is the share (percent) of generated faults anchored to a
 	// client's operation; 0: the default (DefaultAnchorPct), -1: none.
 	AnchorPct int    `json:"anchor_pct,omitempty"`
@@ -103,7 +108,18 @@ func (sc Scenario) Normalize() (Scenario, error) {
 	if sc.Version != ScenarioVersion {
 		return sc, fmt.Errorf("scenario version %d not supported (this locksim reads %d)", sc.Version, ScenarioVersion)
 	}
-	p, err := Lookup(sc.Protocol)
+	if f := sc.ProtocolFile; f != nil {
+		if err := f.Description.Validate(); err != nil {
+			return sc, fmt.Errorf("%s: %v", f.Path, err)
+		}
+		if sc.Protocol == "" {
+			sc.Protocol = f.Description.Name
+		}
+		if sc.Protocol != f.Description.Name {
+			return sc, fmt.Errorf("the scenario names protocol %q, but its protocol file %s describes %q", sc.Protocol, f.Path, f.Description.Name)
+		}
+	}
+	p, err := sc.LookupProtocol()
 	if err != nil {
 		return sc, err
 	}
@@ -233,6 +249,15 @@ func (sc Scenario) Validate() error {
 	return nil
 }
 
+// LookupProtocol returns the scenario's protocol: the one its protocol
+// file describes, or the catalog's of its name.
+func (sc Scenario) LookupProtocol() (Protocol, error) {
+	if sc.ProtocolFile != nil {
+		return sc.ProtocolFile.Protocol(), nil
+	}
+	return Lookup(sc.Protocol)
+}
+
 // ClientName is the default process name of client i (0-based).
 func ClientName(i int) string { return numbered(&clientNames, "c", i) }
 
@@ -289,7 +314,7 @@ func ParseScenario(b []byte) (Scenario, error) {
 	if _, ok := raw.(map[string]any); !ok {
 		return Scenario{}, errors.New("scenario: not a JSON object")
 	}
-	if err := checkFields(raw, reflect.TypeFor[Scenario](), ""); err != nil {
+	if err := checkFields(raw, reflect.TypeFor[Scenario](), "scenario field ", ""); err != nil {
 		return Scenario{}, err
 	}
 	var sc Scenario
@@ -305,15 +330,18 @@ func ParseScenario(b []byte) (Scenario, error) {
 }
 
 // checkFields refuses a key of v that is not a JSON field of t, and walks
-// into objects and lists.
-func checkFields(v any, t reflect.Type, path string) error {
+// into objects and lists; label starts the message ("scenario field ").
+func checkFields(v any, t reflect.Type, label, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+		return nil // a type with its own decoding: json decides
 	}
 	switch v := v.(type) {
 	case map[string]any:
 		if t.Kind() != reflect.Struct {
-			return nil // a map or a type with its own decoding: json decides
+			return nil // a map: json decides
 		}
 		fields := jsonFields(t)
 		names := make([]string, 0, len(fields))
@@ -329,9 +357,9 @@ func checkFields(v any, t reflect.Type, path string) error {
 		for _, k := range keys {
 			ft, ok := fields[k]
 			if !ok {
-				return fmt.Errorf("scenario field %q is unknown%s", path+k, suggest.Hint(k, names))
+				return fmt.Errorf("%s%q is unknown%s", label, path+k, suggest.Hint(k, names))
 			}
-			if err := checkFields(v[k], ft, path+k+"."); err != nil {
+			if err := checkFields(v[k], ft, label, path+k+"."); err != nil {
 				return err
 			}
 		}
@@ -340,7 +368,7 @@ func checkFields(v any, t reflect.Type, path string) error {
 			return nil
 		}
 		for i, e := range v {
-			if err := checkFields(e, t.Elem(), fmt.Sprintf("%s[%d].", strings.TrimSuffix(path, "."), i)); err != nil {
+			if err := checkFields(e, t.Elem(), label, fmt.Sprintf("%s[%d].", strings.TrimSuffix(path, "."), i)); err != nil {
 				return err
 			}
 		}
@@ -348,7 +376,8 @@ func checkFields(v any, t reflect.Type, path string) error {
 	return nil
 }
 
-// jsonFields maps the JSON names of struct t's exported fields to their types.
+// jsonFields maps the JSON names of struct t's exported fields to their
+// types; an embedded struct without a name of its own adds its fields.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for f := range t.Fields() {
@@ -356,6 +385,10 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			maps.Copy(out, jsonFields(f.Type))
+			continue
+		}
 		switch name {
 		case "-":
 			continue
@@ -375,7 +408,7 @@ func (sc Scenario) CheckNames() error {
 	unknown := func(field, what, name string, valid []string) error {
 		return fmt.Errorf("scenario field %q: %v", field, suggest.Unknown(what, name, valid))
 	}
-	if _, err := Lookup(sc.Protocol); err != nil {
+	if _, err := sc.LookupProtocol(); err != nil && sc.ProtocolFile == nil {
 		var names []string
 		for _, p := range Protocols() {
 			names = append(names, p.Name)

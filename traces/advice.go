@@ -47,7 +47,7 @@ func withProtocol(name string, from ...string) func(protocols.Scenario) (protoco
 		if len(from) > 0 && !slices.Contains(from, sc.Protocol) || sc.Protocol == name {
 			return sc, false
 		}
-		sc.Protocol = name
+		sc.Protocol, sc.ProtocolFile = name, nil // a catalog protocol instead of a described one
 		return sc, true
 	}
 }

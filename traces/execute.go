@@ -82,7 +82,7 @@ func (o *Outcome) Fails(p checker.FailOn) bool { return o.File.Report.Fails(p) }
 // checkOptions is what the checker needs to know of a scenario.
 func checkOptions(sc protocols.Scenario) checker.Options {
 	opt := checker.Options{LeaseMs: sc.LeaseMs, InitialStock: sc.Stock, Liveness: sc.Liveness, Faults: sc.Faults}
-	if p, err := protocols.Lookup(sc.Protocol); err == nil {
+	if p, err := sc.LookupProtocol(); err == nil {
 		opt.AllSites = p.AllMasters
 	}
 	if wl, err := protocols.LookupWorkload(sc.Workload); err == nil && wl.Spec != nil {

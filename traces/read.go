@@ -315,7 +315,7 @@ func delim(dec *json.Decoder, want json.Delim) error {
 // known reports a scenario whose protocol and workload this binary knows
 // (or that names none, and so must validate as the default).
 func known(sc protocols.Scenario) bool {
-	if _, err := protocols.Lookup(sc.Protocol); err != nil && sc.Protocol != "" {
+	if _, err := sc.LookupProtocol(); err != nil && sc.Protocol != "" {
 		return false
 	}
 	if _, err := protocols.LookupWorkload(sc.Workload); err != nil && sc.Workload != "" {

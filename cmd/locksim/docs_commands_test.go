@@ -191,6 +191,14 @@ func TestDocsCommandsRun(t *testing.T) {
 		t.Run(strings.ReplaceAll(rel, "/", "_"), func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			dir, _ := os.Getwd()
+			// The docs' example protocol files, where their commands
+			// (run from the repository's root) find them.
+			if err := os.Mkdir("docs", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(repoRoot, "docs", "protocol-files"), filepath.Join("docs", "protocol-files")); err != nil {
+				t.Fatal(err)
+			}
 			// Work back from the last command so that -update's
 			// replacements keep the earlier line numbers valid: run in
 			// order, collect, then rewrite.

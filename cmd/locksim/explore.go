@@ -36,8 +36,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) > 0:
 		return usageErr(stderr, "explore", fmt.Errorf("unexpected argument %q", pos[0]))
-	case base.Protocol == "":
-		return usageErr(stderr, "explore", errors.New("--protocol is required"))
+	case base.Protocol == "" && base.ProtocolFile == nil:
+		return usageErr(stderr, "explore", errors.New("--protocol or --protocol-file is required"))
 	case *runs < 1:
 		return usageErr(stderr, "explore", errors.New("--runs must be at least 1"))
 	case *workers < 0:

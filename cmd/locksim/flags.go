@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces/explore"
 )
 
@@ -229,4 +230,20 @@ func registerFailOn(fs *flagSet) *checker.FailOn {
 	p := new(checker.FailOn)
 	fs.Var(failOnValue{p}, "fail-on", failOnHelp)
 	return p
+}
+
+// registerProtocolFiles defines the repeatable --protocol-file of the
+// commands whose rows are protocols (matrix, verify): each file is read
+// and checked as it is parsed.
+func registerProtocolFiles(fs *flagSet) *[]*protocols.ProtocolFile {
+	var files []*protocols.ProtocolFile
+	fs.Func("protocol-file", "add the lock described in `FILE` as a row (repeatable; without --protocols, the only rows; docs/protocol-files.md)", func(v string) error {
+		f, err := protocols.LoadProtocolFile(v)
+		if err != nil {
+			return errors.New(strings.TrimPrefix(err.Error(), v+": ")) // the flag's message names the file
+		}
+		files = append(files, f)
+		return nil
+	})
+	return &files
 }

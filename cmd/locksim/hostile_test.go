@@ -99,7 +99,7 @@ func hostileCases() []hostileCase {
 		usage("run --scenario nope", "nope"),
 		usage("run --scenario pause-no-fencing --protocol setnx-del", "not both"),
 		usage("run --seed 3", "needs --protocol"),
-		usage("explore", "--protocol is required"),
+		usage("explore", "--protocol or --protocol-file is required"),
 		usage("explore --protocol ''", "--protocol \"\": must not be empty"),
 		usage("explore --protocol nope", "nope"),
 		usage("explore --protocol setnx-del --faults gc-pause,gc-pause", "twice"),

@@ -23,6 +23,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	first := fs.Uint64("seed", defaultSeed, "first seed of every cell")
 	workload := fs.String("workload", "unique-name", "comma-separated workloads, or \"all\"")
 	protos := fs.String("protocols", "", "comma-separated protocols (default: all)")
+	files := registerProtocolFiles(fs)
 	faults := fs.String("faults", "", "comma-separated fault kinds, \"none\" included (default: none and every kind)")
 	clients := fs.Int("clients", 0, "number of client processes (default: drawn per seed, as explore does)")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
@@ -69,7 +70,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	var ms []*explore.Matrix
 	for _, w := range workloads {
 		m, err := explore.RunMatrix(sig.ctx, explore.MatrixOptions{
-			Protocols: protoList, Faults: faultList, Workload: w,
+			Protocols: protoList, Files: *files, Faults: faultList, Workload: w,
 			Runs: *runs, FirstSeed: *first, Clients: *clients, Workers: capWorkers(*workers, math.MaxInt), Verify: *verify,
 		})
 		if code, ok := sig.interrupted(stderr, "matrix"); ok {

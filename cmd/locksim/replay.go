@@ -34,7 +34,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "replay", err)
 	}
-	if _, err := protocols.Lookup(f.Scenario.Protocol); err != nil {
+	if _, err := f.Scenario.LookupProtocol(); err != nil {
 		return usageErr(stderr, "replay", userScenario("protocol", f.Scenario.Protocol, pos[0]))
 	}
 	if _, err := protocols.LookupWorkload(f.Scenario.Workload); err != nil && f.Scenario.Workload != "" {

@@ -50,14 +50,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "run", err)
 	}
 	replay := ""
-	if !fs.isSet("protocol") {
+	if !fs.isSet("protocol") && !fs.isSet("protocol-file") {
 		name := *scenario
 		if name == "" {
 			name = traces.DefaultReference
 		}
 		for _, f := range explore.ScenarioFlagNames() {
 			if fs.isSet(f) {
-				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol (a reference scenario or a scenario file is fixed: edit its --print-scenario output instead)", f))
+				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol or --protocol-file (a reference scenario or a scenario file is fixed: edit its --print-scenario output instead)", f))
 			}
 		}
 		sc, err = namedScenario(name, *maxMB)

@@ -18,6 +18,7 @@ import (
 func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("verify", stdout)
 	protos := fs.String("protocols", "", "comma-separated protocols (default: all)")
+	files := registerProtocolFiles(fs)
 	faults := fs.String("faults", "", "comma-separated fault kinds (default: every kind)")
 	workload := fs.String("workload", "unique-name", "workload")
 	clients := fs.Int("clients", explore.DefaultVerifyClients, "client processes")
@@ -72,7 +73,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	sig := windDown()
 	defer sig.stop()
 	start := time.Now()
-	v, err := explore.Verify(sig.ctx, explore.VerifyOptions{Protocols: protoList, Faults: faultList,
+	v, err := explore.Verify(sig.ctx, explore.VerifyOptions{Protocols: protoList, Files: *files, Faults: faultList,
 		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: capWorkers(*workers, math.MaxInt),
 		Depth: *depth, PairBudget: *pairBudget})
 	if code, ok := sig.interrupted(stderr, "verify"); ok {

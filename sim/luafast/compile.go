@@ -3,6 +3,8 @@ package luafast
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -208,4 +210,40 @@ func (c *Cache) store(src string, p *compiled) {
 	if c != nil {
 		c.protos.Store(src, p)
 	}
+}
+
+// SyntaxError is a script body Lua cannot compile: the line it stops at
+// (1-based; the body's last line when the body ends too early) and why.
+type SyntaxError struct {
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// CheckSyntax compiles src as the engine does and returns its
+// *SyntaxError, or nil when it compiles: a script a user gives is
+// checked before anything runs it.
+func CheckSyntax(src string) error {
+	c := compileProto(src)
+	if c.err == nil {
+		return nil
+	}
+	last := strings.Count(src, "\n") + 1
+	var pe *parse.Error
+	var ce *lua.CompileError
+	switch {
+	case errors.As(c.err, &pe):
+		msg := pe.Message
+		if pe.Pos.Line == parse.EOF {
+			return &SyntaxError{Line: last, Msg: msg + " at the end of the script"}
+		}
+		if pe.Token != "" {
+			msg += fmt.Sprintf(" near '%s'", pe.Token)
+		}
+		return &SyntaxError{Line: pe.Pos.Line, Msg: msg}
+	case errors.As(c.err, &ce):
+		return &SyntaxError{Line: ce.Line, Msg: ce.Message}
+	}
+	return &SyntaxError{Line: 1, Msg: strings.TrimSpace(c.err.Error())}
 }

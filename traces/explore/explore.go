@@ -126,7 +126,7 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 	if err != nil {
 		return nil, err
 	}
-	p, err := protocols.Lookup(base.Protocol)
+	p, err := base.LookupProtocol()
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,10 @@ const DefaultMatrixRuns = 100
 
 // MatrixOptions selects the rows, the columns and the seeds of a matrix.
 type MatrixOptions struct {
-	Protocols []string // rows; empty: the whole catalog
+	Protocols []string // rows; empty: the whole catalog (unless Files)
+	// Files are the rows of locks described in protocol files, after
+	// Protocols'.
+	Files     []*protocols.ProtocolFile
 	Faults    []string // columns; empty: "none" and trace.KindNames()
 	Workload  string   // empty: unique-name
 	Runs      int      // seeds per cell, FirstSeed to FirstSeed+Runs-1; 0: DefaultMatrixRuns
@@ -68,6 +71,8 @@ type Cell struct {
 	// and verify use.
 	Evidence Verdict     `json:"evidence"`
 	Bounded  *VerifyCell `json:"bounded,omitempty"` // the bounded exhaustive verdict, with MatrixOptions.Verify
+
+	file *protocols.ProtocolFile // the row's protocol file, if it has one
 }
 
 // Rate is the share of the cell's runs that were unsafe.
@@ -175,7 +180,7 @@ func (m *Matrix) addBounded(ctx context.Context, opt MatrixOptions) error {
 	if len(kinds) == 0 {
 		return nil
 	}
-	v, err := Verify(ctx, VerifyOptions{Protocols: opt.Protocols, Faults: kinds, Workload: opt.Workload, Workers: opt.Workers})
+	v, err := Verify(ctx, VerifyOptions{Protocols: opt.Protocols, Files: opt.Files, Faults: kinds, Workload: opt.Workload, Workers: opt.Workers})
 	if err != nil {
 		return err
 	}
@@ -246,7 +251,7 @@ func (opt MatrixOptions) withDefaults() (MatrixOptions, error) {
 	if opt.Runs <= 0 {
 		opt.Runs = DefaultMatrixRuns
 	}
-	if len(opt.Protocols) == 0 {
+	if len(opt.Protocols) == 0 && len(opt.Files) == 0 {
 		for _, p := range protocols.Protocols() {
 			opt.Protocols = append(opt.Protocols, p.Name)
 		}
@@ -266,16 +271,20 @@ func (opt MatrixOptions) withDefaults() (MatrixOptions, error) {
 // on (CellTopology); a cell whose protocol cannot run there is n/a from
 // the start.
 func newMatrix(opt MatrixOptions) (*Matrix, error) {
-	m := &Matrix{Workload: opt.Workload, Runs: opt.Runs, FirstSeed: opt.FirstSeed, Faults: opt.Faults, Protocols: opt.Protocols}
-	for _, name := range opt.Protocols {
-		p, err := protocols.Lookup(name)
-		if err != nil {
-			return nil, err
+	m := &Matrix{Workload: opt.Workload, Runs: opt.Runs, FirstSeed: opt.FirstSeed, Faults: opt.Faults, Protocols: slices.Clone(opt.Protocols)}
+	rows, err := rowProtocols(opt.Protocols, opt.Files)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		p, name := r.p, r.p.Name
+		if r.file != nil {
+			m.Protocols = append(m.Protocols, name)
 		}
 		row := make([]Cell, len(opt.Faults))
 		for j, f := range opt.Faults {
 			topo, na := cellTopology(p, f)
-			row[j] = Cell{Protocol: name, Fault: f, Topology: topo}
+			row[j] = Cell{Protocol: name, Fault: f, Topology: topo, file: r.file}
 			if na != "" {
 				row[j].Verdict, row[j].Detail, row[j].Evidence = cellNA, na, notApplicable(na)
 			}
@@ -288,6 +297,7 @@ func newMatrix(opt MatrixOptions) (*Matrix, error) {
 // matrixScenario is the generator of one cell: explore's.
 func matrixScenario(opt MatrixOptions, c *Cell) protocols.Scenario {
 	sc := cellScenario(c.Protocol, opt.Workload, c.Fault)
+	sc.ProtocolFile = c.file
 	sc.Clients = opt.Clients
 	return sc
 }

@@ -80,3 +80,29 @@ func naKinds(p protocols.Protocol, topology string, kinds []string) (keep, na []
 	}
 	return keep, na
 }
+
+// row is one protocol of a matrix or a verification: a catalog
+// protocol, or a lock a protocol file describes.
+type row struct {
+	p    protocols.Protocol
+	file *protocols.ProtocolFile
+}
+
+// rowProtocols are the catalog protocols called names, then the files'.
+func rowProtocols(names []string, files []*protocols.ProtocolFile) ([]row, error) {
+	var out []row
+	for _, name := range names {
+		p, err := protocols.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row{p: p})
+	}
+	for _, f := range files {
+		if err := f.Description.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %v", f.Path, err)
+		}
+		out = append(out, row{p: f.Protocol(), file: f})
+	}
+	return out, nil
+}

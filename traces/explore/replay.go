@@ -3,8 +3,10 @@ package explore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,8 +34,28 @@ type scenarioFlag struct {
 
 var scenarioFlags = []scenarioFlag{
 	{name: "protocol", usage: "lock protocol (see locksim list)", keep: true,
-		get: func(sc *protocols.Scenario) []string { return nonEmpty(sc.Protocol) },
+		get: func(sc *protocols.Scenario) []string {
+			if sc.ProtocolFile != nil {
+				return nil // the file names it
+			}
+			return nonEmpty(sc.Protocol)
+		},
 		set: func(sc *protocols.Scenario, v string) error { sc.Protocol = v; return nil }},
+	{name: "protocol-file", usage: "run the lock described in `FILE` instead of a catalog protocol (docs/protocol-files.md)", keep: true,
+		get: func(sc *protocols.Scenario) []string {
+			if sc.ProtocolFile == nil {
+				return nil
+			}
+			return []string{sc.ProtocolFile.Path}
+		},
+		set: func(sc *protocols.Scenario, v string) error {
+			f, err := protocols.LoadProtocolFile(v)
+			if err != nil {
+				return errors.New(strings.TrimPrefix(err.Error(), v+": ")) // the flag's message names the file
+			}
+			sc.ProtocolFile = f
+			return nil
+		}},
 	{name: "workload", usage: "workload (default unique-name)", keep: true,
 		get: func(sc *protocols.Scenario) []string { return nonEmpty(sc.Workload) },
 		set: func(sc *protocols.Scenario, v string) error { sc.Workload = v; return nil }},
@@ -314,6 +336,7 @@ func argsOf(sc protocols.Scenario, on []bool) []string {
 // the normalized scenario want.
 func rebuilds(sc protocols.Scenario, on []bool, want []byte) bool {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // a flag that no longer parses (a protocol file gone) just means no
 	var got protocols.Scenario
 	RegisterScenarioFlags(fs, &got)
 	if err := fs.Parse(argsOf(sc, on)[1:]); err != nil {

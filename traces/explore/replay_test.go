@@ -34,7 +34,7 @@ func TestEveryScenarioFieldHasAFlagOrAReason(t *testing.T) {
 		"persistence": "persistence", "down_after_ms": "down-after-ms", "discovery_ms": "discovery-ms",
 		"fault_kinds": "faults", "intensity": "intensity", "faults": "fault", "max_events": "max-events",
 		"anchor_pct": "anchor-pct", "arrival": "arrival", "data_apart": "data-apart", "swarm": "swarm",
-		"liveness": "liveness"}
+		"liveness": "liveness", "protocol_file": "protocol-file"}
 	names := ScenarioFlagNames()
 	st := reflect.TypeOf(protocols.Scenario{})
 	for i := range st.NumField() {

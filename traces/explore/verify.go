@@ -44,11 +44,14 @@ const (
 
 // VerifyOptions selects the cells and the scope of a verification.
 type VerifyOptions struct {
-	Protocols []string // empty: the whole catalog
-	Faults    []string // fault kinds; empty: every kind
-	Workload  string   // empty: unique-name
-	Clients   int      // 0: DefaultVerifyClients
-	Ops       int      // 0: DefaultVerifyOps
+	Protocols []string // empty: the whole catalog (unless Files)
+	// Files are locks described in protocol files, verified after
+	// Protocols.
+	Files    []*protocols.ProtocolFile
+	Faults   []string // fault kinds; empty: every kind
+	Workload string   // empty: unique-name
+	Clients  int      // 0: DefaultVerifyClients
+	Ops      int      // 0: DefaultVerifyOps
 	// Holds are the critical sections' lengths in ms; nil: the
 	// workload's own and 98 % of the protocol's lease.
 	Holds []int64
@@ -140,13 +143,14 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 	var jobs []verifyJob
 	var bases []protocols.Scenario
 	var fenced []bool
-	for _, name := range opt.Protocols {
-		p, err := protocols.Lookup(name)
-		if err != nil {
-			return nil, err
-		}
+	rows, err := rowProtocols(opt.Protocols, opt.Files)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		p := r.p
 		for _, kind := range opt.Faults {
-			cell, cellJobs, err := opt.plan(p, kind, len(v.Cells), &bases)
+			cell, cellJobs, err := opt.plan(r, kind, len(v.Cells), &bases)
 			if err != nil {
 				return nil, err
 			}
@@ -250,7 +254,7 @@ func (opt VerifyOptions) withDefaults() (VerifyOptions, error) {
 	if opt.PairBudget <= 0 {
 		opt.PairBudget = DefaultPairBudget
 	}
-	if len(opt.Protocols) == 0 {
+	if len(opt.Protocols) == 0 && len(opt.Files) == 0 {
 		for _, p := range protocols.Protocols() {
 			opt.Protocols = append(opt.Protocols, p.Name)
 		}
@@ -362,7 +366,8 @@ func pointOf(sc protocols.Scenario) string {
 // its placements, appending the points' scenarios to bases. A cell whose
 // fault needs a topology the protocol lacks is n/a; one whose fault-free
 // run already fails at some point needs no placement.
-func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int, bases *[]protocols.Scenario) (VerifyCell, []verifyJob, error) {
+func (opt VerifyOptions) plan(r row, kind string, cell int, bases *[]protocols.Scenario) (VerifyCell, []verifyJob, error) {
+	p := r.p
 	c := VerifyCell{Protocol: p.Name, Fault: kind}
 	topo, na := cellTopology(p, kind)
 	if na != "" {
@@ -379,6 +384,7 @@ func (opt VerifyOptions) plan(p protocols.Protocol, kind string, cell int, bases
 	var jobs []verifyJob
 	for _, pt := range pts {
 		base := cellScenario(p.Name, opt.Workload, kind)
+		base.ProtocolFile = r.file
 		base.Swarm, base.FaultKinds = false, nil
 		base.Seed, base.Clients, base.Ops, base.Topology = opt.Seed, opt.Clients, opt.Ops, topo
 		base.WorkMs, base.DownAfterMs = pt.holdMs, pt.downAfterMs
