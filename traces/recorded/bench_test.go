@@ -108,11 +108,12 @@ func checkData(data []byte) (*checker.Report, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	defer h.Close()
 	o, err := Check(h, "generated")
 	if err != nil {
 		return nil, 0, err
 	}
-	return &o.File.Report, len(h.Events), nil
+	return &o.File.Report, h.Events(), nil
 }
 
 // BenchmarkCheckHistory reads and checks generated histories of 100,000

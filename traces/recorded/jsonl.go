@@ -30,18 +30,19 @@ type jsonEvent struct {
 // ReadJSONL reads a history in JSON Lines: one object per line, blank
 // lines skipped. Its first error names the line.
 func ReadJSONL(r io.Reader) (*History, error) {
-	events, err := readLines(r, parseJSONLine)
-	if err != nil {
-		return nil, err
-	}
-	return pair(events)
+	return readLines(r, parseJSONLine)
 }
 
-// readLines splits r into lines and parses each non-blank one.
-func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error)) ([]Event, error) {
+// readLines splits r into lines, parses each non-blank one and pairs the
+// events as they come.
+func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error)) (*History, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxLine)
-	var events []Event
+	rd := newReader()
+	fail := func(err error) (*History, error) {
+		rd.h.Close()
+		return nil, err
+	}
 	n := 0
 	for sc.Scan() {
 		n++
@@ -51,22 +52,25 @@ func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error))
 		}
 		e, keep, err := parse(line, n)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		if keep {
-			events = append(events, e)
+			if err := rd.add(&e); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, errorf(n+1, "line longer than %d bytes", MaxLine)
+			return fail(errorf(n+1, "line longer than %d bytes", MaxLine))
 		}
-		return nil, errorf(n+1, "%v", err)
+		return fail(errorf(n+1, "%v", err))
 	}
-	if len(events) == 0 {
-		return nil, &Error{Msg: "no events in the history"}
+	h, err := rd.end()
+	if err != nil {
+		return fail(err)
 	}
-	return events, nil
+	return h, nil
 }
 
 func parseJSONLine(line []byte, n int) (Event, bool, error) {
