@@ -44,86 +44,131 @@ func code(s string, codes []string) byte {
 	panic("recorded: no code for " + s)
 }
 
-// append appends o's record to b: f and result in one byte, then
-// varints and length-prefixed strings.
+// append appends o's record to b: its length, then f and result in one
+// byte, varints and length-prefixed strings.
 func (o *op) append(b []byte) []byte {
-	b = append(b, code(o.f, fCodes)|code(o.result, typeCodes)<<4)
-	b = binary.AppendUvarint(b, uint64(o.proc))
-	b = binary.AppendUvarint(b, uint64(o.key))
-	b = binary.AppendVarint(b, o.call)
-	b = binary.AppendUvarint(b, uint64(o.invLine))
+	var body [64]byte
+	r := append(body[:0], code(o.f, fCodes)|code(o.result, typeCodes)<<4)
+	r = binary.AppendUvarint(r, uint64(o.proc))
+	r = binary.AppendUvarint(r, uint64(o.key))
+	r = binary.AppendVarint(r, o.call)
+	r = binary.AppendUvarint(r, uint64(o.invLine))
 	if o.done() {
-		b = binary.AppendUvarint(b, uint64(o.ret-o.call)) // time never goes backwards within a process
-		b = binary.AppendUvarint(b, uint64(o.doneLine-o.invLine))
+		r = binary.AppendUvarint(r, uint64(o.ret-o.call)) // time never goes backwards within a process
+		r = binary.AppendUvarint(r, uint64(o.doneLine-o.invLine))
 	}
-	b = binary.AppendUvarint(b, uint64(o.lease))
-	b = binary.AppendUvarint(b, uint64(len(o.value)))
+	r = binary.AppendUvarint(r, uint64(o.lease))
+	r = binary.AppendUvarint(r, uint64(len(o.value)))
+	n := len(r) + len(o.value) + uvarintLen(uint64(len(o.token))) + len(o.token)
+	b = binary.AppendUvarint(b, uint64(n))
+	b = append(b, r...)
 	b = append(b, o.value...)
 	b = binary.AppendUvarint(b, uint64(len(o.token)))
 	return append(b, o.token...)
 }
 
+func uvarintLen(v uint64) int {
+	var b [binary.MaxVarintLen64]byte
+	return len(binary.AppendUvarint(b[:0], v))
+}
+
 var errRecord = errors.New("recorded: damaged operation record")
 
-// read reads one record into o; io.EOF at the end. A record whose key
-// keep refuses is skipped, its strings unread (o.key says which it was).
-func (o *op) read(r *bufio.Reader, keep func(key int32) bool) error {
-	c, err := r.ReadByte()
-	if err != nil {
-		return err
+// recordKey is the key's node of the record body b.
+func recordKey(b []byte) (int32, error) {
+	if len(b) == 0 {
+		return 0, errRecord
 	}
-	if int(c&15) >= len(fCodes) || int(c>>4) >= len(typeCodes) {
+	_, n := binary.Uvarint(b[1:])
+	if n <= 0 {
+		return 0, errRecord
+	}
+	k, m := binary.Uvarint(b[1+n:])
+	if m <= 0 {
+		return 0, errRecord
+	}
+	return int32(k), nil
+}
+
+// decode reads the record body b into o.
+func (o *op) decode(b []byte) error {
+	if len(b) == 0 || int(b[0]&15) >= len(fCodes) || int(b[0]>>4) >= len(typeCodes) {
 		return errRecord
 	}
-	*o = op{f: fCodes[c&15], result: typeCodes[c>>4]}
-	var errs [8]error
-	u := func(i int) uint64 {
-		v, err := binary.ReadUvarint(r)
-		errs[i] = err
+	*o = op{f: fCodes[b[0]&15], result: typeCodes[b[0]>>4]}
+	b = b[1:]
+	bad := false
+	u := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			bad = true
+			return 0
+		}
+		b = b[n:]
 		return v
 	}
-	o.proc, o.key = int32(u(0)), int32(u(1))
-	o.call, errs[2] = binary.ReadVarint(r)
-	o.invLine = int(u(3))
-	if o.done() {
-		o.ret = o.call + int64(u(4))
-		o.doneLine = o.invLine + int(u(5))
-	}
-	o.lease = int64(u(6))
-	for _, err := range errs {
-		if err != nil {
-			return errRecord
+	str := func() string {
+		n := u()
+		if bad || n > uint64(len(b)) {
+			bad = true
+			return ""
 		}
+		s := string(b[:n])
+		b = b[n:]
+		return s
 	}
-	skip := !keep(o.key)
-	if o.value, err = readString(r, skip); err != nil {
-		return err
+	o.proc, o.key = int32(u()), int32(u())
+	call, n := binary.Varint(b)
+	if n <= 0 {
+		return errRecord
 	}
-	if o.token, err = readString(r, skip); err != nil {
-		return err
+	o.call, b = call, b[n:]
+	o.invLine = int(u())
+	if o.done() {
+		o.ret = o.call + int64(u())
+		o.doneLine = o.invLine + int(u())
+	}
+	o.lease = int64(u())
+	o.value = str()
+	o.token = str()
+	if bad {
+		return errRecord
 	}
 	return nil
 }
 
-func readString(r *bufio.Reader, skip bool) (string, error) {
-	n, err := binary.ReadUvarint(r)
-	if err != nil || n > MaxLine {
-		return "", errRecord
+// recordReader reads the records of a spool.
+type recordReader struct {
+	r   *bufio.Reader
+	big []byte
+}
+
+// next is the body of the next record, valid until the next call; io.EOF
+// at the end.
+func (rr *recordReader) next() ([]byte, error) {
+	hdr, _ := rr.r.Peek(binary.MaxVarintLen64) // fewer at the end
+	if len(hdr) == 0 {
+		return nil, io.EOF
 	}
-	if n == 0 {
-		return "", nil
+	n, k := binary.Uvarint(hdr)
+	if k <= 0 || n > 4*MaxLine {
+		return nil, errRecord
 	}
-	if skip {
-		if _, err := r.Discard(int(n)); err != nil {
-			return "", errRecord
+	total := k + int(n)
+	if total <= rr.r.Size() {
+		b, err := rr.r.Peek(total)
+		if err != nil {
+			return nil, errRecord
 		}
-		return "", nil
+		rr.r.Discard(total)
+		return b[k:], nil
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return "", errRecord
+	rr.r.Discard(k)
+	rr.big = append(rr.big[:0], make([]byte, n)...)
+	if _, err := io.ReadFull(rr.r, rr.big); err != nil {
+		return nil, errRecord
 	}
-	return string(b), nil
+	return rr.big, nil
 }
 
 // spoolInMemory is the most a spool keeps in memory before it moves its
@@ -181,27 +226,34 @@ func (s *spool) fail(err error) error {
 // each calls fn with every record whose key keep accepts, in the order
 // written.
 func (s *spool) each(keep func(key int32) bool, fn func(o *op)) error {
-	var r *bufio.Reader
+	var r io.Reader = bytes.NewReader(s.mem.Bytes())
 	if s.file != nil {
 		if _, err := s.file.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		r = bufio.NewReaderSize(s.file, 1<<16)
-	} else {
-		r = bufio.NewReader(bytes.NewReader(s.mem.Bytes()))
+		r = s.file
 	}
+	rr := &recordReader{r: bufio.NewReaderSize(r, 1<<16)}
 	var o op
 	for {
-		switch err := o.read(r, keep); err {
-		case nil:
-			if keep(o.key) {
-				fn(&o)
-			}
-		case io.EOF:
+		b, err := rr.next()
+		if err == io.EOF {
 			return nil
-		default:
+		}
+		if err != nil {
 			return err
 		}
+		key, err := recordKey(b)
+		if err != nil {
+			return err
+		}
+		if !keep(key) {
+			continue
+		}
+		if err := o.decode(b); err != nil {
+			return err
+		}
+		fn(&o)
 	}
 }
 
