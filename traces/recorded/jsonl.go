@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxLine is the longest line a history may have.
@@ -76,19 +77,21 @@ func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error))
 func parseJSONLine(line []byte, n int) (Event, bool, error) {
 	var j jsonEvent
 	// Numbers stay raw text (json.RawMessage): times are parsed as exact
-	// integers below.
-	if err := json.Unmarshal(line, &j); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end"):
-			return Event{}, false, errorf(n, "truncated line: the JSON object does not end")
-		case errors.As(err, &te):
-			return Event{}, false, errorf(n, "field %q: %s where %s was expected", te.Field, te.Value, te.Type)
-		case errors.As(err, &se):
-			return Event{}, false, errorf(n, "not one JSON object: %v", err)
+	// integers below. Plain lines take the short way.
+	if !decodeFlat(line, &j) {
+		if err := json.Unmarshal(line, &j); err != nil {
+			var se *json.SyntaxError
+			var te *json.UnmarshalTypeError
+			switch {
+			case errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end"):
+				return Event{}, false, errorf(n, "truncated line: the JSON object does not end")
+			case errors.As(err, &te):
+				return Event{}, false, errorf(n, "field %q: %s where %s was expected", te.Field, te.Value, te.Type)
+			case errors.As(err, &se):
+				return Event{}, false, errorf(n, "not one JSON object: %v", err)
+			}
+			return Event{}, false, errorf(n, "%v", err)
 		}
-		return Event{}, false, errorf(n, "%v", err)
 	}
 	e := Event{Line: n}
 	var err error
@@ -147,6 +150,9 @@ func scalarText(raw json.RawMessage) (string, error) {
 	}
 	switch raw[0] {
 	case '"':
+		if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			return string(inner), nil // no escapes to undo
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return "", err
