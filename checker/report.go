@@ -278,14 +278,21 @@ func MergeReports(rs []Report) Report {
 		}
 	}
 	rankByCausality(out.Violations)
-	out.Verdict = VerdictOK
+	violation, unknown := len(out.Violations) > 0, false
 	for _, r := range rs {
-		switch {
-		case r.Verdict == VerdictViolation:
-			out.Verdict = VerdictViolation
-		case r.Verdict == VerdictUnknown && out.Verdict == VerdictOK:
-			out.Verdict = VerdictUnknown
-		}
+		violation = violation || r.Verdict == VerdictViolation
+		unknown = unknown || r.Verdict == VerdictUnknown
+	}
+	for _, c := range out.Checked {
+		unknown = unknown || c.Result == VerdictUnknown
+	}
+	switch {
+	case violation:
+		out.Verdict = VerdictViolation
+	case unknown:
+		out.Verdict = VerdictUnknown
+	default:
+		out.Verdict = VerdictOK
 	}
 	return out
 }

@@ -52,8 +52,9 @@ func Read(r io.Reader, format string) (*History, error) {
 // time, checked, and let go: the memory this takes grows with the largest
 // group, not with the history. The report is the groups' reports merged
 // (checker.MergeReports). When h is one group, the outcome is CheckWhole's;
-// otherwise its File.Trace holds only the statistics and Result is nil:
-// the timeline needs CheckWhole.
+// otherwise its File.Trace holds only the statistics, Result is nil, and
+// the violations cite no trace events (Violation.Events): the timeline
+// needs CheckWhole.
 func Check(h *History, name string) (*traces.Outcome, error) {
 	start := time.Now()
 	groups, of := h.groups()
@@ -66,7 +67,7 @@ func Check(h *History, name string) (*traces.Outcome, error) {
 		// One pass over the spool: the next groups up to passBytes of
 		// records (at least one group).
 		last, size := first, 0
-		for last < len(groups) && (last == first || size+groups[last].bytes <= passBytes) {
+		for last < len(groups) && (last == first || size+groups[last].bytes <= h.pass) {
 			size += groups[last].bytes
 			last++
 		}
@@ -84,7 +85,11 @@ func Check(h *History, name string) (*traces.Outcome, error) {
 		for g := first; g < last; g++ {
 			tr := h.trace(ops[g-first])
 			ops[g-first] = nil
-			reports[g] = checker.Check(tr, checker.Options{LeaseMs: h.leaseMs}).Report
+			r := checker.Check(tr, checker.Options{LeaseMs: h.leaseMs}).Report
+			for i := range r.Violations {
+				r.Violations[i].Events = nil // indexes into the group's trace, which is let go
+			}
+			reports[g] = r
 			events += len(tr.Events)
 		}
 		first = last

@@ -22,7 +22,7 @@ const DefaultEDNKey = "lock"
 
 // ReadEDN reads a Jepsen history.edn of a lock test.
 func ReadEDN(r io.Reader) (*History, error) {
-	return readLines(r, parseEDNLine)
+	return readLines(r, parseEDNLine, spoolInMemory)
 }
 
 // ednKeyword is a keyword (without its colon); ednSymbol a bare symbol.

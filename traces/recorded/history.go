@@ -96,6 +96,7 @@ type History struct {
 	keyOps   []int   // by node: the operations on a key
 	keyBytes []int   // by node: their records' size in the spool
 	spool    *spool
+	pass     int // passBytes, but for tests
 	events   int
 	ops      int
 	procs    int
@@ -139,8 +140,11 @@ type procState struct {
 	seen     bool
 }
 
-func newReader() *reader {
-	return &reader{h: &History{procNode: map[string]int32{}, keyNode: map[string]int32{}, spool: &spool{}}}
+// newReader starts a history whose spool keeps up to spoolLimit bytes
+// in memory.
+func newReader(spoolLimit int) *reader {
+	return &reader{h: &History{procNode: map[string]int32{}, keyNode: map[string]int32{},
+		spool: &spool{limit: spoolLimit}, pass: passBytes}}
 }
 
 // node is the node of a process's or key's name, made on first sight.

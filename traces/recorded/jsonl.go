@@ -31,15 +31,16 @@ type jsonEvent struct {
 // ReadJSONL reads a history in JSON Lines: one object per line, blank
 // lines skipped. Its first error names the line.
 func ReadJSONL(r io.Reader) (*History, error) {
-	return readLines(r, parseJSONLine)
+	return readLines(r, parseJSONLine, spoolInMemory)
 }
 
 // readLines splits r into lines, parses each non-blank one and pairs the
-// events as they come.
-func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error)) (*History, error) {
+// events as they come, spooling the operations (up to spoolLimit bytes
+// of them in memory).
+func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error), spoolLimit int) (*History, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxLine)
-	rd := newReader()
+	rd := newReader(spoolLimit)
 	fail := func(err error) (*History, error) {
 		rd.h.Close()
 		return nil, err

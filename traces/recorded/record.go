@@ -179,13 +179,14 @@ const spoolInMemory = 8 << 20
 // memory up to spoolInMemory bytes, beyond that in a temporary file that
 // close removes.
 type spool struct {
-	mem  bytes.Buffer
-	file *os.File
-	w    *bufio.Writer
+	limit int // spoolInMemory, but for tests
+	mem   bytes.Buffer
+	file  *os.File
+	w     *bufio.Writer
 }
 
 func (s *spool) write(rec []byte) error {
-	if s.file == nil && s.mem.Len()+len(rec) > spoolInMemory {
+	if s.file == nil && s.mem.Len()+len(rec) > s.limit {
 		f, err := os.CreateTemp("", "locksim-history-*.ops")
 		if err != nil {
 			// No room for a file: keep the records in memory.
