@@ -173,7 +173,7 @@ func (rr *recordReader) next() ([]byte, error) {
 
 // spoolInMemory is the most a spool keeps in memory before it moves its
 // records to a temporary file.
-const spoolInMemory = 8 << 20
+const spoolInMemory = 1 << 20
 
 // spool holds the operation records in the order they were written: in
 // memory up to spoolInMemory bytes, beyond that in a temporary file that
