@@ -28,7 +28,8 @@ func FormatOf(name string) string {
 	return FormatJSONL
 }
 
-// Read reads a history in format (jsonl or edn).
+// Read reads a history in format (jsonl or edn). Its operations may wait
+// in a temporary file: Close the history when done with it.
 func Read(r io.Reader, format string) (*History, error) {
 	switch format {
 	case FormatJSONL:

@@ -28,6 +28,7 @@ func FuzzReadHistory(f *testing.F) {
 			}
 			return
 		}
+		defer h.Close()
 		if _, err := Check(h, "fuzz"); err != nil {
 			var he *Error
 			if !errors.As(err, &he) {
