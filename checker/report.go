@@ -255,3 +255,67 @@ func (d Damage) Counts() []DamageCount {
 func (d Damage) Total() int {
 	return d.DuplicateInserts + d.LostUpdates + d.OversoldUnits + d.StaleWritesAccepted + d.LostElements
 }
+
+// MergeReports is one report of the reports of a history's independent
+// parts, parts no client and no key of which is in another: its
+// violations are the parts' in the order Check ranks them (the defects
+// first, by time; then the others, part by part), its damage their sum,
+// and one Checked entry per property and model with the operations of
+// all parts and the worst result.
+func MergeReports(rs []Report) Report {
+	var out Report
+	out.Violations = []Violation{}
+	at := map[[2]string]int{} // property, model -> index in out.Checked
+	worse := map[string]int{VerdictOK: 0, VerdictUnknown: 1, VerdictViolation: 2}
+	for _, r := range rs {
+		out.Violations = append(out.Violations, r.Violations...)
+		out.Damage = out.Damage.plus(r.Damage)
+		if out.Budget == "" {
+			out.Budget = r.Budget
+		}
+		for _, c := range r.Checked {
+			i, ok := at[[2]string{c.Property, c.Model}]
+			if !ok {
+				at[[2]string{c.Property, c.Model}] = len(out.Checked)
+				out.Checked = append(out.Checked, c)
+				continue
+			}
+			m := &out.Checked[i]
+			m.Operations += c.Operations
+			if worse[c.Result] > worse[m.Result] {
+				m.Result, m.Unknown = c.Result, c.Unknown
+			}
+		}
+	}
+	rankByCausality(out.Violations)
+	violation, unknown := len(out.Violations) > 0, false
+	for _, r := range rs {
+		violation = violation || r.Verdict == VerdictViolation
+		unknown = unknown || r.Verdict == VerdictUnknown
+	}
+	for _, c := range out.Checked {
+		unknown = unknown || c.Result == VerdictUnknown
+	}
+	switch {
+	case violation:
+		out.Verdict = VerdictViolation
+	case unknown:
+		out.Verdict = VerdictUnknown
+	default:
+		out.Verdict = VerdictOK
+	}
+	return out
+}
+
+// plus is the sum of two damages.
+func (d Damage) plus(o Damage) Damage {
+	return Damage{
+		DuplicateInserts:    d.DuplicateInserts + o.DuplicateInserts,
+		LostUpdates:         d.LostUpdates + o.LostUpdates,
+		OversoldUnits:       d.OversoldUnits + o.OversoldUnits,
+		StaleWritesAccepted: d.StaleWritesAccepted + o.StaleWritesAccepted,
+		StaleWritesRejected: d.StaleWritesRejected + o.StaleWritesRejected,
+		LostElements:        d.LostElements + o.LostElements,
+		HarmlessLateWrites:  d.HarmlessLateWrites + o.HarmlessLateWrites,
+	}
+}

@@ -64,7 +64,14 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "check", locate(name, err))
 	}
-	o, err := recorded.Check(h, name)
+	defer h.Close()
+	// Each group of keys is checked apart and let go, unless the timeline
+	// needs the whole history's trace.
+	check := recorded.Check
+	if *html != "" {
+		check = recorded.CheckWhole
+	}
+	o, err := check(h, name)
 	if err != nil {
 		return usageErr(stderr, "check", locate(name, err))
 	}
@@ -113,11 +120,11 @@ func printChecked(w io.Writer, o *traces.Outcome, h *recorded.History, name stri
 	}
 	fmt.Fprintf(w, "%s: recorded history %s, %s, %s, %s\n",
 		strings.ToUpper(f.Report.Verdict), name, procs,
-		explore.Plural(len(h.Ops), "operation"), lease)
+		explore.Plural(h.Operations(), "operation"), lease)
 	printFindings(w, f.Report)
 	printPassesFailOn(w, f.Report, failOn)
 	fmt.Fprintf(w, "  %d events over %.1f s, checked in %d ms (the lock keys' lives on the server are inferred from them: see docs/check.md)\n",
-		len(h.Events), float64(f.Trace.Stats.SimNs)/1e9, o.Wall.Milliseconds())
+		h.Events(), float64(f.Trace.Stats.SimNs)/1e9, o.Wall.Milliseconds())
 }
 
 // limitedReader reads at most left bytes and says when there was more.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -27,7 +28,8 @@ func FormatOf(name string) string {
 	return FormatJSONL
 }
 
-// Read reads a history in format (jsonl or edn).
+// Read reads a history in format (jsonl or edn). Its operations may wait
+// in a temporary file: Close the history when done with it.
 func Read(r io.Reader, format string) (*History, error) {
 	switch format {
 	case FormatJSONL:
@@ -38,28 +40,118 @@ func Read(r io.Reader, format string) (*History, error) {
 	return nil, fmt.Errorf("unknown format %q (jsonl or edn)", format)
 }
 
-// Processes counts the processes of h.
-func (h *History) Processes() int {
-	seen := map[string]bool{}
-	for _, e := range h.Events {
-		seen[e.Process] = true
-	}
-	return len(seen)
-}
-
 // Check checks h with the checker of simulated runs and returns it as an
 // outcome: a trace file whose scenario names the history (protocol
-// "recorded", workload the file's base name) and holds its lease, the processes as
-// clients. The outcome prints and draws as a run's does.
+// "recorded", workload the file's base name) and holds its lease, the
+// processes as clients. The outcome prints as a run's does.
+//
+// Each group of keys is checked apart: the keys one process touched are
+// in one group, and so are the processes that touched one key, so no
+// client and no key of one group is in another, and every property the
+// checker judges (a lock's holds, a holder's writes, a key's data) lies
+// within one group. The groups are read back from h's spool a few at a
+// time, checked, and let go: the memory this takes grows with the largest
+// group, not with the history. The report is the groups' reports merged
+// (checker.MergeReports). When h is one group, the outcome is CheckWhole's;
+// otherwise its File.Trace holds only the statistics, Result is nil, and
+// the violations cite no trace events (Violation.Events): the timeline
+// needs CheckWhole.
 func Check(h *History, name string) (*traces.Outcome, error) {
 	start := time.Now()
-	tr, leaseMs, err := Trace(h)
-	if err != nil {
-		return nil, err
+	groups, of := h.groups()
+	if len(groups) == 1 {
+		return h.checkWhole(name, start)
 	}
-	res := checker.Check(tr, checker.Options{LeaseMs: leaseMs})
-	sc := protocols.Scenario{Protocol: "recorded", Workload: filepath.Base(name), Clients: h.Processes(), LeaseMs: leaseMs}
-	f := &traces.File{Format: traces.FormatVersion, Scenario: sc, Report: res.Report, Trace: tr}
+	reports := make([]checker.Report, len(groups))
+	events := 0
+	for first := 0; first < len(groups); {
+		// One pass over the spool: the next groups up to passBytes of
+		// records (at least one group).
+		last, size := first, 0
+		for last < len(groups) && (last == first || size+groups[last].bytes <= h.pass) {
+			size += groups[last].bytes
+			last++
+		}
+		ops := make([][]op, last-first)
+		for g := first; g < last; g++ {
+			ops[g-first] = make([]op, 0, groups[g].ops)
+		}
+		err := h.spool.each(func(key int32) bool { g := of[key]; return g >= first && g < last }, func(o *op) {
+			g := of[o.key] - first
+			ops[g] = append(ops[g], *o)
+		})
+		if err != nil {
+			return nil, &Error{Msg: "reading the spooled operations back: " + err.Error()}
+		}
+		for g := first; g < last; g++ {
+			tr := h.trace(ops[g-first])
+			ops[g-first] = nil
+			r := checker.Check(tr, checker.Options{LeaseMs: h.leaseMs}).Report
+			for i := range r.Violations {
+				r.Violations[i].Events = nil // indexes into the group's trace, which is let go
+			}
+			reports[g] = r
+			events += len(tr.Events)
+		}
+		first = last
+	}
+	f := &traces.File{Format: traces.FormatVersion, Scenario: h.scenario(name), Report: checker.MergeReports(reports),
+		Trace: &trace.Trace{Stats: trace.Stats{SimNs: h.tEnd - h.t0, Events: events}}}
+	return &traces.Outcome{File: f, Wall: time.Since(start)}, nil
+}
+
+// passBytes is how many bytes of spooled records one pass of Check
+// takes into memory, unless one group alone is larger.
+const passBytes = 1 << 20
+
+// CheckWhole checks h as one trace, every key together: the outcome
+// holds the trace and the checker's result, for the timeline, and its
+// memory grows with the history.
+func CheckWhole(h *History, name string) (*traces.Outcome, error) {
+	return h.checkWhole(name, time.Now())
+}
+
+func (h *History) checkWhole(name string, start time.Time) (*traces.Outcome, error) {
+	ops := make([]op, 0, h.ops)
+	if err := h.spool.each(func(int32) bool { return true }, func(o *op) { ops = append(ops, *o) }); err != nil {
+		return nil, &Error{Msg: "reading the spooled operations back: " + err.Error()}
+	}
+	tr := h.trace(ops)
+	res := checker.Check(tr, checker.Options{LeaseMs: h.leaseMs})
+	f := &traces.File{Format: traces.FormatVersion, Scenario: h.scenario(name), Report: res.Report, Trace: tr}
 	f.TraceSHA256 = tr.Hash()
 	return &traces.Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
+}
+
+func (h *History) scenario(name string) protocols.Scenario {
+	return protocols.Scenario{Protocol: "recorded", Workload: filepath.Base(name), Clients: h.procs, LeaseMs: h.leaseMs}
+}
+
+// group is one group of keys checked together: its operations and the
+// size of their records.
+type group struct{ ops, bytes int }
+
+// groups are h's groups of keys, in order of their first key's first
+// sight, and the index of each key's group by node (-1: a process).
+func (h *History) groups() ([]group, []int) {
+	of := make([]int, len(h.names))
+	byRoot := map[int32]int{}
+	var gs []group
+	for n := range h.names {
+		if !h.isKey[n] {
+			of[n] = -1
+			continue
+		}
+		r := h.root(int32(n))
+		g, ok := byRoot[r]
+		if !ok {
+			g = len(gs)
+			byRoot[r] = g
+			gs = append(gs, group{})
+		}
+		of[n] = g
+		gs[g].ops += h.keyOps[n]
+		gs[g].bytes += h.keyBytes[n]
+	}
+	return gs, of
 }

@@ -18,8 +18,9 @@ const Server = "server"
 // Data is the party of the protected data's reads and writes.
 const Data = "data"
 
-// Trace turns h into the trace the checker reads: the operations as
-// client histories (times from the history's first event) and, since a
+// trace turns operations of h (one group of keys, or all of them), in
+// any order, into the trace the checker reads: the operations as client
+// histories (times from the first event of the whole history) and, since a
 // recorded history has no server log, the lock keys' lives on the server
 // inferred from them:
 //
@@ -42,29 +43,20 @@ const Data = "data"
 // Acquires of unknown outcome (info, or no completion) take no key.
 // Writes are the protected data's (the token, when given, is the
 // fencing token the storage judged); reads are drawn, not judged.
-// LeaseMs is the first lease an acquire names (0: none).
-func Trace(h *History) (tr *trace.Trace, leaseMs int64, err error) {
-	if len(h.Events) == 0 {
-		return nil, 0, &Error{Msg: "no events in the history"}
-	}
-	t0, tEnd := h.Events[0].Time, h.Events[0].Time
-	for _, e := range h.Events {
-		t0, tEnd = min(t0, e.Time), max(tEnd, e.Time)
-	}
-	if tEnd-t0 < 0 || tEnd-t0 > math.MaxInt64/2 {
-		return nil, 0, &Error{Msg: "the history's times span more than 292 years"}
-	}
-	b := &builder{h: h, t0: t0, end: tEnd - t0, keys: map[string][]*liveGrant{},
-		events: make([]seqEvent, 0, len(h.Ops)+len(h.Ops)/2)} // one per operation, and the expiries
-	ops := slices.Clone(h.Ops)
-	slices.SortStableFunc(ops, func(x, y Op) int { return cmp.Compare(h.Events[x.Invoke].Time, h.Events[y.Invoke].Time) })
-	tr = &trace.Trace{Ops: make([]trace.Op, 0, len(ops))}
-	for _, o := range ops {
-		inv := h.Events[o.Invoke]
-		if leaseMs == 0 && inv.F == FAcquire {
-			leaseMs = b.lease(o)
+// Leases still live at the history's last event expire then.
+func (h *History) trace(ops []op) *trace.Trace {
+	// By invocation time, then input order.
+	slices.SortFunc(ops, func(x, y op) int {
+		if c := cmp.Compare(x.call, y.call); c != 0 {
+			return c
 		}
-		if op, ok := b.op(o, len(tr.Ops)); ok {
+		return cmp.Compare(x.invLine, y.invLine)
+	})
+	b := &builder{h: h, t0: h.t0, end: h.tEnd - h.t0, keys: map[int32][]*liveGrant{},
+		events: make([]seqEvent, 0, len(ops)+len(ops)/2)} // one per operation, and the expiries
+	tr := &trace.Trace{Ops: make([]trace.Op, 0, len(ops))}
+	for i := range ops {
+		if op, ok := b.op(&ops[i], len(tr.Ops)); ok {
 			tr.Ops = append(tr.Ops, op)
 		}
 	}
@@ -80,7 +72,7 @@ func Trace(h *History) (tr *trace.Trace, leaseMs int64, err error) {
 		tr.Events[i] = e.Event
 	}
 	tr.Stats = trace.Stats{SimNs: b.end, Events: len(tr.Events)}
-	return tr, leaseMs, nil
+	return tr
 }
 
 type builder struct {
@@ -88,7 +80,7 @@ type builder struct {
 	t0     int64
 	end    int64
 	events []seqEvent
-	keys   map[string][]*liveGrant // live grants by lock key
+	keys   map[int32][]*liveGrant // live grants by lock key's node
 }
 
 // seqEvent orders events of one instant as they were inferred.
@@ -98,7 +90,7 @@ type seqEvent struct {
 }
 
 type liveGrant struct {
-	owner    string
+	owner    int32 // the process's node
 	deadline int64 // math.MaxInt64: no lease
 	earliest int64 // the earliest its lease can have run out
 	lease    int64 // ns
@@ -108,37 +100,19 @@ func (b *builder) emit(e trace.Event) {
 	b.events = append(b.events, seqEvent{e, len(b.events)})
 }
 
-func (b *builder) at(e Event) int64 { return e.Time - b.t0 }
-
-// done is o's completion, or the zero Event and false.
-func (b *builder) done(o Op) (Event, bool) {
-	if o.Done < 0 {
-		return Event{}, false
-	}
-	return b.h.Events[o.Done], true
-}
-
-// lease is the lease an acquire or renew names, its completion's first.
-func (b *builder) lease(o Op) int64 {
-	if d, ok := b.done(o); ok && d.LeaseMs > 0 {
-		return d.LeaseMs
-	}
-	return b.h.Events[o.Invoke].LeaseMs
-}
+// name is the name of a process's or key's node.
+func (b *builder) name(n int32) string { return b.h.names[n] }
 
 // op is o as a client operation; reads are none (events only).
-func (b *builder) op(o Op, id int) (trace.Op, bool) {
-	inv := b.h.Events[o.Invoke]
-	op := trace.Op{ID: id, Client: inv.Process, Process: inv.Process, Key: inv.Key, Value: inv.Value,
-		Call: b.at(inv), Return: -1}
-	d, done := b.done(o)
+func (b *builder) op(o *op, id int) (trace.Op, bool) {
+	p := b.name(o.proc)
+	op := trace.Op{ID: id, Client: p, Process: p, Key: b.name(o.key), Value: o.value,
+		Call: o.call - b.t0, Return: -1}
+	done := o.done()
 	if done {
-		op.Return = b.at(d)
-		if !d.Null && inv.F != FWrite {
-			op.Value = d.Value // the token an acquire made
-		}
+		op.Return = o.ret - b.t0
 	}
-	switch inv.F {
+	switch o.f {
 	case FAcquire:
 		op.Kind = model.OpAcquire
 	case FRelease:
@@ -146,20 +120,20 @@ func (b *builder) op(o Op, id int) (trace.Op, bool) {
 	case FRenew:
 		op.Kind = model.OpRenew
 	case FWrite:
-		op.Kind, op.Value = model.OpWrite, inv.Token
+		op.Kind, op.Value = model.OpWrite, o.token
 	default:
 		return trace.Op{}, false
 	}
 	if !done {
 		return op, true
 	}
-	switch d.Type {
+	switch o.result {
 	case TypeOK:
 		op.Result = model.ResOK
 	case TypeInfo:
 		op.Result = model.ResError
 	case TypeFail:
-		switch inv.F {
+		switch o.f {
 		case FAcquire:
 			op.Result = model.ResFail
 		case FWrite:
@@ -175,44 +149,40 @@ func (b *builder) op(o Op, id int) (trace.Op, bool) {
 type effect struct {
 	t    int64
 	line int
-	o    Op
+	o    *op
 }
 
 // serverEvents infers the lock keys' lives and records the data's
 // operations, in time order.
-func (b *builder) serverEvents(ops []Op) {
+func (b *builder) serverEvents(ops []op) {
 	var effects []effect
-	infoRelease := map[[2]string]int64{} // owner, key -> call of a release of unknown outcome
-	for _, o := range ops {
-		inv := b.h.Events[o.Invoke]
-		d, done := b.done(o)
+	infoRelease := map[[2]int32]int64{} // owner, key -> call of a release of unknown outcome
+	for i := range ops {
+		o := &ops[i]
+		done := o.done()
 		switch {
-		case inv.F == FRead && done && d.Type == TypeOK:
-			v := d.Value
-			if d.Null {
-				v = "nil"
-			}
-			b.emit(trace.Event{T: b.at(d), Kind: trace.EvService, Party: Data, Client: inv.Process, Key: inv.Key,
-				Args: []string{"read", inv.Key}, Reply: v})
-		case inv.F == FWrite && done && d.Type != TypeInfo:
+		case o.f == FRead && done && o.result == TypeOK:
+			b.emit(trace.Event{T: o.ret - b.t0, Kind: trace.EvService, Party: Data, Client: b.name(o.proc), Key: b.name(o.key),
+				Args: []string{"read", b.name(o.key)}, Reply: o.value})
+		case o.f == FWrite && done && o.result != TypeInfo:
 			reply := model.ResOK
-			if d.Type == TypeFail {
+			if o.result == TypeFail {
 				reply = model.ResRejected
 			}
-			args := []string{"write", inv.Key, inv.Value}
-			if inv.Token != "" {
-				args = append(args, "token="+inv.Token)
+			args := []string{"write", b.name(o.key), o.value}
+			if o.token != "" {
+				args = append(args, "token="+o.token)
 			}
-			b.emit(trace.Event{T: b.at(inv), Kind: trace.EvService, Party: Data, Client: inv.Process, Key: inv.Key,
+			b.emit(trace.Event{T: o.call - b.t0, Kind: trace.EvService, Party: Data, Client: b.name(o.proc), Key: b.name(o.key),
 				Args: args, Reply: reply})
-		case !done || inv.F == FRead || inv.F == FWrite:
-		case d.Type == TypeOK && inv.F == FRelease:
-			effects = append(effects, effect{b.at(inv), inv.Line, o})
-		case d.Type == TypeOK:
-			effects = append(effects, effect{b.at(d), d.Line, o})
-		case d.Type == TypeInfo && inv.F == FRelease:
+		case !done || o.f == FRead || o.f == FWrite:
+		case o.result == TypeOK && o.f == FRelease:
+			effects = append(effects, effect{o.call - b.t0, o.invLine, o})
+		case o.result == TypeOK:
+			effects = append(effects, effect{o.ret - b.t0, o.doneLine, o})
+		case o.result == TypeInfo && o.f == FRelease:
 			// Placed when a rival's acquire needs it (see grant).
-			infoRelease[[2]string{inv.Process, inv.Key}] = b.at(inv)
+			infoRelease[[2]int32{o.proc, o.key}] = o.call - b.t0
 		}
 	}
 	slices.SortStableFunc(effects, func(x, y effect) int {
@@ -221,30 +191,33 @@ func (b *builder) serverEvents(ops []Op) {
 		}
 		return cmp.Compare(x.line, y.line)
 	})
+	var keys []int32 // lock keys in order of first grant
 	for _, ef := range effects {
-		inv := b.h.Events[ef.o.Invoke]
-		b.expireUntil(inv.Key, ef.t)
-		switch inv.F {
+		if _, ok := b.keys[ef.o.key]; !ok {
+			keys = append(keys, ef.o.key)
+		}
+		b.expireUntil(ef.o.key, ef.t)
+		switch ef.o.f {
 		case FAcquire:
-			b.grant(ef, inv, infoRelease)
+			b.grant(ef, infoRelease)
 		case FRelease:
-			b.release(ef, inv)
+			b.release(ef)
 		case FRenew:
-			b.renew(ef, inv)
+			b.renew(ef)
 		}
 	}
-	for key := range b.keys {
+	for _, key := range keys {
 		b.expireUntil(key, b.end)
 	}
 }
 
 // expireUntil expires key's grants whose lease ran out by t.
-func (b *builder) expireUntil(key string, t int64) {
+func (b *builder) expireUntil(key int32, t int64) {
 	live := b.keys[key][:0]
 	for _, g := range b.keys[key] {
 		if g.deadline <= t {
-			b.emit(trace.Event{T: g.deadline, Kind: trace.EvExpire, Party: Server, Key: key, Change: trace.KeyExpired,
-				Detail: "inferred: " + g.owner + "'s lease ran out"})
+			b.emit(trace.Event{T: g.deadline, Kind: trace.EvExpire, Party: Server, Key: b.name(key), Change: trace.KeyExpired,
+				Detail: "inferred: " + b.name(g.owner) + "'s lease ran out"})
 			continue
 		}
 		live = append(live, g)
@@ -252,69 +225,66 @@ func (b *builder) expireUntil(key string, t int64) {
 	b.keys[key] = live
 }
 
-func (b *builder) grant(ef effect, inv Event, infoRelease map[[2]string]int64) {
-	lease := b.lease(ef.o) * 1e6
-	live := b.keys[inv.Key][:0]
+func (b *builder) grant(ef effect, infoRelease map[[2]int32]int64) {
+	o := ef.o
+	key, proc := b.name(o.key), b.name(o.proc)
+	lease := o.lease * 1e6
+	live := b.keys[o.key][:0]
 	var replaced []string
-	for _, g := range b.keys[inv.Key] {
-		if g.owner == inv.Process {
+	for _, g := range b.keys[o.key] {
+		if g.owner == o.proc {
 			live = append(live, g)
 			continue
 		}
-		if at, ok := infoRelease[[2]string{g.owner, inv.Key}]; ok && at <= ef.t {
-			b.emit(trace.Event{T: at, Kind: trace.EvCommand, Party: Server, Client: g.owner, Key: inv.Key,
-				Args: []string{"release", inv.Key}, Reply: "?", Change: trace.KeyDeleted,
-				Detail: "inferred: " + inv.Process + " acquired it later, so " + g.owner + "'s release of unknown outcome took effect"})
+		owner := b.name(g.owner)
+		if at, ok := infoRelease[[2]int32{g.owner, o.key}]; ok && at <= ef.t {
+			b.emit(trace.Event{T: at, Kind: trace.EvCommand, Party: Server, Client: owner, Key: key,
+				Args: []string{"release", key}, Reply: "?", Change: trace.KeyDeleted,
+				Detail: "inferred: " + proc + " acquired it later, so " + owner + "'s release of unknown outcome took effect"})
 			continue
 		}
 		if g.earliest <= ef.t {
-			b.emit(trace.Event{T: ef.t, Kind: trace.EvExpire, Party: Server, Key: inv.Key, Change: trace.KeyExpired,
-				Detail: "inferred: " + inv.Process + " acquired it, so " + g.owner + "'s lease had run out"})
+			b.emit(trace.Event{T: ef.t, Kind: trace.EvExpire, Party: Server, Key: key, Change: trace.KeyExpired,
+				Detail: "inferred: " + proc + " acquired it, so " + owner + "'s lease had run out"})
 			continue
 		}
 		// Granted while the owner's key can have been neither released
 		// nor expired: one key has one value, so this acquire replaced it.
-		replaced = append(replaced, g.owner)
+		replaced = append(replaced, owner)
 	}
-	args := []string{"acquire", inv.Key}
-	if v := b.acquireValue(ef.o); v != "" {
-		args = append(args, v)
+	args := []string{"acquire", key}
+	if o.value != "" {
+		args = append(args, o.value)
 	}
-	g := &liveGrant{owner: inv.Process, deadline: math.MaxInt64, earliest: math.MaxInt64, lease: lease}
+	g := &liveGrant{owner: o.proc, deadline: math.MaxInt64, earliest: math.MaxInt64, lease: lease}
 	if lease > 0 {
-		g.deadline, g.earliest = ef.t+lease, b.at(inv)+lease
+		g.deadline, g.earliest = ef.t+lease, o.call-b.t0+lease
 		args = append(args, fmt.Sprintf("lease_ms=%d", lease/1e6))
 	}
-	for _, o := range live {
-		if o.owner == inv.Process {
+	for _, l := range live {
+		if l.owner == o.proc {
 			// Taken again by its owner (reentry): one key, its lease restarted.
-			o.deadline, o.earliest = max(o.deadline, g.deadline), max(o.earliest, g.earliest)
-			b.emit(trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: inv.Process, Key: inv.Key,
+			l.deadline, l.earliest = max(l.deadline, g.deadline), max(l.earliest, g.earliest)
+			b.emit(trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: proc, Key: key,
 				Args: args, Reply: "OK", Detail: fmt.Sprintf("inferred from line %d", ef.line)})
-			b.keys[inv.Key] = live
+			b.keys[o.key] = live
 			return
 		}
 	}
-	e := trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: inv.Process, Key: inv.Key,
+	e := trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: proc, Key: key,
 		Args: args, Reply: "OK", Change: trace.KeyCreated, Detail: fmt.Sprintf("inferred from line %d", ef.line)}
 	if len(replaced) > 0 {
 		e.Change = trace.KeyOverwritten
 		e.Detail += fmt.Sprintf(": granted while %s's key could not have expired or been released", strings.Join(replaced, ", "))
 	}
 	b.emit(e)
-	b.keys[inv.Key] = append(live, g)
+	b.keys[o.key] = append(live, g)
 }
 
-func (b *builder) acquireValue(o Op) string {
-	if d, ok := b.done(o); ok && !d.Null {
-		return d.Value
-	}
-	return b.h.Events[o.Invoke].Value
-}
-
-func (b *builder) release(ef effect, inv Event) {
-	live := b.keys[inv.Key]
-	victim := slices.IndexFunc(live, func(g *liveGrant) bool { return g.owner == inv.Process })
+func (b *builder) release(ef effect) {
+	o := ef.o
+	live := b.keys[o.key]
+	victim := slices.IndexFunc(live, func(g *liveGrant) bool { return g.owner == o.proc })
 	if victim < 0 && len(live) > 0 {
 		victim = 0 // returned ok while another process held the lock: it deleted that key
 	}
@@ -322,17 +292,18 @@ func (b *builder) release(ef effect, inv Event) {
 		return
 	}
 	detail := fmt.Sprintf("inferred from line %d", ef.line)
-	if live[victim].owner != inv.Process {
-		detail += ": the release returned ok while " + live[victim].owner + " held the lock"
+	if live[victim].owner != o.proc {
+		detail += ": the release returned ok while " + b.name(live[victim].owner) + " held the lock"
 	}
-	b.emit(trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: inv.Process, Key: inv.Key,
-		Args: []string{"release", inv.Key}, Reply: "OK", Change: trace.KeyDeleted, Detail: detail})
-	b.keys[inv.Key] = slices.Delete(live, victim, victim+1)
+	b.emit(trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: b.name(o.proc), Key: b.name(o.key),
+		Args: []string{"release", b.name(o.key)}, Reply: "OK", Change: trace.KeyDeleted, Detail: detail})
+	b.keys[o.key] = slices.Delete(live, victim, victim+1)
 }
 
-func (b *builder) renew(ef effect, inv Event) {
-	live := b.keys[inv.Key]
-	i := slices.IndexFunc(live, func(g *liveGrant) bool { return g.owner == inv.Process })
+func (b *builder) renew(ef effect) {
+	o := ef.o
+	live := b.keys[o.key]
+	i := slices.IndexFunc(live, func(g *liveGrant) bool { return g.owner == o.proc })
 	if i < 0 && len(live) > 0 {
 		i = 0 // extended another process's key
 	}
@@ -340,15 +311,15 @@ func (b *builder) renew(ef effect, inv Event) {
 		return
 	}
 	g := live[i]
-	lease := b.lease(ef.o) * 1e6
+	lease := o.lease * 1e6
 	if lease <= 0 {
 		lease = g.lease
 	}
-	args := []string{"renew", inv.Key}
+	args := []string{"renew", b.name(o.key)}
 	if lease > 0 {
-		g.deadline, g.earliest = ef.t+lease, max(g.earliest, b.at(inv)+lease)
+		g.deadline, g.earliest = ef.t+lease, max(g.earliest, o.call-b.t0+lease)
 		args = append(args, fmt.Sprintf("lease_ms=%d", lease/1e6))
 	}
-	b.emit(trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: inv.Process, Key: inv.Key,
+	b.emit(trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: b.name(o.proc), Key: b.name(o.key),
 		Args: args, Reply: "OK", Detail: fmt.Sprintf("inferred from line %d", ef.line)})
 }

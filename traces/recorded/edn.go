@@ -22,11 +22,7 @@ const DefaultEDNKey = "lock"
 
 // ReadEDN reads a Jepsen history.edn of a lock test.
 func ReadEDN(r io.Reader) (*History, error) {
-	events, err := readLines(r, parseEDNLine)
-	if err != nil {
-		return nil, err
-	}
-	return pair(events)
+	return readLines(r, parseEDNLine, spoolInMemory)
 }
 
 // ednKeyword is a keyword (without its colon); ednSymbol a bare symbol.

@@ -9,6 +9,7 @@ package recorded
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -80,63 +81,197 @@ func validF(f string) bool {
 	return false
 }
 
-// History is a parsed, validated history: events in input order, and
-// the operations they pair into, by invocation time.
+// History is a parsed, validated history, held compactly: each
+// operation (an invoke and its completion) as one record, the process
+// and key names once. Its memory grows with the processes, the keys and
+// the operations of the largest group of keys checked together, not
+// with the events: the records wait in a spool, in memory while it is
+// small and then in a temporary file. Close removes that file.
 type History struct {
-	Events []Event
-	Ops    []Op
+	names    []string // processes' and keys' names, by node
+	procNode map[string]int32
+	keyNode  map[string]int32
+	isKey    []bool  // by node
+	parent   []int32 // union-find over nodes: a process joins every key it touches
+	keyOps   []int   // by node: the operations on a key
+	keyBytes []int   // by node: their records' size in the spool
+	spool    *spool
+	pass     int // passBytes, but for tests
+	events   int
+	ops      int
+	procs    int
+	t0, tEnd int64
+	// The lease the history's first acquire (by invoke time, then line)
+	// names, and that acquire's invoke.
+	leaseMs       int64
+	leaseAt       int64
+	leaseLine     int
+	leaseAcquired bool
 }
 
-// Op is an invoke paired with its completion. Done is -1 when the
-// history ends before the completion arrived (the outcome is unknown).
-type Op struct {
-	Invoke, Done int // indexes into History.Events
-}
+// Events is the number of events read (nemesis events of an EDN
+// history left out).
+func (h *History) Events() int { return h.events }
 
-// pair checks the per-process order of events and pairs each invoke with
-// its completion: a completion needs a pending invoke of the same f, an
-// invoke needs none pending, and time never goes backwards within a
+// Operations is the number of operations: invokes, each with its
+// completion if it came.
+func (h *History) Operations() int { return h.ops }
+
+// Processes counts the processes of h.
+func (h *History) Processes() int { return h.procs }
+
+// Close releases the spool's temporary file, if it has one.
+func (h *History) Close() error { return h.spool.close() }
+
+// reader pairs the events of a history as they come: a completion needs
+// a pending invoke of the same f, an invoke needs none pending, and time
+// never goes backwards within a process. It holds one pending invoke per
 // process.
-func pair(events []Event) (*History, error) {
-	type proc struct {
-		pending  int // index of the pending invoke, -1
-		lastTime int64
-		seen     bool
+type reader struct {
+	h     *History
+	procs []procState // by node (keys' entries unused)
+	buf   []byte
+}
+
+type procState struct {
+	pending  Event
+	waiting  bool
+	lastTime int64
+	seen     bool
+}
+
+// newReader starts a history whose spool keeps up to spoolLimit bytes
+// in memory.
+func newReader(spoolLimit int) *reader {
+	return &reader{h: &History{procNode: map[string]int32{}, keyNode: map[string]int32{},
+		spool: &spool{limit: spoolLimit}, pass: passBytes}}
+}
+
+// node is the node of a process's or key's name, made on first sight.
+func (r *reader) node(name string, key bool) int32 {
+	m := r.h.procNode
+	if key {
+		m = r.h.keyNode
 	}
-	procs := map[string]*proc{}
-	h := &History{Events: events, Ops: make([]Op, 0, len(events)/2+1)}
-	at := map[int]int{} // invoke index -> op index
-	for i := range events {
-		e := &events[i]
-		p := procs[e.Process]
-		if p == nil {
-			p = &proc{pending: -1}
-			procs[e.Process] = p
+	if n, ok := m[name]; ok {
+		return n
+	}
+	h := r.h
+	n := int32(len(h.names))
+	m[name] = n
+	h.names = append(h.names, name)
+	h.isKey = append(h.isKey, key)
+	h.parent = append(h.parent, n)
+	h.keyOps = append(h.keyOps, 0)
+	h.keyBytes = append(h.keyBytes, 0)
+	r.procs = append(r.procs, procState{})
+	if !key {
+		h.procs++
+	}
+	return n
+}
+
+// add takes the next event of the history.
+func (r *reader) add(e *Event) error {
+	h := r.h
+	pn := r.node(e.Process, false)
+	p := &r.procs[pn]
+	if p.seen && e.Time < p.lastTime {
+		return errorf(e.Line, "time goes backwards within process %s: %d after %d", e.Process, e.Time, p.lastTime)
+	}
+	if h.events == 0 {
+		h.t0, h.tEnd = e.Time, e.Time
+	}
+	h.events++
+	h.t0, h.tEnd = min(h.t0, e.Time), max(h.tEnd, e.Time)
+	p.seen, p.lastTime = true, e.Time
+	if e.Type == TypeInvoke {
+		if p.waiting {
+			return errorf(e.Line, "process %s invokes %s while its %s (line %d) has not completed", e.Process, e.F, p.pending.F, p.pending.Line)
 		}
-		if p.seen && e.Time < p.lastTime {
-			return nil, errorf(e.Line, "time goes backwards within process %s: %d after %d", e.Process, e.Time, p.lastTime)
-		}
-		p.seen, p.lastTime = true, e.Time
-		if e.Type == TypeInvoke {
-			if p.pending >= 0 {
-				inv := events[p.pending]
-				return nil, errorf(e.Line, "process %s invokes %s while its %s (line %d) has not completed", e.Process, e.F, inv.F, inv.Line)
+		p.pending, p.waiting = *e, true
+		return nil
+	}
+	if !p.waiting {
+		return errorf(e.Line, "%s %s of process %s without a pending invoke", e.Type, e.F, e.Process)
+	}
+	if p.pending.F != e.F {
+		return errorf(e.Line, "%s %s of process %s completes its %s (line %d)", e.Type, e.F, e.Process, p.pending.F, p.pending.Line)
+	}
+	p.waiting = false
+	return r.record(pn, &p.pending, e)
+}
+
+// end ends the history: invokes still pending are operations whose
+// outcome is unknown.
+func (r *reader) end() (*History, error) {
+	h := r.h
+	if h.events == 0 {
+		return nil, &Error{Msg: "no events in the history"}
+	}
+	if h.tEnd-h.t0 < 0 || h.tEnd-h.t0 > math.MaxInt64/2 {
+		return nil, &Error{Msg: "the history's times span more than 292 years"}
+	}
+	for pn := range r.procs {
+		if p := &r.procs[pn]; p.waiting {
+			p.waiting = false
+			if err := r.record(int32(pn), &p.pending, nil); err != nil {
+				return nil, err
 			}
-			p.pending = i
-			at[i] = len(h.Ops)
-			h.Ops = append(h.Ops, Op{Invoke: i, Done: -1})
-			continue
 		}
-		if p.pending < 0 {
-			return nil, errorf(e.Line, "%s %s of process %s without a pending invoke", e.Type, e.F, e.Process)
-		}
-		inv := events[p.pending]
-		if inv.F != e.F {
-			return nil, errorf(e.Line, "%s %s of process %s completes its %s (line %d)", e.Type, e.F, e.Process, inv.F, inv.Line)
-		}
-		h.Ops[at[p.pending]].Done = i
-		delete(at, p.pending)
-		p.pending = -1
+	}
+	if err := h.spool.finish(); err != nil {
+		return nil, err
 	}
 	return h, nil
+}
+
+// record spools the operation of invoke inv and completion d (nil: none).
+func (r *reader) record(pn int32, inv, d *Event) error {
+	h := r.h
+	kn := r.node(inv.Key, true)
+	h.union(pn, kn)
+	o := op{f: inv.F, proc: pn, key: kn, call: inv.Time, invLine: inv.Line, lease: inv.LeaseMs,
+		value: inv.Value, token: inv.Token}
+	if d != nil {
+		o.result, o.ret, o.doneLine = d.Type, d.Time, d.Line
+		if d.LeaseMs > 0 {
+			o.lease = d.LeaseMs
+		}
+		switch {
+		case inv.F == FRead && d.Null:
+			o.value = "nil"
+		case inv.F == FRead || inv.F != FWrite && !d.Null:
+			o.value = d.Value // what the read saw; the token an acquire made
+		}
+	}
+	if inv.F == FAcquire && o.lease > 0 && (!h.leaseAcquired || o.call < h.leaseAt || o.call == h.leaseAt && o.invLine < h.leaseLine) {
+		h.leaseMs, h.leaseAt, h.leaseLine, h.leaseAcquired = o.lease, o.call, o.invLine, true
+	}
+	r.buf = o.append(r.buf[:0])
+	h.ops++
+	h.keyOps[kn]++
+	h.keyBytes[kn] += len(r.buf)
+	return h.spool.write(r.buf)
+}
+
+// root is the representative of node n's group.
+func (h *History) root(n int32) int32 {
+	for h.parent[n] != n {
+		h.parent[n] = h.parent[h.parent[n]]
+		n = h.parent[n]
+	}
+	return n
+}
+
+// union puts nodes a and b in one group; the earlier node stands for it.
+func (h *History) union(a, b int32) {
+	a, b = h.root(a), h.root(b)
+	if a == b {
+		return
+	}
+	if b < a {
+		a, b = b, a
+	}
+	h.parent[b] = a
 }

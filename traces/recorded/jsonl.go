@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxLine is the longest line a history may have.
@@ -30,18 +31,20 @@ type jsonEvent struct {
 // ReadJSONL reads a history in JSON Lines: one object per line, blank
 // lines skipped. Its first error names the line.
 func ReadJSONL(r io.Reader) (*History, error) {
-	events, err := readLines(r, parseJSONLine)
-	if err != nil {
-		return nil, err
-	}
-	return pair(events)
+	return readLines(r, parseJSONLine, spoolInMemory)
 }
 
-// readLines splits r into lines and parses each non-blank one.
-func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error)) ([]Event, error) {
+// readLines splits r into lines, parses each non-blank one and pairs the
+// events as they come, spooling the operations (up to spoolLimit bytes
+// of them in memory).
+func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error), spoolLimit int) (*History, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxLine)
-	var events []Event
+	rd := newReader(spoolLimit)
+	fail := func(err error) (*History, error) {
+		rd.h.Close()
+		return nil, err
+	}
 	n := 0
 	for sc.Scan() {
 		n++
@@ -51,40 +54,45 @@ func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error))
 		}
 		e, keep, err := parse(line, n)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		if keep {
-			events = append(events, e)
+			if err := rd.add(&e); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, errorf(n+1, "line longer than %d bytes", MaxLine)
+			return fail(errorf(n+1, "line longer than %d bytes", MaxLine))
 		}
-		return nil, errorf(n+1, "%v", err)
+		return fail(errorf(n+1, "%v", err))
 	}
-	if len(events) == 0 {
-		return nil, &Error{Msg: "no events in the history"}
+	h, err := rd.end()
+	if err != nil {
+		return fail(err)
 	}
-	return events, nil
+	return h, nil
 }
 
 func parseJSONLine(line []byte, n int) (Event, bool, error) {
 	var j jsonEvent
 	// Numbers stay raw text (json.RawMessage): times are parsed as exact
-	// integers below.
-	if err := json.Unmarshal(line, &j); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end"):
-			return Event{}, false, errorf(n, "truncated line: the JSON object does not end")
-		case errors.As(err, &te):
-			return Event{}, false, errorf(n, "field %q: %s where %s was expected", te.Field, te.Value, te.Type)
-		case errors.As(err, &se):
-			return Event{}, false, errorf(n, "not one JSON object: %v", err)
+	// integers below. Plain lines take the short way.
+	if !decodeFlat(line, &j) {
+		if err := json.Unmarshal(line, &j); err != nil {
+			var se *json.SyntaxError
+			var te *json.UnmarshalTypeError
+			switch {
+			case errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end"):
+				return Event{}, false, errorf(n, "truncated line: the JSON object does not end")
+			case errors.As(err, &te):
+				return Event{}, false, errorf(n, "field %q: %s where %s was expected", te.Field, te.Value, te.Type)
+			case errors.As(err, &se):
+				return Event{}, false, errorf(n, "not one JSON object: %v", err)
+			}
+			return Event{}, false, errorf(n, "%v", err)
 		}
-		return Event{}, false, errorf(n, "%v", err)
 	}
 	e := Event{Line: n}
 	var err error
@@ -143,6 +151,9 @@ func scalarText(raw json.RawMessage) (string, error) {
 	}
 	switch raw[0] {
 	case '"':
+		if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			return string(inner), nil // no escapes to undo
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return "", err

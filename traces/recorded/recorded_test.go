@@ -1,7 +1,10 @@
 package recorded
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,12 +84,14 @@ func TestPausedHolderPrematureExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := h.Events[1].Time; got != 1733390001001000000 {
-		t.Fatalf("time read as %d", got)
-	}
 	o, err := Check(h, "h.jsonl")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// c1's acquire returned at 1733390001001000000, 1 ms after the first
+	// event: a float64 holds neither time exactly.
+	if got := o.File.Trace.Ops[0].Return; got != 1_000_000 {
+		t.Fatalf("acquire returned at %d ns from the start, want 1000000", got)
 	}
 	r := o.File.Report
 	if r.Verdict != checker.VerdictViolation || len(r.Violations) == 0 {
@@ -142,5 +147,78 @@ func TestBadInputNamesTheLine(t *testing.T) {
 				t.Fatalf("err = %q (line %d), want line %d and %q", err, he.Line, tc.line, tc.want)
 			}
 		})
+	}
+}
+
+// TestGroupsCheckLikeTheWhole: a history of many groups of keys, checked
+// group by group, gets the report of the whole history checked as one
+// trace: the same verdict, violations, damage and checks.
+func TestGroupsCheckLikeTheWhole(t *testing.T) {
+	var buf bytes.Buffer
+	g := generated{events: 30_000, keys: 20, procs: 5, doubleEvery: 700}
+	if err := g.write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	// Two more groups: the paused holder of pausedJSONL (a premature
+	// expiry and a stale write), once as written and once renamed.
+	buf.WriteString(pausedJSONL)
+	buf.WriteString(strings.NewReplacer(`"c1"`, `"d1"`, `"c2"`, `"d2"`, `"reader"`, `"reader2"`, `"L"`, `"L2"`, `"list"`, `"list2"`).Replace(pausedJSONL))
+	// Spooled to a file beyond 64 KB, read back 32 KB at a time.
+	h, err := readLines(&buf, parseJSONLine, 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	h.pass = 32 << 10
+	if h.spool.file == nil {
+		t.Fatal("the history's operations are not in a file")
+	}
+	if gs, _ := h.groups(); len(gs) != g.keys+2 {
+		t.Fatalf("%d groups, want %d", len(gs), g.keys+2)
+	}
+	whole, err := CheckWhole(h, "h.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := Check(h, "h.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, p := whole.File.Report, parts.File.Report
+	if p.Verdict != checker.VerdictViolation || p.Damage.StaleWritesAccepted != 2 || mutexViolations(&p) != g.doubles()+2 {
+		t.Fatalf("checked by group: verdict %s, damage %+v, %d mutual-exclusion violations, want %d and 2 stale writes",
+			p.Verdict, p.Damage, mutexViolations(&p), g.doubles()+2)
+	}
+	for i := range w.Violations {
+		w.Violations[i].Events = nil // cited in the whole trace only
+	}
+	if !reflect.DeepEqual(w, p) {
+		t.Fatalf("checked by group:\n%+v\nchecked whole:\n%+v", p, w)
+	}
+	if parts.File.Trace.Stats != whole.File.Trace.Stats {
+		t.Fatalf("stats by group %+v, whole %+v", parts.File.Trace.Stats, whole.File.Trace.Stats)
+	}
+}
+
+// TestCloseRemovesTheSpool: a history spooled to a file leaves none
+// behind once closed.
+func TestCloseRemovesTheSpool(t *testing.T) {
+	var buf bytes.Buffer
+	if err := (generated{events: 6_000, keys: 3, procs: 2}).write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	h, err := readLines(&buf, parseJSONLine, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.spool.file == nil {
+		t.Fatal("not spooled to a file")
+	}
+	name := h.spool.file.Name()
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(name); !os.IsNotExist(err) {
+		t.Fatalf("%s after Close: %v", name, err)
 	}
 }
