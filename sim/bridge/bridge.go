@@ -55,9 +55,11 @@ type Bridge struct {
 	crashes  map[string]int // node -> crashes so far
 	done     chan struct{}  // closed when the run ends
 
-	mu     sync.Mutex
-	inbox  []input
-	notify chan struct{} // cap 1: the inbox grew
+	mu       sync.Mutex
+	inbox    []input
+	notify   chan struct{}     // cap 1: the inbox grew
+	running  map[int64]running // by goroutine id: calls that have not returned
+	callDone chan struct{}     // cap 1: a call returned
 }
 
 // input is something outside code handed to the world: applied at the
@@ -80,7 +82,7 @@ func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 	}
 	b := &Bridge{w: w, topo: topo, start: time.Now().Add(-w.Now()), party: map[string]string{}, addr: map[string]string{},
 		threads: map[*sim.Thread]*thread{}, byProc: map[*sim.Process]*proc{}, notify: make(chan struct{}, 1),
-		crashes: map[string]int{}, done: make(chan struct{})}
+		crashes: map[string]int{}, done: make(chan struct{}), running: map[int64]running{}, callDone: make(chan struct{}, 1)}
 	for i, n := range topo.Nodes {
 		if w.Node(n) == nil {
 			return nil, fmt.Errorf("bridge: no node %q", n)

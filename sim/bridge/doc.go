@@ -82,7 +82,20 @@
 //     reports.
 //   - Run needs the test's *testing.T, cannot be used in parallel tests
 //     (cryptotest, t.Setenv), and silences go-redis's logger for the test
-//     binary. Code must return once its context is cancelled; goroutines
-//     still blocked a virtual hour after the run make synctest report a
-//     deadlock, which fails the test binary.
+//     binary.
+//   - Code must return once its context is cancelled. A call still
+//     running a virtual minute after the run ended (and cancelled its
+//     context, and closed its connections) fails the run with a
+//     *BlockedError: "client c2/t1 blocked in pkg.(*Lock).Lock
+//     (lock.go:42) outside the simulated Redis", the first frame of its
+//     goroutine outside the runtime, sync, time and context. A goroutine
+//     left blocked a virtual hour after the run (a renewal loop that
+//     ignores its context) makes Run return an error naming where it
+//     waits, instead of synctest's deadlock panic; it stays blocked for
+//     the rest of the test binary. Only what synctest counts as durably
+//     blocked (channels and timers of the bubble, select, sync.WaitGroup,
+//     sync.Cond) is seen this way: a goroutine in a real network call, on
+//     a sync.Mutex, or on a channel made outside the bubble (a goroutine
+//     the bubble does not own, sleeping in real time) stops the virtual
+//     clock, and the run waits for it in real time.
 package bridge

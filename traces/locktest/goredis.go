@@ -228,7 +228,10 @@ func (c *config) execute(sc protocols.Scenario) (*traces.Outcome, error) {
 	}
 	var o *traces.Outcome
 	var err error
-	bridge.Run(c.t, sc.Seed, func() { o, err = traces.Execute(sc) })
+	left := bridge.Run(c.t, sc.Seed, func() { o, err = traces.Execute(sc) })
+	if err == nil && left != nil {
+		o, err = nil, left
+	}
 	return o, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +182,45 @@ func TestGoRedisInParallelTest(t *testing.T) {
 			}
 		})
 	})
+}
+
+// ctxIgnoringLock waits for a wake-up that never comes when the lock is
+// taken, without looking at its context: a common bug.
+type ctxIgnoringLock struct {
+	plainLock
+	wake chan struct{}
+}
+
+func (l *ctxIgnoringLock) Lock(ctx context.Context) error {
+	for {
+		err := l.plainLock.Lock(ctx)
+		if !errors.Is(err, errNotAcquired) {
+			return err
+		}
+		<-l.wake // no case for ctx.Done()
+	}
+}
+
+// TestGoRedisContextIgnoredDiagnosed: a lock that ignores its context
+// and blocks outside the simulated Redis is reported in one line naming
+// the client and the call where it waits, not by synctest's deadlock
+// panic (which would stop the test binary and fail this test).
+func TestGoRedisContextIgnoredDiagnosed(t *testing.T) {
+	g := &GoRedis{Name: "go:ctx-ignoring", Lease: 10 * time.Second,
+		New: func(rdb redis.UniversalClient, key string) Locker {
+			return &ctxIgnoringLock{plainLock{rdb: rdb, key: key, ttl: 10 * time.Second}, make(chan struct{})}
+		},
+		Refused: func(err error) bool { return errors.Is(err, errNotAcquired) }}
+	const line = "client c2/t1 blocked in locktest.(*ctxIgnoringLock).Lock (goredis_test.go:"
+	sc := protocols.Scenario{Seed: 3, Protocol: g.Name, Clients: 2, Ops: 1} // c1 takes the lock first
+	_, err := EvaluateT(t, Config{GoRedis: g}, sc)
+	if err == nil || !strings.HasPrefix(err.Error(), line) || !strings.Contains(err.Error(), ") outside the simulated Redis: ") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("EvaluateT: %v\nwant one line starting %q", err, line)
+	}
+	r := newRecorder(t)
+	Check(r, Config{GoRedis: g, Checks: 5, TraceDir: t.TempDir()})
+	want := regexp.MustCompile(`^locktest: scenario did not run: client c\d+/t1 blocked in locktest\.\(\*ctxIgnoringLock\)\.Lock \(goredis_test\.go:\d+\) outside the simulated Redis: `)
+	if msg := r.message(); !want.MatchString(msg) {
+		t.Fatalf("Check's message:\n%s", msg)
+	}
 }
