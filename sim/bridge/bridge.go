@@ -10,6 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/locksim/locksim/sim"
 )
 
@@ -33,6 +35,10 @@ type Topology struct {
 	// Nodes are the Redis nodes clients may reach, in this order; node i
 	// listens on 10.0.0.<i+1>:6379, the sentinel on 10.0.1.1:26379.
 	Nodes []string
+	// Options are the user's client options (see CheckOptions for what
+	// cannot be set); under Sentinel, its timeouts, retries and pool
+	// settings go to the failover client. nil: go-redis's defaults.
+	Options *redis.Options
 }
 
 // SentinelAddr is the simulated sentinel's address.
@@ -76,6 +82,9 @@ type input struct {
 func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 	if !inBubble() {
 		return nil, errors.New("bridge: not in a testing/synctest bubble (run the world inside bridge.Run)")
+	}
+	if err := CheckOptions(topo.Options); err != nil {
+		return nil, fmt.Errorf("bridge: %v", err)
 	}
 	if w.External() != nil {
 		return nil, errors.New("bridge: the world already has outside code attached")
