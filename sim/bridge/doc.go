@@ -70,8 +70,11 @@
 //     refused.
 //   - go-redis waits for a free pooled connection with timers from a
 //     process-wide sync.Pool, which a bubble may not share with another:
-//     clients get a pool of 1000 connections, so the wait (and its
-//     "connection pool timeout") never happens.
+//     clients get a pool of 1000 connections, so go-redis's own wait
+//     never happens, and a hook of the bridge enforces the user's
+//     PoolSize (Topology.Options) with the bubble's own timers, failing
+//     with redis.ErrPoolTimeout after PoolTimeout as go-redis does;
+//     Options().PoolSize reads 1000.
 //   - Randomness outside the world: crypto/rand is seeded per run
 //     (testing/cryptotest) and so is math/rand's global source (go-redis's
 //     retry backoff, redsync's retry delay; Run sets GODEBUG

@@ -24,7 +24,8 @@ import (
 // same simulated Redis and read and written with go-redis inside the
 // critical section: an inventory doing GET and DECR, a Lua script, any
 // commands. Config.Data makes it the workload: every client thread takes
-// the lock "<Name>-lock", runs Critical, and releases it, Ops times. At
+// a lock (one of Locks, "<Name>-lock" by default), runs Critical, and
+// releases it, Ops times. At
 // the end of the run the last client to finish reads the protected keys
 // from the master and Invariant judges them with the history; the harm
 // it finds is the run's damage (property damage, NoDamage), explained by
@@ -36,6 +37,11 @@ type Data struct {
 	// Keys are the protected keys and their values before the run, set
 	// as strings on the master.
 	Keys map[string]string
+	// Locks are the lock keys the operations take, one per operation,
+	// drawn from the client's seeded stream: the number of distinct
+	// locks. Critical learns which one it holds (Operation.Lock). Empty:
+	// one lock, "<Name>-lock".
+	Locks []string
 	// Critical performs one operation inside the critical section, with
 	// the client thread's go-redis client (the one its lock runs on), in
 	// virtual time; its result is recorded in the history (an error makes
@@ -56,9 +62,10 @@ type Harm = model.Harm
 // Operation is one operation of Data.Critical.
 type Operation struct {
 	// Client is the client thread ("c1/t1"); Index its operation number,
-	// from 0.
+	// from 0; Lock the lock key it holds (one of Data.Locks).
 	Client string
 	Index  int
+	Lock   string
 	// Result is what Critical returned (empty while it runs), Err its
 	// error: the operation may or may not have taken effect.
 	Result string
@@ -72,6 +79,7 @@ type Operation struct {
 // new value on every run of the test).
 type dataSlot struct {
 	keys    map[string]string
+	locks   []string
 	current *Data
 }
 
@@ -97,11 +105,19 @@ func bindData(d *Data) error {
 	case d.Invariant == nil:
 		return fmt.Errorf("locktest: Config.Data %s needs an Invariant", d.Name)
 	}
+	for i, l := range d.Locks {
+		if l == "" || slices.Contains(d.Locks[:i], l) {
+			return fmt.Errorf("locktest: Config.Data %s: Locks[%d] %q: lock keys must be distinct and not empty", d.Name, i, l)
+		}
+		if _, ok := d.Keys[l]; ok {
+			return fmt.Errorf("locktest: Config.Data %s: Locks[%d] %q is also a protected key (Keys)", d.Name, i, l)
+		}
+	}
 	dataSlots.Lock()
 	defer dataSlots.Unlock()
 	if s, ok := dataSlots.m[d.Name]; ok {
-		if !maps.Equal(s.keys, d.Keys) {
-			return fmt.Errorf("locktest: another Config.Data is already registered as %q, with other Keys: give each data its own name", d.Name)
+		if !maps.Equal(s.keys, d.Keys) || !slices.Equal(s.locks, d.Locks) {
+			return fmt.Errorf("locktest: another Config.Data is already registered as %q, with other Keys or Locks: give each data its own name", d.Name)
 		}
 		s.current = d
 		return nil
@@ -109,7 +125,7 @@ func bindData(d *Data) error {
 	if _, err := protocols.LookupWorkload(d.Name); err == nil {
 		return fmt.Errorf("locktest: Config.Data name %q is taken by a workload: give Config.Data its own name", d.Name)
 	}
-	s := &dataSlot{keys: maps.Clone(d.Keys), current: d}
+	s := &dataSlot{keys: maps.Clone(d.Keys), locks: slices.Clone(d.Locks), current: d}
 	err := protocols.RegisterWorkload(protocols.Workload{
 		Name: d.Name, Source: "locktest.Data", Summary: "a user's own data in Redis, written with go-redis under the lock",
 		Setup: s.setup, Thread: s.thread,
@@ -151,15 +167,23 @@ func (s *dataSlot) thread(t *sim.Thread, r *protocols.Runner) {
 	me := len(run.workers)
 	run.workers, run.done = append(run.workers, t.Process()), append(run.done, false)
 	b := bridge.Of(t.World())
+	locks := s.locks
+	if len(locks) == 0 {
+		locks = []string{d.Name + "-lock"}
+	}
 	for i := 0; i < r.Sc.Ops; i++ {
 		r.Think(t)
+		key := locks[0]
+		if len(locks) > 1 {
+			key = locks[t.Rand().IntN(len(locks))]
+		}
 		for attempt := 0; attempt < r.Sc.Attempts; attempt++ {
-			lock := r.Lock(d.Name + "-lock")
+			lock := r.Lock(key)
 			if ok, _ := lock.Acquire(t); !ok {
 				r.Retry(t)
 				continue
 			}
-			op := Operation{Client: t.Client(), Index: i, Call: t.Now()}
+			op := Operation{Client: t.Client(), Index: i, Lock: key, Call: t.Now()}
 			id := t.Invoke(model.DataKind(d.Name), d.Name, strconv.Itoa(i))
 			err := b.Call(t, func(ctx context.Context, c *bridge.Clients) error {
 				res, err := d.Critical(ctx, c.Client, op)

@@ -11,6 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -126,5 +128,107 @@ func TestGoRedisDataHolds(t *testing.T) {
 	Check(r, Config{GoRedis: plainGoRedis, Data: inventory(), Property: NoDamage, Checks: 20, TraceDir: t.TempDir()})
 	if r.Failed() {
 		t.Fatalf("a correct lock damaged the inventory:\n%s", r.message())
+	}
+}
+
+// shelves is an inventory of two products, each behind its own lock
+// key: the user chooses the lock keys and how many distinct locks there
+// are, and Critical sells from the product its lock guards.
+func shelves() *Data {
+	d := inventory()
+	d.Name = "shelves"
+	d.Keys = map[string]string{"stock:a": "100", "stock:b": "100"}
+	d.Locks = []string{"lock:a", "lock:b"}
+	d.Critical = func(ctx context.Context, rdb redis.UniversalClient, op Operation) (string, error) {
+		key := "stock:" + strings.TrimPrefix(op.Lock, "lock:")
+		n, err := rdb.Get(ctx, key).Int()
+		if err != nil {
+			return "", err
+		}
+		time.Sleep(2 * time.Second)
+		if err := rdb.Set(ctx, key, n-1, 0).Err(); err != nil {
+			return "", err
+		}
+		return key + " sold@" + strconv.Itoa(n), nil
+	}
+	d.Invariant = func(final map[string]string, history []Operation) Harm {
+		lost := 0
+		for _, key := range []string{"stock:a", "stock:b"} {
+			sold := 0
+			for _, op := range history {
+				if strings.HasPrefix(op.Result, key+" sold@") {
+					sold++
+				}
+			}
+			left, _ := strconv.Atoi(final[key])
+			lost += max(0, sold-(100-left))
+		}
+		if lost > 0 {
+			return Harm{LostUpdates: lost, Explanation: fmt.Sprintf("%d sales lost", lost)}
+		}
+		return Harm{}
+	}
+	return d
+}
+
+// TestGoRedisDataLockKeys: the operations take the user's lock keys,
+// both of them over a run, the lock is built on each key, and the
+// user's client options reach the clients Critical is given.
+func TestGoRedisDataLockKeys(t *testing.T) {
+	g := *plainGoRedis
+	g.Name = "go:plain-options"
+	g.Options = &redis.Options{ReadTimeout: 1500 * time.Millisecond, MaxRetries: 1}
+	d := shelves()
+	seen := map[string]bool{}
+	critical := d.Critical
+	d.Critical = func(ctx context.Context, rdb redis.UniversalClient, op Operation) (string, error) {
+		if o := rdb.(*redis.Client).Options(); o.ReadTimeout != 1500*time.Millisecond || o.MaxRetries != 1 {
+			return "", fmt.Errorf("client options: ReadTimeout %v, MaxRetries %d", o.ReadTimeout, o.MaxRetries)
+		}
+		return critical(ctx, rdb, op)
+	}
+	sc := protocols.Scenario{Seed: 5, Protocol: g.Name, Workload: d.Name, Clients: 3, Ops: 4}
+	res, err := EvaluateT(t, Config{GoRedis: &g, Data: d, Property: NoDamage}, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range res.Outcome.File.Trace.Ops {
+		switch op.Kind {
+		case "acquire":
+			seen[op.Key] = true
+		case model.DataKind(d.Name):
+			if strings.HasPrefix(op.Result, "error") {
+				t.Fatalf("operation %+v", op)
+			}
+		}
+	}
+	if !seen["lock:a"] || !seen["lock:b"] || len(seen) != 2 {
+		t.Fatalf("lock keys taken: %v, want lock:a and lock:b", seen)
+	}
+	if rep := res.Outcome.File.Report; rep.Verdict != checker.VerdictOK {
+		t.Fatalf("a correct lock without faults: %s %+v", rep.Verdict, rep.Violations)
+	}
+}
+
+// TestGoRedisOptionsRefused: client options the simulation cannot
+// honour are refused in one line naming the field.
+func TestGoRedisOptionsRefused(t *testing.T) {
+	g := *plainGoRedis
+	g.Name = "go:plain-tls"
+	g.Options = &redis.Options{Password: "secret"}
+	r := newRecorder(t)
+	Check(r, Config{GoRedis: &g})
+	if msg, want := r.message(), "locktest: Config.GoRedis go:plain-tls: Options.Username, Password, CredentialsProvider: the simulated nodes have no password"; msg != want {
+		t.Fatalf("message %q, want %q", msg, want)
+	}
+	if _, err := plainGoRedis.registered(); err != nil {
+		t.Fatal(err)
+	}
+	other := *plainGoRedis
+	other.Options = &redis.Options{ReadTimeout: time.Second}
+	r = newRecorder(t)
+	Check(r, Config{GoRedis: &other})
+	if msg := r.message(); !strings.HasPrefix(msg, `locktest: another Config.GoRedis is already registered as "go:plain-setnx", with other settings (Options {`) {
+		t.Fatalf("message %q", msg)
 	}
 }
