@@ -39,6 +39,10 @@ type Topology struct {
 	// cannot be set); under Sentinel, its timeouts, retries and pool
 	// settings go to the failover client. nil: go-redis's defaults.
 	Options *redis.Options
+	// Failover, under Sentinel, are the user's failover client options
+	// instead of Options (see CheckFailoverOptions): the sentinel
+	// monitors the master by its MasterName.
+	Failover *redis.FailoverOptions
 }
 
 // SentinelAddr is the simulated sentinel's address.
@@ -84,6 +88,9 @@ func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 		return nil, errors.New("bridge: not in a testing/synctest bubble (run the world inside bridge.Run)")
 	}
 	if err := CheckOptions(topo.Options); err != nil {
+		return nil, fmt.Errorf("bridge: %v", err)
+	}
+	if err := CheckFailoverOptions(topo.Failover); err != nil {
 		return nil, fmt.Errorf("bridge: %v", err)
 	}
 	if w.External() != nil {

@@ -28,8 +28,12 @@ func (b *Bridge) newClients(th *thread) *Clients {
 	}
 	switch b.topo.Kind {
 	case Sentinel:
-		fc := redis.NewFailoverClient(failoverOptions(user, dial))
-		gate(fc, user)
+		fc := redis.NewFailoverClient(failoverOptions(user, b.topo.Failover, dial))
+		if f := b.topo.Failover; f != nil {
+			gate(fc, &redis.Options{PoolSize: f.PoolSize})
+		} else {
+			gate(fc, user)
+		}
 		c.Client = fc
 	case Pool:
 		for _, n := range b.topo.Nodes {

@@ -57,12 +57,42 @@ func clientOptions(user *redis.Options, addr string, dial func(context.Context, 
 	return o
 }
 
+// CheckFailoverOptions refuses failover options the bridge cannot
+// honour, naming the field: the sentinel's address and the dialer are
+// the bridge's, the simulated sentinel answers for the master only (no
+// reads from replicas), and the nodes speak RESP2 on database 0 with no
+// password. MasterName, timeouts, retries, pool settings are honoured.
+func CheckFailoverOptions(o *redis.FailoverOptions) error {
+	if o == nil {
+		return nil
+	}
+	switch {
+	case len(o.SentinelAddrs) > 0:
+		return errors.New("FailoverOptions.SentinelAddrs: the bridge connects the client to the simulated sentinel; leave SentinelAddrs empty")
+	case o.Dialer != nil:
+		return errors.New("FailoverOptions.Dialer: the bridge dials through the simulated network; leave Dialer nil")
+	case o.TLSConfig != nil:
+		return errors.New("FailoverOptions.TLSConfig: TLS is not simulated")
+	case o.Protocol == 3 || o.UnstableResp3:
+		return errors.New("FailoverOptions.Protocol: the simulated nodes speak RESP2 only (Protocol 2)")
+	case o.Username != "" || o.Password != "" || o.SentinelUsername != "" || o.SentinelPassword != "" || o.CredentialsProvider != nil || o.CredentialsProviderContext != nil || o.StreamingCredentialsProvider != nil:
+		return errors.New("FailoverOptions.Username, Password, SentinelPassword, CredentialsProvider: the simulated nodes and sentinel have no password")
+	case o.DB != 0:
+		return errors.New("FailoverOptions.DB: the simulated nodes hold database 0 only")
+	case o.RouteByLatency || o.RouteRandomly || o.ReplicaOnly || o.UseDisconnectedReplicas:
+		return errors.New("FailoverOptions.RouteByLatency, RouteRandomly, ReplicaOnly: the simulated sentinel lists no replicas; commands go to the master")
+	}
+	return nil
+}
+
 // failoverOptions is the Sentinel client's options: the user's
 // timeouts, retries and pool settings, with the bridge's sentinel,
 // dialer and handshake.
-func failoverOptions(user *redis.Options, dial func(context.Context, string, string) (net.Conn, error)) *redis.FailoverOptions {
+func failoverOptions(user *redis.Options, fo *redis.FailoverOptions, dial func(context.Context, string, string) (net.Conn, error)) *redis.FailoverOptions {
 	o := &redis.FailoverOptions{}
-	if u := user; u != nil {
+	if fo != nil {
+		*o = *fo
+	} else if u := user; u != nil {
 		o.ClientName, o.OnConnect = u.ClientName, u.OnConnect
 		o.MaxRetries, o.MinRetryBackoff, o.MaxRetryBackoff = u.MaxRetries, u.MinRetryBackoff, u.MaxRetryBackoff
 		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = u.DialTimeout, u.ReadTimeout, u.WriteTimeout
@@ -70,7 +100,10 @@ func failoverOptions(user *redis.Options, dial func(context.Context, string, str
 		o.MinIdleConns, o.MaxIdleConns, o.MaxActiveConns = u.MinIdleConns, u.MaxIdleConns, u.MaxActiveConns
 		o.ConnMaxIdleTime, o.ConnMaxLifetime = u.ConnMaxIdleTime, u.ConnMaxLifetime
 	}
-	o.MasterName, o.SentinelAddrs = MasterName, []string{SentinelAddr}
+	if o.MasterName == "" {
+		o.MasterName = MasterName
+	}
+	o.SentinelAddrs = []string{SentinelAddr}
 	o.Protocol, o.Dialer, o.DisableIdentity, o.PoolSize = 2, dial, true, poolSize
 	return o
 }

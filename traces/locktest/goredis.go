@@ -60,6 +60,14 @@ type GoRedis struct {
 	// other than 0, RESP3) is refused. On topology replicated they apply
 	// to the failover client. nil: go-redis's defaults.
 	Options *redis.Options
+	// FailoverOptions, when set, are the failover client's options on
+	// topology replicated (instead of Options): MasterName (the
+	// simulated sentinel monitors the master by it), timeouts, retries,
+	// pool settings. The bridge sets the sentinel's address and the
+	// dialer (leave SentinelAddrs and Dialer empty); reads from replicas
+	// (RouteByLatency, RouteRandomly, ReplicaOnly), TLS and passwords are
+	// refused. Setting it makes replicated the lock's default topology.
+	FailoverOptions *redis.FailoverOptions
 }
 
 // bridgedFaults are the fault kinds a bridged lock cannot suffer.
@@ -86,7 +94,7 @@ func (g *GoRedis) registered() (*protocols.Protocol, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := optionsShape(g.Options)
+	opts := optionsShape(g.Options) + failoverShape(g.FailoverOptions)
 	if prev, ok := goProtocols.options[g.Name]; ok && prev != opts {
 		return nil, fmt.Errorf("locktest: another Config.GoRedis is already registered as %q, with other settings (Options %s, earlier %s): give each lock its own name", g.Name, opts, prev)
 	}
@@ -108,20 +116,31 @@ func (g *GoRedis) protocol() (protocols.Protocol, error) {
 	if err := bridge.CheckOptions(g.Options); err != nil {
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: %v", g.Name, err)
 	}
+	if err := bridge.CheckFailoverOptions(g.FailoverOptions); err != nil {
+		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: %v", g.Name, err)
+	}
+	if g.FailoverOptions != nil && g.NewPool != nil {
+		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: FailoverOptions is for a lock built by New on topology replicated, not NewPool", g.Name)
+	}
 	p := protocols.Protocol{Name: g.Name, Source: "go-redis code run through locksim's bridge",
 		Summary: "a lock written with go-redis, run unmodified", Lease: g.Lease,
 		Topologies: []string{protocols.TopoSingle, protocols.TopoReplicated},
 		New:        func(_ protocols.Env, key string) protocols.Lock { return &goLock{g: g, key: key} },
-		Attach:     func(w *sim.World, sc protocols.Scenario) error { return attachBridge(w, sc, g.Options) }}
+		Attach: func(w *sim.World, sc protocols.Scenario) error {
+			return attachBridge(w, sc, g.Options, g.FailoverOptions)
+		}}
 	if g.NewPool != nil {
 		p.Topologies, p.Masters = []string{protocols.TopoIndependent}, 5
+	}
+	if g.FailoverOptions != nil {
+		p.Topologies = []string{protocols.TopoReplicated, protocols.TopoSingle}
 	}
 	return p, nil
 }
 
 // attachBridge connects a scenario's world to the bridge, refusing the
 // faults one bubble cannot express.
-func attachBridge(w *sim.World, sc protocols.Scenario, opts *redis.Options) error {
+func attachBridge(w *sim.World, sc protocols.Scenario, opts *redis.Options, failover *redis.FailoverOptions) error {
 	for _, f := range sc.Faults {
 		if why, ok := bridgedFaults[f.Kind]; ok {
 			return fmt.Errorf("fault %s on %s: not available for a lock run through the go-redis bridge: %s", f.Kind, f.Target, why)
@@ -133,7 +152,7 @@ func attachBridge(w *sim.World, sc protocols.Scenario, opts *redis.Options) erro
 	topo := bridge.Topology{Kind: bridge.Single, Nodes: protocols.LockNodes(sc), Options: opts}
 	switch sc.Topology {
 	case protocols.TopoReplicated:
-		topo.Kind = bridge.Sentinel
+		topo.Kind, topo.Failover = bridge.Sentinel, failover
 	case protocols.TopoIndependent:
 		topo.Kind = bridge.Pool
 	}
@@ -277,4 +296,14 @@ func optionsShape(o *redis.Options) string {
 		o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.ContextTimeoutEnabled, o.MaxRetries, o.MinRetryBackoff, o.MaxRetryBackoff,
 		o.PoolSize, o.PoolTimeout, o.PoolFIFO, o.MinIdleConns, o.MaxIdleConns, o.MaxActiveConns, o.ConnMaxIdleTime, o.ConnMaxLifetime,
 		o.ClientName, o.OnConnect != nil)
+}
+
+// failoverShape is optionsShape for FailoverOptions.
+func failoverShape(o *redis.FailoverOptions) string {
+	if o == nil {
+		return ""
+	}
+	return fmt.Sprintf(" failover {MasterName:%q DialTimeout:%v ReadTimeout:%v WriteTimeout:%v ContextTimeoutEnabled:%v MaxRetries:%d MinRetryBackoff:%v MaxRetryBackoff:%v PoolSize:%d PoolTimeout:%v}",
+		o.MasterName, o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.ContextTimeoutEnabled, o.MaxRetries, o.MinRetryBackoff, o.MaxRetryBackoff,
+		o.PoolSize, o.PoolTimeout)
 }

@@ -224,3 +224,52 @@ func TestGoRedisContextIgnoredDiagnosed(t *testing.T) {
 		t.Fatalf("Check's message:\n%s", msg)
 	}
 }
+
+// TestGoRedisFailoverOptionsSurviveFailover: a lock on the user's own
+// Sentinel client (FailoverOptions: its master name, timeouts and
+// retries) finds the promoted replica through the simulated sentinel
+// and keeps taking the lock after a failover.
+func TestGoRedisFailoverOptionsSurviveFailover(t *testing.T) {
+	g := *plainGoRedis
+	g.Name = "go:plain-sentinel"
+	g.FailoverOptions = &redis.FailoverOptions{MasterName: "orders", ReadTimeout: time.Second, MaxRetries: 2}
+	sc := protocols.Scenario{Seed: 2, Protocol: g.Name, Topology: protocols.TopoReplicated, Clients: 2, Ops: 8,
+		Faults: []trace.Fault{{Kind: trace.FaultFailover, Target: protocols.MasterNode, AtMs: 3000, DurMs: 60000}}}
+	res, err := EvaluateT(t, Config{GoRedis: &g}, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Outcome.File.Trace
+	promoted, promotedAt, asked := "", int64(-1), false
+	for _, e := range tr.Events {
+		if e.Kind == trace.EvPromote && strings.HasPrefix(e.Detail, "promoted") && promotedAt < 0 {
+			promoted, promotedAt = e.Party, e.T
+		}
+		asked = asked || (e.Kind == trace.EvCommand && strings.Contains(strings.Join(e.Args, " "), "get-master-addr-by-name orders"))
+	}
+	if promotedAt < 0 || !asked {
+		t.Fatalf("promotion at %d, sentinel asked for master %q: %v", promotedAt, "orders", asked)
+	}
+	after := 0
+	for _, op := range tr.Ops {
+		if op.Kind == "acquire" && op.Result == "ok" && op.Call > promotedAt {
+			after++
+		}
+	}
+	onNew := false
+	for _, e := range tr.Events {
+		onNew = onNew || (e.Kind == trace.EvCommand && e.Party == promoted && e.T > promotedAt && len(e.Args) > 0 && strings.EqualFold(e.Args[0], "set"))
+	}
+	if after == 0 || !onNew {
+		t.Fatalf("after the failover to %s at %d: %d locks taken, SET on the new master: %v", promoted, promotedAt, after, onNew)
+	}
+	// Options the simulated sentinel cannot honour are refused, naming the field.
+	bad := *plainGoRedis
+	bad.Name = "go:plain-replica-reads"
+	bad.FailoverOptions = &redis.FailoverOptions{ReplicaOnly: true}
+	r := newRecorder(t)
+	Check(r, Config{GoRedis: &bad})
+	if msg := r.message(); !strings.HasPrefix(msg, "locktest: Config.GoRedis go:plain-replica-reads: FailoverOptions.RouteByLatency, RouteRandomly, ReplicaOnly:") {
+		t.Fatalf("message %q", msg)
+	}
+}
