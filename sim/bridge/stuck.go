@@ -88,7 +88,7 @@ func (e *BlockedError) Error() string {
 	if len(e.Others) > 0 {
 		s += " (also " + strings.Join(e.Others, ", ") + ")"
 	}
-	return s + fmt.Sprintf(": still running %v after the run ended and cancelled its context; Lock and Unlock must return once their context is cancelled", grace)
+	return s + fmt.Sprintf(": still running %v after the run ended and cancelled its context; code run through the bridge (Lock, Unlock, a critical section) must return once its context is cancelled", grace)
 }
 
 // blocked describes the calls still running, the first by client name
