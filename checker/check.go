@@ -112,6 +112,7 @@ func check(tr *trace.Trace, opt Options) *Result {
 		res.Violations = append(res.Violations, liveness(t, ix, 2*opt.LeaseMs*1e6)...)
 	}
 	res.Damage = damage(t, ix, opt.InitialStock)
+	res.Damage.Add(res.checkUserData(t, mv))
 	if res.Violations == nil {
 		res.Violations = []Violation{}
 	}

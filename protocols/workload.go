@@ -142,3 +142,8 @@ func (r *Runner) Work(t *sim.Thread) {
 func (r *Runner) Retry(t *sim.Thread) {
 	t.Sleep(time.Duration(r.Sc.RetryMs) * time.Millisecond)
 }
+
+// Shared returns the run-wide value called key, creating it with init on
+// first use: state a workload's threads share within one run (users'
+// workloads, locktest).
+func (r *Runner) Shared(key string, init func() any) any { return r.shared(key, init) }

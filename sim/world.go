@@ -143,8 +143,11 @@ func (w *World) scheduleEvent(e *event) {
 	w.q.push(e)
 }
 
-// fail stops the run with err.
-func (w *World) fail(err error) {
+// Fail stops the run with err: Run returns it instead of a trace. Outside
+// code may call it until Run returns, from the functions registered with
+// OnEnd included (a goroutine that never returned, found as the run
+// ends).
+func (w *World) Fail(err error) {
 	if w.err == nil {
 		w.err = err
 	}
@@ -176,7 +179,12 @@ func (w *World) Run() (tr *trace.Trace, err error) {
 		return nil, errors.New("sim: world already ran")
 	}
 	w.ran = true
-	defer w.stopThreads()
+	defer func() {
+		w.stopThreads()
+		if w.err != nil && err == nil {
+			tr, err = nil, w.err
+		}
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", ErrPanic, r)

@@ -9,8 +9,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +21,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces/locktest"
 )
 
@@ -151,4 +156,113 @@ func traceDir(t *testing.T) string {
 		return ""
 	}
 	return t.TempDir()
+}
+
+// inventory is the service's own data in the same Redis, written with
+// go-redis under the lock: each operation sells one unit (GET the
+// stock, prepare the order, SET it back less one); the invariant is
+// that every sale shows in the final stock.
+func inventory() *locktest.Data {
+	return &locktest.Data{
+		Name: "example-inventory",
+		Keys: map[string]string{"stock:apples": "100"},
+		Critical: func(ctx context.Context, rdb redis.UniversalClient, op locktest.Operation) (string, error) {
+			n, err := rdb.Get(ctx, "stock:apples").Int()
+			if err != nil {
+				return "", err
+			}
+			time.Sleep(2 * time.Second) // the order is prepared (virtual time)
+			if err := rdb.Set(ctx, "stock:apples", n-1, 0).Err(); err != nil {
+				return "", err
+			}
+			return "sold@" + strconv.Itoa(n), nil
+		},
+		Invariant: func(final map[string]string, history []locktest.Operation) locktest.Harm {
+			sold := 0
+			for _, op := range history {
+				if strings.HasPrefix(op.Result, "sold@") {
+					sold++
+				}
+			}
+			left, _ := strconv.Atoi(final["stock:apples"])
+			if lost := sold - (100 - left); lost > 0 {
+				return locktest.Harm{LostUpdates: lost, Explanation: fmt.Sprintf("stock:apples is %d after %d sales of 100", left, sold)}
+			}
+			return locktest.Harm{}
+		},
+	}
+}
+
+// TestInventoryLosesSalesUnderGCPause: the inventory, under Lock, loses
+// sales when a GC pause outlives the lease: the damage its invariant
+// counts is the failure's.
+func TestInventoryLosesSalesUnderGCPause(t *testing.T) {
+	cfg := config("gc-pause")
+	cfg.Data, cfg.Property, cfg.TraceDir = inventory(), locktest.NoDamage, traceDir(t)
+	cfg.Checks, cfg.ShrinkRuns = 500, 300 // Expect stops at the first failing scenario
+	f := locktest.Expect(t, cfg)
+	if f.Property != checker.PropDamage || f.Outcome.File.Report.Damage.LostUpdates == 0 {
+		t.Fatalf("want lost updates, got:\n%s", f.Message)
+	}
+}
+
+// TestSentinelClientSurvivesFailover: Lock on the team's own Sentinel
+// client (its master name, timeouts and retries) finds the promoted
+// replica after the master fails, and keeps taking the lock there.
+func TestSentinelClientSurvivesFailover(t *testing.T) {
+	cfg := config()
+	cfg.GoRedis.Name = "example-sentinel-lock"
+	cfg.GoRedis.FailoverOptions = &redis.FailoverOptions{MasterName: "orders", ReadTimeout: time.Second, MaxRetries: 2}
+	res, err := locktest.EvaluateT(t, cfg, protocols.Scenario{Seed: 2, Protocol: cfg.GoRedis.Name,
+		Topology: protocols.TopoReplicated, Clients: 2, Ops: 8,
+		// The master fails at t=3 s and stays down for a minute.
+		Faults: []trace.Fault{{Kind: trace.FaultFailover, Target: protocols.MasterNode, AtMs: 3000, DurMs: 60000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := 0
+	for _, op := range res.Outcome.File.Trace.Ops {
+		if op.Kind == "acquire" && op.Result == "ok" && op.Call > int64(10*time.Second) {
+			taken++ // on the promoted replica: the old master is down
+		}
+	}
+	if taken == 0 {
+		t.Fatal("no lock taken after the failover")
+	}
+}
+
+// StuckLock waits for a wake-up that never comes when the lock is
+// taken, without looking at its context: a common bug.
+type StuckLock struct {
+	inner Lock
+	wake  chan struct{}
+}
+
+// Lock takes the lock, waiting (forever) while another client holds it.
+func (l *StuckLock) Lock(ctx context.Context) error {
+	for {
+		if err := l.inner.Lock(ctx); !errors.Is(err, errTaken) {
+			return err
+		}
+		<-l.wake // no case for ctx.Done()
+	}
+}
+
+// Unlock releases the lock.
+func (l *StuckLock) Unlock(ctx context.Context) error { return l.inner.Unlock(ctx) }
+
+// TestStuckLockIsNamed: a lock blocked outside the simulated Redis is
+// reported in one line naming the client and where it waits, not by a
+// deadlock panic.
+func TestStuckLockIsNamed(t *testing.T) {
+	cfg := config()
+	cfg.GoRedis.Name = "example-stuck-lock"
+	cfg.GoRedis.New = func(rdb redis.UniversalClient, key string) locktest.Locker {
+		return &StuckLock{inner: Lock{rdb: rdb, key: key}, wake: make(chan struct{})}
+	}
+	_, err := locktest.EvaluateT(t, cfg, protocols.Scenario{Seed: 3, Protocol: cfg.GoRedis.Name, Clients: 2, Ops: 1})
+	want := regexp.MustCompile(`^client c\d/t1 blocked in goredislock_test\.\(\*StuckLock\)\.Lock \(lock_test\.go:\d+\) outside the simulated Redis: `)
+	if err == nil || !want.MatchString(err.Error()) {
+		t.Fatalf("got %v, want %s", err, want)
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/locksim/locksim/sim"
 )
 
@@ -33,6 +35,14 @@ type Topology struct {
 	// Nodes are the Redis nodes clients may reach, in this order; node i
 	// listens on 10.0.0.<i+1>:6379, the sentinel on 10.0.1.1:26379.
 	Nodes []string
+	// Options are the user's client options (see CheckOptions for what
+	// cannot be set); under Sentinel, its timeouts, retries and pool
+	// settings go to the failover client. nil: go-redis's defaults.
+	Options *redis.Options
+	// Failover, under Sentinel, are the user's failover client options
+	// instead of Options (see CheckFailoverOptions): the sentinel
+	// monitors the master by its MasterName.
+	Failover *redis.FailoverOptions
 }
 
 // SentinelAddr is the simulated sentinel's address.
@@ -55,9 +65,11 @@ type Bridge struct {
 	crashes  map[string]int // node -> crashes so far
 	done     chan struct{}  // closed when the run ends
 
-	mu     sync.Mutex
-	inbox  []input
-	notify chan struct{} // cap 1: the inbox grew
+	mu       sync.Mutex
+	inbox    []input
+	notify   chan struct{}     // cap 1: the inbox grew
+	running  map[int64]running // by goroutine id: calls that have not returned
+	callDone chan struct{}     // cap 1: a call returned
 }
 
 // input is something outside code handed to the world: applied at the
@@ -75,12 +87,18 @@ func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 	if !inBubble() {
 		return nil, errors.New("bridge: not in a testing/synctest bubble (run the world inside bridge.Run)")
 	}
+	if err := CheckOptions(topo.Options); err != nil {
+		return nil, fmt.Errorf("bridge: %v", err)
+	}
+	if err := CheckFailoverOptions(topo.Failover); err != nil {
+		return nil, fmt.Errorf("bridge: %v", err)
+	}
 	if w.External() != nil {
 		return nil, errors.New("bridge: the world already has outside code attached")
 	}
 	b := &Bridge{w: w, topo: topo, start: time.Now().Add(-w.Now()), party: map[string]string{}, addr: map[string]string{},
 		threads: map[*sim.Thread]*thread{}, byProc: map[*sim.Process]*proc{}, notify: make(chan struct{}, 1),
-		crashes: map[string]int{}, done: make(chan struct{})}
+		crashes: map[string]int{}, done: make(chan struct{}), running: map[int64]running{}, callDone: make(chan struct{}, 1)}
 	for i, n := range topo.Nodes {
 		if w.Node(n) == nil {
 			return nil, fmt.Errorf("bridge: no node %q", n)

@@ -35,7 +35,12 @@ func (quiet) Printf(context.Context, string, ...any) {}
 // own log lines (sentinel switches, retries) are discarded: Run installs
 // a silent logger with redis.SetLogger, for the whole test binary. Like
 // cryptotest and t.Setenv, Run cannot be used in parallel tests.
-func Run(t *testing.T, seed uint64, fn func()) {
+//
+// Run returns an error, instead of synctest's deadlock panic, when
+// goroutines fn started are still blocked a virtual hour after fn
+// returned (a goroutine that ignores its context): it names where the
+// first of them waits. They stay blocked for the rest of the test binary.
+func Run(t *testing.T, seed uint64, fn func()) (err error) {
 	t.Helper()
 	silence.Do(func() { redis.SetLogger(quiet{}) })
 	if g := os.Getenv("GODEBUG"); !strings.Contains(g, "randseednop=0") {
@@ -44,7 +49,18 @@ func Run(t *testing.T, seed uint64, fn func()) {
 		}
 		t.Setenv("GODEBUG", g+"randseednop=0")
 	}
+	bubble := ""
+	defer func() {
+		if p := recover(); p != nil {
+			e, ok := p.(error)
+			if !ok || !strings.HasPrefix(e.Error(), "deadlock: main bubble goroutine has exited") || bubble == "" {
+				panic(p)
+			}
+			err = leftover(bubble)
+		}
+	}()
 	synctest.Test(t, func(t *testing.T) {
+		bubble = bubbleOf()
 		cryptotest.SetGlobalRandom(t, seed)
 		rand.Seed(int64(seed)) //nolint:staticcheck // the global source is what libraries draw from
 		fn()
@@ -53,4 +69,5 @@ func Run(t *testing.T, seed uint64, fn func()) {
 		// bubble's root returns.
 		time.Sleep(drain)
 	})
+	return nil
 }

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // poolSize is go-redis's pool size for bridged clients: fixed (the
@@ -14,29 +13,34 @@ import (
 // PoolTimeout and fail with "connection pool timeout".
 const poolSize = 1000
 
-// newClients builds th's go-redis clients for the topology. They speak
-// RESP2 (the sim's nodes answer in RESP2), send no CLIENT SETINFO and no
-// maintenance-notification handshake; everything else is go-redis's
-// default.
+// newClients builds th's go-redis clients for the topology, with the
+// topology's Options (clientOptions): they speak RESP2 (the sim's nodes
+// answer in RESP2), send no CLIENT SETINFO and no
+// maintenance-notification handshake.
 func (b *Bridge) newClients(th *thread) *Clients {
 	dial := b.dialer(th)
-	off := &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	opts := func(addr string) *redis.Options {
-		return &redis.Options{Addr: addr, Protocol: 2, Dialer: dial, DisableIdentity: true,
-			PoolSize: poolSize, MaintNotificationsConfig: off}
-	}
+	user := b.topo.Options
 	c := &Clients{}
+	client := func(addr string) *redis.Client {
+		rc := redis.NewClient(clientOptions(user, addr, dial))
+		gate(rc, user)
+		return rc
+	}
 	switch b.topo.Kind {
 	case Sentinel:
-		c.Client = redis.NewFailoverClient(&redis.FailoverOptions{MasterName: MasterName,
-			SentinelAddrs: []string{SentinelAddr}, Protocol: 2, Dialer: dial, DisableIdentity: true,
-			PoolSize: poolSize})
+		fc := redis.NewFailoverClient(failoverOptions(user, b.topo.Failover, dial))
+		if f := b.topo.Failover; f != nil {
+			gate(fc, &redis.Options{PoolSize: f.PoolSize})
+		} else {
+			gate(fc, user)
+		}
+		c.Client = fc
 	case Pool:
 		for _, n := range b.topo.Nodes {
-			c.Pool = append(c.Pool, redis.NewClient(opts(b.addr[n])))
+			c.Pool = append(c.Pool, client(b.addr[n]))
 		}
 	default:
-		c.Client = redis.NewClient(opts(b.addr[b.topo.Nodes[0]]))
+		c.Client = client(b.addr[b.topo.Nodes[0]])
 	}
 	if c.Client != nil {
 		th.proc.clients = append(th.proc.clients, c.Client)

@@ -13,7 +13,7 @@ import (
 )
 
 // DialTimeout bounds a connection attempt, as go-redis's DialTimeout
-// default does: a node that is cut off (partition, blackhole) never
+// default does (Topology.Options.DialTimeout, when set, instead): a node that is cut off (partition, blackhole) never
 // answers; a node that is down refuses at once.
 const DialTimeout = 5 * time.Second
 
@@ -31,7 +31,11 @@ func (b *Bridge) dialer(th *thread) func(ctx context.Context, network, addr stri
 		b.mu.Unlock()
 		res := make(chan *conn, 1)
 		b.push("dial "+th.client+" "+addr, seq, func() { b.connect(th, party, res) })
-		t := time.NewTimer(DialTimeout)
+		limit := DialTimeout
+		if o := b.topo.Options; o != nil && o.DialTimeout > 0 {
+			limit = o.DialTimeout
+		}
+		t := time.NewTimer(limit)
 		defer t.Stop()
 		select {
 		case c := <-res:

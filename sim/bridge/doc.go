@@ -70,8 +70,11 @@
 //     refused.
 //   - go-redis waits for a free pooled connection with timers from a
 //     process-wide sync.Pool, which a bubble may not share with another:
-//     clients get a pool of 1000 connections, so the wait (and its
-//     "connection pool timeout") never happens.
+//     clients get a pool of 1000 connections, so go-redis's own wait
+//     never happens, and a hook of the bridge enforces the user's
+//     PoolSize (Topology.Options) with the bubble's own timers, failing
+//     with redis.ErrPoolTimeout after PoolTimeout as go-redis does;
+//     Options().PoolSize reads 1000.
 //   - Randomness outside the world: crypto/rand is seeded per run
 //     (testing/cryptotest) and so is math/rand's global source (go-redis's
 //     retry backoff, redsync's retry delay; Run sets GODEBUG
@@ -82,7 +85,20 @@
 //     reports.
 //   - Run needs the test's *testing.T, cannot be used in parallel tests
 //     (cryptotest, t.Setenv), and silences go-redis's logger for the test
-//     binary. Code must return once its context is cancelled; goroutines
-//     still blocked a virtual hour after the run make synctest report a
-//     deadlock, which fails the test binary.
+//     binary.
+//   - Code must return once its context is cancelled. A call still
+//     running a virtual minute after the run ended (and cancelled its
+//     context, and closed its connections) fails the run with a
+//     *BlockedError: "client c2/t1 blocked in pkg.(*Lock).Lock
+//     (lock.go:42) outside the simulated Redis", the first frame of its
+//     goroutine outside the runtime, sync, time and context. A goroutine
+//     left blocked a virtual hour after the run (a renewal loop that
+//     ignores its context) makes Run return an error naming where it
+//     waits, instead of synctest's deadlock panic; it stays blocked for
+//     the rest of the test binary. Only what synctest counts as durably
+//     blocked (channels and timers of the bubble, select, sync.WaitGroup,
+//     sync.Cond) is seen this way: a goroutine in a real network call, on
+//     a sync.Mutex, or on a channel made outside the bubble (a goroutine
+//     the bubble does not own, sleeping in real time) stops the virtual
+//     clock, and the run waits for it in real time.
 package bridge

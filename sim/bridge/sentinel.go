@@ -11,7 +11,8 @@ import (
 )
 
 // MasterName is the name the simulated sentinel monitors the master by,
-// the FailoverOptions.MasterName of the clients the bridge builds.
+// the FailoverOptions.MasterName of the clients the bridge builds, unless
+// Topology.Failover names another.
 const MasterName = "mymaster"
 
 // switchMaster is the sentinel's pub/sub channel for failovers.
@@ -21,12 +22,16 @@ const switchMaster = "+switch-master"
 // controller (the sim's sentinel process): it names the master the
 // controller knows, and publishes +switch-master when it promotes.
 type sentinel struct {
-	b    *Bridge
-	subs []*link
+	b      *Bridge
+	master string // the name it monitors the master by
+	subs   []*link
 }
 
 func newSentinel(b *Bridge) *sentinel {
-	s := &sentinel{b: b}
+	s := &sentinel{b: b, master: MasterName}
+	if f := b.topo.Failover; f != nil && f.MasterName != "" {
+		s.master = f.MasterName
+	}
 	b.w.OnPromote(s.promoted)
 	return s
 }
@@ -79,7 +84,7 @@ func (s *sentinel) answer(l *link, args []string) []sim.Reply {
 
 // query answers SENTINEL sub name.
 func (s *sentinel) query(sub, name string) sim.Reply {
-	if name != MasterName {
+	if name != s.master {
 		return sim.Reply{} // no such master: a null reply
 	}
 	switch sub {
@@ -96,7 +101,7 @@ func (s *sentinel) query(sub, name string) sim.Reply {
 func (s *sentinel) promoted(old, promoted string) {
 	oh, op, _ := net.SplitHostPort(s.b.addr[old])
 	nh, np, _ := net.SplitHostPort(s.b.addr[promoted])
-	msg := strings.Join([]string{MasterName, oh, op, nh, np}, " ")
+	msg := strings.Join([]string{s.master, oh, op, nh, np}, " ")
 	out := appendReply(nil, bulks("message", switchMaster, msg))
 	live, n := s.subs[:0], 0
 	for _, l := range s.subs {

@@ -57,12 +57,15 @@ func (b *Bridge) Call(t *sim.Thread, fn func(ctx context.Context, c *Clients) er
 		src, seq := "call "+th.client, th.calls
 		b.dirty = true
 		go func() {
+			id := goid()
+			b.started(id, th, seq)
 			r := result{}
 			defer func() {
 				if p := recover(); p != nil {
 					r = result{panic: p, stack: debug.Stack()}
 				}
 				b.push(src, seq, func() { resume(r) })
+				b.returned(id)
 			}()
 			r.err = fn(th.proc.ctx, th.clients)
 		}()
@@ -126,4 +129,5 @@ func (b *Bridge) close() {
 			c.Close()
 		}
 	}
+	b.awaitCalls()
 }

@@ -76,6 +76,11 @@ type Config struct {
 	// its operations against the model. Names are global to the test
 	// binary, as Lock's are.
 	Resource *Resource
+	// Data is data of one's own in the same simulated Redis, written
+	// with go-redis inside the critical section (see Data): it becomes
+	// the workload, and its Invariant's harm the run's damage. GoRedis
+	// locks only, on topologies single and replicated.
+	Data *Data
 	// Faults are the fault kinds drawn (trace.KindNames(), plus
 	// FaultDelay). Empty: no faults.
 	Faults []string
@@ -266,6 +271,11 @@ func (c *config) checkScenarios() error {
 	c.topos = c.Topologies
 	if len(c.topos) == 0 {
 		c.topos = protocols.SupportedTopologies(c.proto)[:1]
+	}
+	if c.Data != nil {
+		if err := c.checkData(); err != nil {
+			return err
+		}
 	}
 	for _, tp := range c.topos {
 		for _, l := range c.leases {

@@ -52,6 +52,22 @@ type GoRedis struct {
 	// NotOwner, when set, says which errors of Unlock mean "the lock was
 	// no longer ours".
 	NotOwner func(error) bool
+	// Options, when set, are the clients' options, as the application
+	// builds its clients: timeouts, retries and their backoff, PoolSize
+	// and PoolTimeout, idle and lifetime limits, OnConnect. The bridge
+	// sets the address and the dialer (leave Addr and Dialer empty); a
+	// setting the simulated nodes cannot honour (TLS, a password, a DB
+	// other than 0, RESP3) is refused. On topology replicated they apply
+	// to the failover client. nil: go-redis's defaults.
+	Options *redis.Options
+	// FailoverOptions, when set, are the failover client's options on
+	// topology replicated (instead of Options): MasterName (the
+	// simulated sentinel monitors the master by it), timeouts, retries,
+	// pool settings. The bridge sets the sentinel's address and the
+	// dialer (leave SentinelAddrs and Dialer empty); reads from replicas
+	// (RouteByLatency, RouteRandomly, ReplicaOnly), TLS and passwords are
+	// refused. Setting it makes replicated the lock's default topology.
+	FailoverOptions *redis.FailoverOptions
 }
 
 // bridgedFaults are the fault kinds a bridged lock cannot suffer.
@@ -63,8 +79,9 @@ var bridgedFaults = map[string]string{
 // one GoRedis binds the same lock to its name (see bind).
 var goProtocols = struct {
 	sync.Mutex
-	m map[*GoRedis]*protocols.Protocol
-}{m: map[*GoRedis]*protocols.Protocol{}}
+	m       map[*GoRedis]*protocols.Protocol
+	options map[string]string // by name: the Options every value of the name has
+}{m: map[*GoRedis]*protocols.Protocol{}, options: map[string]string{}}
 
 // registered is g's protocol, built once.
 func (g *GoRedis) registered() (*protocols.Protocol, error) {
@@ -77,6 +94,11 @@ func (g *GoRedis) registered() (*protocols.Protocol, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts := optionsShape(g.Options) + failoverShape(g.FailoverOptions)
+	if prev, ok := goProtocols.options[g.Name]; ok && prev != opts {
+		return nil, fmt.Errorf("locktest: another Config.GoRedis is already registered as %q, with other settings (Options %s, earlier %s): give each lock its own name", g.Name, opts, prev)
+	}
+	goProtocols.options[g.Name] = opts
 	goProtocols.m[g] = &p
 	return &p, nil
 }
@@ -91,20 +113,34 @@ func (g *GoRedis) protocol() (protocols.Protocol, error) {
 	case g.Lease <= 0:
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s needs its Lease", g.Name)
 	}
+	if err := bridge.CheckOptions(g.Options); err != nil {
+		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: %v", g.Name, err)
+	}
+	if err := bridge.CheckFailoverOptions(g.FailoverOptions); err != nil {
+		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: %v", g.Name, err)
+	}
+	if g.FailoverOptions != nil && g.NewPool != nil {
+		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: FailoverOptions is for a lock built by New on topology replicated, not NewPool", g.Name)
+	}
 	p := protocols.Protocol{Name: g.Name, Source: "go-redis code run through locksim's bridge",
 		Summary: "a lock written with go-redis, run unmodified", Lease: g.Lease,
 		Topologies: []string{protocols.TopoSingle, protocols.TopoReplicated},
 		New:        func(_ protocols.Env, key string) protocols.Lock { return &goLock{g: g, key: key} },
-		Attach:     attachBridge}
+		Attach: func(w *sim.World, sc protocols.Scenario) error {
+			return attachBridge(w, sc, g.Options, g.FailoverOptions)
+		}}
 	if g.NewPool != nil {
 		p.Topologies, p.Masters = []string{protocols.TopoIndependent}, 5
+	}
+	if g.FailoverOptions != nil {
+		p.Topologies = []string{protocols.TopoReplicated, protocols.TopoSingle}
 	}
 	return p, nil
 }
 
 // attachBridge connects a scenario's world to the bridge, refusing the
 // faults one bubble cannot express.
-func attachBridge(w *sim.World, sc protocols.Scenario) error {
+func attachBridge(w *sim.World, sc protocols.Scenario, opts *redis.Options, failover *redis.FailoverOptions) error {
 	for _, f := range sc.Faults {
 		if why, ok := bridgedFaults[f.Kind]; ok {
 			return fmt.Errorf("fault %s on %s: not available for a lock run through the go-redis bridge: %s", f.Kind, f.Target, why)
@@ -113,10 +149,10 @@ func attachBridge(w *sim.World, sc protocols.Scenario) error {
 			return fmt.Errorf("fault %s on %s: a process run through the go-redis bridge has no clock of its own (its goroutines share the bubble's clock); aim clock faults at nodes", f.Kind, f.Target)
 		}
 	}
-	topo := bridge.Topology{Kind: bridge.Single, Nodes: protocols.LockNodes(sc)}
+	topo := bridge.Topology{Kind: bridge.Single, Nodes: protocols.LockNodes(sc), Options: opts}
 	switch sc.Topology {
 	case protocols.TopoReplicated:
-		topo.Kind = bridge.Sentinel
+		topo.Kind, topo.Failover = bridge.Sentinel, failover
 	case protocols.TopoIndependent:
 		topo.Kind = bridge.Pool
 	}
@@ -228,7 +264,10 @@ func (c *config) execute(sc protocols.Scenario) (*traces.Outcome, error) {
 	}
 	var o *traces.Outcome
 	var err error
-	bridge.Run(c.t, sc.Seed, func() { o, err = traces.Execute(sc) })
+	left := bridge.Run(c.t, sc.Seed, func() { o, err = traces.Execute(sc) })
+	if err == nil && left != nil {
+		o, err = nil, left
+	}
 	return o, err
 }
 
@@ -245,4 +284,26 @@ func EvaluateT(t *testing.T, cfg Config, sc protocols.Scenario) (*Result, error)
 		}
 	}
 	return c.evaluate(sc, "")
+}
+
+// optionsShape is what of o decides a run: two GoRedis values under one
+// name must agree on it.
+func optionsShape(o *redis.Options) string {
+	if o == nil {
+		return "default"
+	}
+	return fmt.Sprintf("{DialTimeout:%v ReadTimeout:%v WriteTimeout:%v ContextTimeoutEnabled:%v MaxRetries:%d MinRetryBackoff:%v MaxRetryBackoff:%v PoolSize:%d PoolTimeout:%v PoolFIFO:%v MinIdleConns:%d MaxIdleConns:%d MaxActiveConns:%d ConnMaxIdleTime:%v ConnMaxLifetime:%v ClientName:%q OnConnect:%v}",
+		o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.ContextTimeoutEnabled, o.MaxRetries, o.MinRetryBackoff, o.MaxRetryBackoff,
+		o.PoolSize, o.PoolTimeout, o.PoolFIFO, o.MinIdleConns, o.MaxIdleConns, o.MaxActiveConns, o.ConnMaxIdleTime, o.ConnMaxLifetime,
+		o.ClientName, o.OnConnect != nil)
+}
+
+// failoverShape is optionsShape for FailoverOptions.
+func failoverShape(o *redis.FailoverOptions) string {
+	if o == nil {
+		return ""
+	}
+	return fmt.Sprintf(" failover {MasterName:%q DialTimeout:%v ReadTimeout:%v WriteTimeout:%v ContextTimeoutEnabled:%v MaxRetries:%d MinRetryBackoff:%v MaxRetryBackoff:%v PoolSize:%d PoolTimeout:%v}",
+		o.MasterName, o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.ContextTimeoutEnabled, o.MaxRetries, o.MinRetryBackoff, o.MaxRetryBackoff,
+		o.PoolSize, o.PoolTimeout)
 }

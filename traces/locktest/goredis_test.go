@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +182,94 @@ func TestGoRedisInParallelTest(t *testing.T) {
 			}
 		})
 	})
+}
+
+// ctxIgnoringLock waits for a wake-up that never comes when the lock is
+// taken, without looking at its context: a common bug.
+type ctxIgnoringLock struct {
+	plainLock
+	wake chan struct{}
+}
+
+func (l *ctxIgnoringLock) Lock(ctx context.Context) error {
+	for {
+		err := l.plainLock.Lock(ctx)
+		if !errors.Is(err, errNotAcquired) {
+			return err
+		}
+		<-l.wake // no case for ctx.Done()
+	}
+}
+
+// TestGoRedisContextIgnoredDiagnosed: a lock that ignores its context
+// and blocks outside the simulated Redis is reported in one line naming
+// the client and the call where it waits, not by synctest's deadlock
+// panic (which would stop the test binary and fail this test).
+func TestGoRedisContextIgnoredDiagnosed(t *testing.T) {
+	g := &GoRedis{Name: "go:ctx-ignoring", Lease: 10 * time.Second,
+		New: func(rdb redis.UniversalClient, key string) Locker {
+			return &ctxIgnoringLock{plainLock{rdb: rdb, key: key, ttl: 10 * time.Second}, make(chan struct{})}
+		},
+		Refused: func(err error) bool { return errors.Is(err, errNotAcquired) }}
+	const line = "client c2/t1 blocked in locktest.(*ctxIgnoringLock).Lock (goredis_test.go:"
+	sc := protocols.Scenario{Seed: 3, Protocol: g.Name, Clients: 2, Ops: 1} // c1 takes the lock first
+	_, err := EvaluateT(t, Config{GoRedis: g}, sc)
+	if err == nil || !strings.HasPrefix(err.Error(), line) || !strings.Contains(err.Error(), ") outside the simulated Redis: ") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("EvaluateT: %v\nwant one line starting %q", err, line)
+	}
+	r := newRecorder(t)
+	Check(r, Config{GoRedis: g, Checks: 5, TraceDir: t.TempDir()})
+	want := regexp.MustCompile(`^locktest: scenario did not run: client c\d+/t1 blocked in locktest\.\(\*ctxIgnoringLock\)\.Lock \(goredis_test\.go:\d+\) outside the simulated Redis: `)
+	if msg := r.message(); !want.MatchString(msg) {
+		t.Fatalf("Check's message:\n%s", msg)
+	}
+}
+
+// TestGoRedisFailoverOptionsSurviveFailover: a lock on the user's own
+// Sentinel client (FailoverOptions: its master name, timeouts and
+// retries) finds the promoted replica through the simulated sentinel
+// and keeps taking the lock after a failover.
+func TestGoRedisFailoverOptionsSurviveFailover(t *testing.T) {
+	g := *plainGoRedis
+	g.Name = "go:plain-sentinel"
+	g.FailoverOptions = &redis.FailoverOptions{MasterName: "orders", ReadTimeout: time.Second, MaxRetries: 2}
+	sc := protocols.Scenario{Seed: 2, Protocol: g.Name, Topology: protocols.TopoReplicated, Clients: 2, Ops: 8,
+		Faults: []trace.Fault{{Kind: trace.FaultFailover, Target: protocols.MasterNode, AtMs: 3000, DurMs: 60000}}}
+	res, err := EvaluateT(t, Config{GoRedis: &g}, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Outcome.File.Trace
+	promoted, promotedAt, asked := "", int64(-1), false
+	for _, e := range tr.Events {
+		if e.Kind == trace.EvPromote && strings.HasPrefix(e.Detail, "promoted") && promotedAt < 0 {
+			promoted, promotedAt = e.Party, e.T
+		}
+		asked = asked || (e.Kind == trace.EvCommand && strings.Contains(strings.Join(e.Args, " "), "get-master-addr-by-name orders"))
+	}
+	if promotedAt < 0 || !asked {
+		t.Fatalf("promotion at %d, sentinel asked for master %q: %v", promotedAt, "orders", asked)
+	}
+	after := 0
+	for _, op := range tr.Ops {
+		if op.Kind == "acquire" && op.Result == "ok" && op.Call > promotedAt {
+			after++
+		}
+	}
+	onNew := false
+	for _, e := range tr.Events {
+		onNew = onNew || (e.Kind == trace.EvCommand && e.Party == promoted && e.T > promotedAt && len(e.Args) > 0 && strings.EqualFold(e.Args[0], "set"))
+	}
+	if after == 0 || !onNew {
+		t.Fatalf("after the failover to %s at %d: %d locks taken, SET on the new master: %v", promoted, promotedAt, after, onNew)
+	}
+	// Options the simulated sentinel cannot honour are refused, naming the field.
+	bad := *plainGoRedis
+	bad.Name = "go:plain-replica-reads"
+	bad.FailoverOptions = &redis.FailoverOptions{ReplicaOnly: true}
+	r := newRecorder(t)
+	Check(r, Config{GoRedis: &bad})
+	if msg := r.message(); !strings.HasPrefix(msg, "locktest: Config.GoRedis go:plain-replica-reads: FailoverOptions.RouteByLatency, RouteRandomly, ReplicaOnly:") {
+		t.Fatalf("message %q", msg)
+	}
 }
