@@ -269,7 +269,7 @@ func MergeReports(rs []Report) Report {
 	worse := map[string]int{VerdictOK: 0, VerdictUnknown: 1, VerdictViolation: 2}
 	for _, r := range rs {
 		out.Violations = append(out.Violations, r.Violations...)
-		out.Damage = out.Damage.plus(r.Damage)
+		out.Damage.Add(r.Damage)
 		if out.Budget == "" {
 			out.Budget = r.Budget
 		}
@@ -305,17 +305,4 @@ func MergeReports(rs []Report) Report {
 		out.Verdict = VerdictOK
 	}
 	return out
-}
-
-// plus is the sum of two damages.
-func (d Damage) plus(o Damage) Damage {
-	return Damage{
-		DuplicateInserts:    d.DuplicateInserts + o.DuplicateInserts,
-		LostUpdates:         d.LostUpdates + o.LostUpdates,
-		OversoldUnits:       d.OversoldUnits + o.OversoldUnits,
-		StaleWritesAccepted: d.StaleWritesAccepted + o.StaleWritesAccepted,
-		StaleWritesRejected: d.StaleWritesRejected + o.StaleWritesRejected,
-		LostElements:        d.LostElements + o.LostElements,
-		HarmlessLateWrites:  d.HarmlessLateWrites + o.HarmlessLateWrites,
-	}
 }
