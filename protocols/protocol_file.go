@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -208,30 +207,19 @@ func LoadProtocolFile(path string) (*ProtocolFile, error) {
 // object, each field known (an unknown one fails with the nearest valid
 // name) and the whole valid (Validate).
 func ParseProtocolDescription(b []byte) (ProtocolDescription, error) {
-	var raw any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		return ProtocolDescription{}, jsonError(b, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return ProtocolDescription{}, errors.New("data after the description's closing brace")
-	}
-	if _, ok := raw.(map[string]any); !ok {
-		return ProtocolDescription{}, errors.New("not a JSON object")
-	}
-	if err := checkFields(raw, reflect.TypeFor[ProtocolDescription](), "field ", ""); err != nil {
-		return ProtocolDescription{}, err
-	}
 	var d ProtocolDescription
-	strict := json.NewDecoder(bytes.NewReader(b))
-	strict.DisallowUnknownFields()
-	if err := strict.Decode(&d); err != nil {
+	err := decodeKnownFields(b, &d, "description", "field ", func(err error, decoding bool) error {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return d, fmt.Errorf("field %q: a %s cannot be a %s", te.Field, te.Value, te.Type)
+		switch {
+		case !decoding:
+			return err
+		case errors.As(err, &te) && te.Field != "":
+			return fmt.Errorf("field %q: a %s cannot be a %s", te.Field, te.Value, te.Type)
 		}
-		return d, jsonError(b, err)
+		return jsonError(b, err)
+	})
+	if err != nil {
+		return ProtocolDescription{}, err
 	}
 	return d, d.Validate()
 }

@@ -302,31 +302,45 @@ func (sc Scenario) activeWindow() time.Duration {
 // or fault kind fails with one line naming the field and the nearest
 // valid name. It does not normalize: Normalize checks the numbers.
 func ParseScenario(b []byte) (Scenario, error) {
-	var raw any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		return Scenario{}, fmt.Errorf("scenario: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Scenario{}, errors.New("scenario: data after the scenario's closing brace")
-	}
-	if _, ok := raw.(map[string]any); !ok {
-		return Scenario{}, errors.New("scenario: not a JSON object")
-	}
-	if err := checkFields(raw, reflect.TypeFor[Scenario](), "scenario field ", ""); err != nil {
-		return Scenario{}, err
-	}
 	var sc Scenario
-	strict := json.NewDecoder(bytes.NewReader(b))
-	strict.DisallowUnknownFields()
-	if err := strict.Decode(&sc); err != nil {
-		return Scenario{}, fmt.Errorf("scenario: %v", err)
+	if err := decodeKnownFields(b, &sc, "scenario", "scenario field ", func(err error, _ bool) error {
+		return fmt.Errorf("scenario: %v", err)
+	}); err != nil {
+		return Scenario{}, err
 	}
 	if err := sc.CheckNames(); err != nil {
 		return Scenario{}, err
 	}
 	return sc, nil
+}
+
+// decodeKnownFields decodes b, one JSON object each of whose fields (at
+// any depth) v's type knows, into v. An unknown field fails with
+// checkFields' line (fieldPrefix starts it); phrase words every other
+// failure: a JSON decode error (decoding) or a wrong shape, where noun
+// names the object ("data after the <noun>'s closing brace").
+func decodeKnownFields(b []byte, v any, noun, fieldPrefix string, phrase func(err error, decoding bool) error) error {
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return phrase(err, true)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return phrase(fmt.Errorf("data after the %s's closing brace", noun), false)
+	}
+	if _, ok := raw.(map[string]any); !ok {
+		return phrase(errors.New("not a JSON object"), false)
+	}
+	if err := checkFields(raw, reflect.TypeOf(v).Elem(), fieldPrefix, ""); err != nil {
+		return err
+	}
+	strict := json.NewDecoder(bytes.NewReader(b))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(v); err != nil {
+		return phrase(err, true)
+	}
+	return nil
 }
 
 // checkFields refuses a key of v that is not a JSON field of t, and walks
