@@ -63,14 +63,20 @@ func SplitUserKind(kind string) (resource, op string, ok bool) {
 // ModelName is the name of the check of s's history in a report.
 func (s Spec) ModelName() string { return "resource:" + s.Name }
 
+// IsName reports a name a user's resource or data may have: letters,
+// digits, - and _ only (it becomes part of a workload and model name).
+func IsName(name string) bool {
+	return strings.IndexFunc(name, func(r rune) bool {
+		return !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0
+}
+
 // Validate refuses a Spec the checker cannot use.
 func (s Spec) Validate() error {
 	switch {
 	case s.Name == "":
 		return errors.New("a resource Spec needs a Name")
-	case strings.IndexFunc(s.Name, func(r rune) bool {
-		return !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) >= 0:
+	case !IsName(s.Name):
 		return fmt.Errorf("resource name %q: letters, digits, - and _ only", s.Name)
 	case s.Init == nil || s.Apply == nil:
 		return fmt.Errorf("resource %s: Spec needs Init and Apply", s.Name)

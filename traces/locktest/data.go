@@ -94,9 +94,7 @@ func bindData(d *Data) error {
 	switch {
 	case d.Name == "":
 		return errors.New("locktest: Config.Data needs a Name")
-	case strings.IndexFunc(d.Name, func(r rune) bool {
-		return !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) >= 0:
+	case !model.IsName(d.Name):
 		return fmt.Errorf("locktest: Config.Data name %q: letters, digits, - and _ only", d.Name)
 	case len(d.Keys) == 0:
 		return fmt.Errorf("locktest: Config.Data %s needs Keys: the protected keys and their initial values", d.Name)
