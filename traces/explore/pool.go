@@ -38,15 +38,22 @@ type slot[R any] struct {
 	skipped bool
 }
 
-// poolRun is the state of one run of a pool, guarded by mu.
+// poolRun is the state of one run of a pool, guarded by mu. Goroutines
+// are woken only when they can go on: a worker when the window moves
+// while it waits for it, the deliverer when a batch of results is ready.
 type poolRun[R any] struct {
 	pool[R]
 	window    int
+	batch     int // results the deliverer waits for before it wakes
 	mu        sync.Mutex
-	cond      *sync.Cond
+	workers   *sync.Cond // a worker waits for the window to move
+	results   *sync.Cond // the deliverer waits for a batch
+	waiting   int        // workers waiting for the window
+	want      int        // the deliverer waits for jobs [delivered, want); 0: it is not waiting
 	slots     map[int]*slot[R]
 	next      int // next job to claim
 	delivered int // next job to deliver
+	readyTo   int // jobs [delivered, readyTo) are ready
 	closed    bool
 	stopped   map[int]int // group -> the job it stopped at
 }
@@ -62,8 +69,9 @@ func (p pool[R]) run(ctx context.Context) (interrupted bool, err error) {
 	if p.Group == nil {
 		p.Group = func(int) int { return 0 }
 	}
-	r := &poolRun[R]{pool: p, window: p.Workers * windowPerWorker, slots: map[int]*slot[R]{}, stopped: map[int]int{}}
-	r.cond = sync.NewCond(&r.mu)
+	window := p.Workers * windowPerWorker
+	r := &poolRun[R]{pool: p, window: window, batch: window / 2, slots: map[int]*slot[R]{}, stopped: map[int]int{}}
+	r.workers, r.results = sync.NewCond(&r.mu), sync.NewCond(&r.mu)
 	defer context.AfterFunc(ctx, r.halt)()
 	var wg sync.WaitGroup
 	for range p.Workers {
@@ -83,7 +91,8 @@ func (p pool[R]) run(ctx context.Context) (interrupted bool, err error) {
 func (r *poolRun[R]) halt() {
 	r.mu.Lock()
 	r.closed = true
-	r.cond.Broadcast()
+	r.workers.Broadcast()
+	r.results.Signal()
 	r.mu.Unlock()
 }
 
@@ -100,7 +109,9 @@ func (r *poolRun[R]) work() {
 	defer r.mu.Unlock()
 	for {
 		for !r.closed && r.next < r.Jobs && r.next >= r.delivered+r.window {
-			r.cond.Wait()
+			r.waiting++
+			r.workers.Wait()
+			r.waiting--
 		}
 		if r.closed || r.next >= r.Jobs {
 			return
@@ -110,35 +121,53 @@ func (r *poolRun[R]) work() {
 		s := &slot[R]{}
 		r.slots[k] = s
 		if r.isStopped(k) {
-			s.ready, s.skipped = true, true
-			r.cond.Broadcast()
-			continue
+			s.skipped = true
+		} else {
+			r.mu.Unlock()
+			s.r = r.Run(k)
+			r.mu.Lock()
 		}
-		r.mu.Unlock()
-		res := r.Run(k)
-		r.mu.Lock()
-		s.r, s.ready = res, true
-		r.cond.Broadcast()
+		s.ready = true
+		r.markReady()
 	}
 }
 
-// deliver hands the results to Deliver in job order.
+// markReady moves readyTo past the results now ready, and wakes the
+// deliverer once those it waits for are.
+func (r *poolRun[R]) markReady() {
+	for s := r.slots[r.readyTo]; s != nil && s.ready; s = r.slots[r.readyTo] {
+		r.readyTo++
+	}
+	if r.want > 0 && r.readyTo >= r.want {
+		r.want = 0
+		r.results.Signal()
+	}
+}
+
+// deliver hands the results to Deliver in job order. It waits for a
+// batch of them at a time (fewer at the end), so that a worker's result
+// rarely has to wake it.
 func (r *poolRun[R]) deliver(ctx context.Context) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for r.delivered < r.Jobs {
-		s := r.slots[r.delivered]
-		for !r.closed && ctx.Err() == nil && (s == nil || !s.ready) {
-			r.cond.Wait()
-			s = r.slots[r.delivered]
+		if r.readyTo <= r.delivered {
+			r.want = min(r.delivered+r.batch, r.Jobs)
+			for !r.closed && ctx.Err() == nil && r.want > 0 {
+				r.results.Wait()
+			}
+			r.want = 0
 		}
 		if r.closed || ctx.Err() != nil {
 			return true, nil
 		}
 		k := r.delivered
+		s := r.slots[k]
 		delete(r.slots, k)
 		r.delivered++
-		r.cond.Broadcast()
+		if r.waiting > 0 {
+			r.workers.Broadcast()
+		}
 		if s.skipped || r.isStopped(k) {
 			continue
 		}
