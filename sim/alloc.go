@@ -8,8 +8,10 @@ import "unsafe"
 // otherwise be an allocation of its own; here they come from arrays
 // allocated a few at a time, and events that ran are reused. Nothing it
 // hands out outlives the run, except texts and argument lists, which the
-// trace keeps (and never writes to). A World owns one; this file is the
-// only place the world's memory tricks live.
+// trace keeps (and never writes to). A World owns one, and a Pool keeps
+// it for a later run once the world is released (its arrays cleared,
+// its texts left to the trace); this file and pool.go are the only
+// places the world's memory tricks live.
 type allocator struct {
 	events     chunk[event]
 	ran        []*event // events that ran or were disarmed, for reuse
@@ -22,6 +24,29 @@ type allocator struct {
 	subLists   chunk[[2]*Subscription]
 	text       []byte // free room of the current text block
 	args       argTable
+}
+
+// reset makes a the allocator of a new run: every array it handed out
+// is cleared and handed out again, and texts and argument lists start
+// afresh (the old ones belong to the last run's trace).
+func (a *allocator) reset() {
+	a.events.reset()
+	clear(a.ran)
+	a.ran = a.ran[:0]
+	a.threads.reset()
+	a.procs.reset()
+	a.rpcs.reset()
+	a.sems.reset()
+	a.semWaiters.reset()
+	a.subs.reset()
+	a.subLists.reset()
+	a.text, a.args = nil, argTable{}
+}
+
+// bytes is the size of the arrays a holds.
+func (a *allocator) bytes() int {
+	return a.events.bytes() + a.threads.bytes() + a.procs.bytes() + a.rpcs.bytes() + a.sems.bytes() +
+		a.semWaiters.bytes() + a.subs.bytes() + a.subLists.bytes() + 8*cap(a.ran)
 }
 
 // event returns a cleared event, reusing one that ran: a run schedules
@@ -79,10 +104,11 @@ func (a *allocator) replyText(r Reply) string {
 
 // chunk hands out zeroed values of T from arrays allocated a few at a
 // time. The arrays grow from chunkMin values to about chunkBytes, so a
-// short run wastes little.
+// short run wastes little; after a reset the same arrays serve again.
 type chunk[T any] struct {
-	rest []T
-	n    int // the length of the last array
+	arrays [][]T
+	used   int // arrays handed out from, the last one being rest's
+	rest   []T
 }
 
 const (
@@ -93,11 +119,36 @@ const (
 // next returns a zeroed T.
 func (c *chunk[T]) next() *T {
 	if len(c.rest) == 0 {
-		var v T
-		c.n = min(max(2*c.n, chunkMin), max(chunkBytes/int(unsafe.Sizeof(v)), chunkMin))
-		c.rest = make([]T, c.n)
+		if c.used == len(c.arrays) {
+			var v T
+			n := chunkMin
+			if c.used > 0 {
+				n = min(2*len(c.arrays[c.used-1]), max(chunkBytes/int(unsafe.Sizeof(v)), chunkMin))
+			}
+			c.arrays = append(c.arrays, make([]T, n))
+		}
+		c.rest = c.arrays[c.used]
+		c.used++
 	}
 	v := &c.rest[0]
 	c.rest = c.rest[1:]
 	return v
+}
+
+// reset clears the arrays handed out, to hand them out again.
+func (c *chunk[T]) reset() {
+	for _, a := range c.arrays[:c.used] {
+		clear(a)
+	}
+	c.used, c.rest = 0, nil
+}
+
+// bytes is the size of c's arrays.
+func (c *chunk[T]) bytes() int {
+	var v T
+	n := 0
+	for _, a := range c.arrays {
+		n += len(a)
+	}
+	return n * int(unsafe.Sizeof(v))
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // Pool keeps what finished runs leave for later ones: Redis stores (a
-// miniredis costs more to build than many of a run's commands) and idle
-// thread coroutines (a goroutine whose stack has already grown). Its
+// miniredis costs more to build than many of a run's commands), idle
+// thread coroutines (a goroutine whose stack has already grown) and the
+// arrays a world's allocator cut its calls, events and threads from. Its
 // owner, an explorer say, passes it to each run in Config.Pool and
 // closes it when done; runs on several goroutines may share it. The
 // coroutines of a pool must never be resumed inside a testing/synctest
@@ -23,7 +24,47 @@ type Pool struct {
 	mu     sync.Mutex
 	stores []*store
 	coros  []*coro
+	allocs []*allocator
 	lua    luafast.Cache // compiled scripts and clean Lua states
+}
+
+// maxPooledAlloc bounds the arrays of an allocator a pool keeps: those
+// of a run with a thousand clients go back to the collector.
+const maxPooledAlloc = 1 << 20
+
+// take removes the last of the pool's idle things in list and returns
+// it, or nil.
+func take[T any](p *Pool, list *[]*T) *T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(*list)
+	if n == 0 {
+		return nil
+	}
+	v := (*list)[n-1]
+	*list = (*list)[:n-1]
+	return v
+}
+
+// takeAllocator returns one of p's allocators, reset, or a new one.
+func (p *Pool) takeAllocator() *allocator {
+	if p != nil {
+		if a := take(p, &p.allocs); a != nil {
+			a.reset()
+			return a
+		}
+	}
+	return &allocator{}
+}
+
+// putAllocator keeps a in p unless it is large.
+func (p *Pool) putAllocator(a *allocator) {
+	if a.bytes() > maxPooledAlloc {
+		return
+	}
+	p.mu.Lock()
+	p.allocs = append(p.allocs, a)
+	p.mu.Unlock()
 }
 
 // luaCache is the Lua cache of the pool's runs; nil without a pool.
@@ -47,7 +88,7 @@ func (p *Pool) Close() {
 	for _, c := range p.coros {
 		c.stop()
 	}
-	p.stores, p.coros = nil, nil
+	p.stores, p.coros, p.allocs = nil, nil, nil
 }
 
 // store is a miniredis with the buffered writers of the node that uses
@@ -65,15 +106,9 @@ type store struct {
 // answers exactly as on a new one.
 func (p *Pool) newStore() *store {
 	if p != nil {
-		p.mu.Lock()
-		n := len(p.stores)
-		if n > 0 {
-			s := p.stores[n-1]
-			p.stores = p.stores[:n-1]
-			p.mu.Unlock()
+		if s := take(p, &p.stores); s != nil {
 			return s
 		}
-		p.mu.Unlock()
 	}
 	m := miniredis.NewMiniRedis()
 	c, err := m.Dial() // starts the server without a listener
@@ -103,15 +138,7 @@ func (p *Pool) takeCoro() *coro {
 	if p == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.coros)
-	if n == 0 {
-		return nil
-	}
-	c := p.coros[n-1]
-	p.coros = p.coros[:n-1]
-	return c
+	return take(p, &p.coros)
 }
 
 // putCoros keeps idle coroutines in p, up to maxPooledCoros, and ends
@@ -129,9 +156,9 @@ func (p *Pool) putCoros(idle []*coro) {
 	}
 }
 
-// Release hands the world's Redis stores to its pool, if it has one. The
-// world and its nodes must not be used afterwards; the trace Run returned
-// stays valid.
+// Release hands the world's Redis stores and allocator to its pool, if
+// it has one. The world and its nodes must not be used afterwards; the
+// trace Run returned stays valid (it holds nothing the allocator reuses).
 func (w *World) Release() {
 	for _, n := range w.nodeList() {
 		if n.store != nil && w.cfg.Pool != nil {
@@ -139,4 +166,8 @@ func (w *World) Release() {
 		}
 		n.store, n.m, n.srv = nil, nil, nil
 	}
+	if w.cfg.Pool != nil && w.alloc != nil {
+		w.cfg.Pool.putAllocator(w.alloc)
+	}
+	w.alloc = nil
 }

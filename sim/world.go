@@ -65,7 +65,7 @@ type World struct {
 	onEnd       []func()
 	err         error
 	ran         bool
-	alloc       allocator // what the run makes by the dozen (alloc.go)
+	alloc       *allocator // what the run makes by the dozen (alloc.go)
 }
 
 // New returns an empty world.
@@ -76,6 +76,7 @@ func New(cfg Config) *World {
 	w := &World{
 		cfg:      cfg,
 		lua:      cfg.Pool.luaCache(),
+		alloc:    cfg.Pool.takeAllocator(),
 		streams:  NewStreams(cfg.Seed),
 		nodes:    map[string]*Node{},
 		services: map[string]*Service{},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/trace"
 )
 
@@ -75,6 +76,19 @@ func TestSameSeedSameTrace(t *testing.T) {
 	for s := range n {
 		if h := traceHash(t, determinismScenario(uint64(s))); h != first[s] {
 			t.Fatalf("seed %d: second run hash %s != first %s", s, h[:12], first[s][:12])
+		}
+	}
+	// Through one pool, in reverse: each run takes the Redis stores,
+	// coroutines and allocator arrays another scenario left.
+	pool := &sim.Pool{}
+	defer pool.Close()
+	for s := n - 1; s >= 0; s-- {
+		_, tr, err := protocols.RunPooled(determinismScenario(uint64(s)), pool)
+		if err != nil {
+			t.Fatalf("seed %d pooled: %v", s, err)
+		}
+		if h := tr.Hash(); h != first[s] {
+			t.Fatalf("seed %d: pooled hash %s != %s", s, h[:12], first[s][:12])
 		}
 	}
 	prev := runtime.GOMAXPROCS(1)
