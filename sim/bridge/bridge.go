@@ -64,6 +64,7 @@ type Bridge struct {
 	sentinel *sentinel
 	crashes  map[string]int // node -> crashes so far
 	done     chan struct{}  // closed when the run ends
+	alarm    *time.Timer    // Sleep's, made at the first
 
 	mu       sync.Mutex
 	inbox    []input
@@ -197,13 +198,17 @@ func (b *Bridge) Settle() {
 // until a goroutine that a timer woke sends something.
 func (b *Bridge) Sleep(until time.Duration) (time.Duration, bool) {
 	b.dirty = true // timers of the new instant may have woken goroutines
-	t := time.NewTimer(until - b.now())
-	defer t.Stop()
+	if b.alarm == nil {
+		b.alarm = time.NewTimer(until - b.now())
+	} else {
+		b.alarm.Reset(until - b.now())
+	}
 	early := false
 	select {
-	case <-t.C:
+	case <-b.alarm.C:
 	case <-b.notify:
 		early = true
+		b.alarm.Stop()
 	}
 	b.mu.Lock()
 	early = early || len(b.inbox) > 0
