@@ -179,6 +179,14 @@ func (b *Bridge) Settle() {
 	}
 	b.dirty = false
 	synctest.Wait()
+	// Every goroutine of the bubble is blocked: the inbox holds all they
+	// sent, so the notification that it grew is spent. Left in its
+	// channel, it would end the world's next Sleep at once, with nothing
+	// to take, and cost a round of Settle and Sleep for nothing.
+	select {
+	case <-b.notify:
+	default:
+	}
 	in := b.take()
 	slices.SortStableFunc(in, func(x, y input) int {
 		if x.src != y.src {
