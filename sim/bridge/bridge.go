@@ -62,9 +62,10 @@ type Bridge struct {
 	nextID   int
 	dirty    bool // the world gave outside code something since the last Settle
 	sentinel *sentinel
-	crashes  map[string]int // node -> crashes so far
-	done     chan struct{}  // closed when the run ends
-	alarm    *time.Timer    // Sleep's, made at the first
+	crashes  map[string]int   // node -> crashes so far
+	done     chan struct{}    // closed when the run ends
+	alarm    *time.Timer      // Sleep's, made at the first
+	names    map[string]label // by command name as sent: a one-command message's labels
 
 	mu       sync.Mutex
 	inbox    []input
@@ -99,7 +100,7 @@ func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 	}
 	b := &Bridge{w: w, topo: topo, start: time.Now().Add(-w.Now()), party: map[string]string{}, addr: map[string]string{},
 		threads: map[*sim.Thread]*thread{}, byProc: map[*sim.Process]*proc{}, notify: make(chan struct{}, 1),
-		crashes: map[string]int{}, done: make(chan struct{}), running: map[int64]running{}, callDone: make(chan struct{}, 1)}
+		crashes: map[string]int{}, names: map[string]label{}, done: make(chan struct{}), running: map[int64]running{}, callDone: make(chan struct{}, 1)}
 	for i, n := range topo.Nodes {
 		if w.Node(n) == nil {
 			return nil, fmt.Errorf("bridge: no node %q", n)
