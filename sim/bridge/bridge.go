@@ -62,8 +62,10 @@ type Bridge struct {
 	nextID   int
 	dirty    bool // the world gave outside code something since the last Settle
 	sentinel *sentinel
-	crashes  map[string]int // node -> crashes so far
-	done     chan struct{}  // closed when the run ends
+	crashes  map[string]int   // node -> crashes so far
+	done     chan struct{}    // closed when the run ends
+	alarm    *time.Timer      // Sleep's, made at the first
+	names    map[string]label // by command name as sent: a one-command message's labels
 
 	mu       sync.Mutex
 	inbox    []input
@@ -98,7 +100,7 @@ func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 	}
 	b := &Bridge{w: w, topo: topo, start: time.Now().Add(-w.Now()), party: map[string]string{}, addr: map[string]string{},
 		threads: map[*sim.Thread]*thread{}, byProc: map[*sim.Process]*proc{}, notify: make(chan struct{}, 1),
-		crashes: map[string]int{}, done: make(chan struct{}), running: map[int64]running{}, callDone: make(chan struct{}, 1)}
+		crashes: map[string]int{}, names: map[string]label{}, done: make(chan struct{}), running: map[int64]running{}, callDone: make(chan struct{}, 1)}
 	for i, n := range topo.Nodes {
 		if w.Node(n) == nil {
 			return nil, fmt.Errorf("bridge: no node %q", n)
@@ -178,6 +180,14 @@ func (b *Bridge) Settle() {
 	}
 	b.dirty = false
 	synctest.Wait()
+	// Every goroutine of the bubble is blocked: the inbox holds all they
+	// sent, so the notification that it grew is spent. Left in its
+	// channel, it would end the world's next Sleep at once, with nothing
+	// to take, and cost a round of Settle and Sleep for nothing.
+	select {
+	case <-b.notify:
+	default:
+	}
 	in := b.take()
 	slices.SortStableFunc(in, func(x, y input) int {
 		if x.src != y.src {
@@ -197,13 +207,17 @@ func (b *Bridge) Settle() {
 // until a goroutine that a timer woke sends something.
 func (b *Bridge) Sleep(until time.Duration) (time.Duration, bool) {
 	b.dirty = true // timers of the new instant may have woken goroutines
-	t := time.NewTimer(until - b.now())
-	defer t.Stop()
+	if b.alarm == nil {
+		b.alarm = time.NewTimer(until - b.now())
+	} else {
+		b.alarm.Reset(until - b.now())
+	}
 	early := false
 	select {
-	case <-t.C:
+	case <-b.alarm.C:
 	case <-b.notify:
 		early = true
+		b.alarm.Stop()
 	}
 	b.mu.Lock()
 	early = early || len(b.inbox) > 0

@@ -26,6 +26,7 @@ type conn struct {
 	out      []byte // bytes written, not yet a whole command
 	seq      uint64 // inputs handed to the world
 	deadline time.Time
+	timer    *time.Timer   // wait's, between reads
 	closed   bool          // closed by the client
 	reset    bool          // closed by the world (process crash, end of run)
 	peer     error         // closed by the node's host: io.EOF (FIN) or errReset
@@ -74,8 +75,8 @@ func (c *conn) wait(dl time.Time) error {
 		if d <= 0 {
 			return os.ErrDeadlineExceeded
 		}
-		t := time.NewTimer(d)
-		defer t.Stop()
+		t := c.takeTimer(d)
+		defer c.putTimer(t)
 		timeout = t.C
 	}
 	select {
@@ -85,6 +86,29 @@ func (c *conn) wait(dl time.Time) error {
 		return os.ErrDeadlineExceeded
 	}
 	return nil
+}
+
+// takeTimer returns a timer set to fire after d: the connection's own,
+// kept between reads (a read waits for nearly every reply), or a new one
+// while another read waits with it.
+func (c *conn) takeTimer(d time.Duration) *time.Timer {
+	c.mu.Lock()
+	t := c.timer
+	c.timer = nil
+	c.mu.Unlock()
+	if t == nil {
+		return time.NewTimer(d)
+	}
+	t.Reset(d)
+	return t
+}
+
+// putTimer stops t and keeps it for the next read.
+func (c *conn) putTimer(t *time.Timer) {
+	t.Stop()
+	c.mu.Lock()
+	c.timer = t
+	c.mu.Unlock()
 }
 
 // Write hands every whole command written so far to the world; it never

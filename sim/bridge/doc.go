@@ -74,7 +74,9 @@
 //     never happens, and a hook of the bridge enforces the user's
 //     PoolSize (Topology.Options) with the bubble's own timers, failing
 //     with redis.ErrPoolTimeout after PoolTimeout as go-redis does;
-//     Options().PoolSize reads 1000.
+//     Options().PoolSize reads 1000. A client whose options leave
+//     ReadBufferSize unset reads through a 4 KiB buffer (go-redis's
+//     default is 32 KiB): no reply reads differently.
 //   - Randomness outside the world: crypto/rand is seeded per run
 //     (testing/cryptotest) and so is math/rand's global source (go-redis's
 //     retry backoff, redsync's retry delay; Run sets GODEBUG

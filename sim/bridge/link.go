@@ -44,11 +44,7 @@ func (l *link) flush() {
 	batch := l.pending
 	l.pending = nil
 	l.busy = true
-	names := make([]string, len(batch))
-	for i, c := range batch {
-		names[i] = strings.ToUpper(c[0])
-	}
-	what := strings.Join(names, "+")
+	what, reply := l.b.labels(batch)
 	w, p := l.b.w, l.th.proc.p
 	p.Post(func() {
 		w.Send(p.Name, l.party, nil, what, func() {
@@ -56,11 +52,36 @@ func (l *link) flush() {
 				return
 			}
 			l.serve(batch, func(out []byte) {
-				w.Send(l.party, p.Name, p, "reply to "+what, func() { l.arrive(out) })
+				w.Send(l.party, p.Name, p, reply, func() { l.arrive(out) })
 			})
 		})
 	})
 }
+
+// labels names a message of commands in the trace ("SET", "GET+DEL")
+// and its reply ("reply to SET"). A one-command message's names are
+// kept per command name for the run: nearly every message holds one
+// command, of a handful of names.
+func (b *Bridge) labels(batch [][]string) (what, reply string) {
+	if len(batch) == 1 {
+		if n, ok := b.names[batch[0][0]]; ok {
+			return n.what, n.reply
+		}
+	}
+	names := make([]string, len(batch))
+	for i, c := range batch {
+		names[i] = strings.ToUpper(c[0])
+	}
+	what = strings.Join(names, "+")
+	reply = "reply to " + what
+	if len(batch) == 1 {
+		b.names[batch[0][0]] = label{what, reply}
+	}
+	return what, reply
+}
+
+// label is what labels returns for a one-command message.
+type label struct{ what, reply string }
 
 // refused answers a message that reaches a node whose server is not the
 // one that accepted the connection (down, or restarted since): its host

@@ -12,7 +12,9 @@ import (
 var errPartial = errors.New("partial command")
 
 // parseCommand reads one client command (a RESP array of bulk strings)
-// from the front of b and returns it with the bytes it used.
+// from the front of b and returns it with the bytes it used. The
+// arguments are slices of one string, the command's bytes: one
+// allocation for the command instead of one per argument.
 func parseCommand(b []byte) ([]string, int, error) {
 	line, pos, err := readLine(b, 0)
 	if err != nil {
@@ -25,8 +27,10 @@ func parseCommand(b []byte) ([]string, int, error) {
 	if err != nil || n < 1 {
 		return nil, 0, errors.New("bridge: bad RESP array length")
 	}
-	args := make([]string, n)
-	for i := range args {
+	type span struct{ at, n int }
+	var small [8]span
+	spans := small[:0]
+	for range n {
 		var hdr []byte
 		hdr, pos, err = readLine(b, pos)
 		if err != nil {
@@ -42,8 +46,13 @@ func parseCommand(b []byte) ([]string, int, error) {
 		if len(b) < pos+l+2 {
 			return nil, 0, errPartial
 		}
-		args[i] = string(b[pos : pos+l])
+		spans = append(spans, span{pos, l})
 		pos += l + 2
+	}
+	all := string(b[:pos])
+	args := make([]string, n)
+	for i, sp := range spans {
+		args[i] = all[sp.at : sp.at+sp.n]
 	}
 	return args, pos, nil
 }
