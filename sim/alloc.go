@@ -43,12 +43,6 @@ func (a *allocator) reset() {
 	a.text, a.args = nil, argTable{}
 }
 
-// bytes is the size of the arrays a holds.
-func (a *allocator) bytes() int {
-	return a.events.bytes() + a.threads.bytes() + a.procs.bytes() + a.rpcs.bytes() + a.sems.bytes() +
-		a.semWaiters.bytes() + a.subs.bytes() + a.subLists.bytes() + 8*cap(a.ran)
-}
-
 // event returns a cleared event, reusing one that ran: a run schedules
 // thousands of events, of which a few dozen wait at a time.
 func (a *allocator) event() *event {
@@ -104,31 +98,37 @@ func (a *allocator) replyText(r Reply) string {
 
 // chunk hands out zeroed values of T from arrays allocated a few at a
 // time. The arrays grow from chunkMin values to about chunkBytes, so a
-// short run wastes little; after a reset the same arrays serve again.
+// short run wastes little. The first chunkKept arrays serve again after
+// a reset; later ones are left to the collector as soon as nothing
+// points into them, so a long run holds no more than it uses.
 type chunk[T any] struct {
-	arrays [][]T
-	used   int // arrays handed out from, the last one being rest's
+	arrays [][]T // the arrays a reset hands out again
+	used   int   // of arrays, those handed out from
 	rest   []T
+	last   int // the length of the last array
 }
 
 const (
 	chunkMin   = 4
 	chunkBytes = 4096
+	chunkKept  = 32
 )
 
 // next returns a zeroed T.
 func (c *chunk[T]) next() *T {
 	if len(c.rest) == 0 {
-		if c.used == len(c.arrays) {
+		if c.used < len(c.arrays) {
+			c.rest = c.arrays[c.used]
+			c.used++
+		} else {
 			var v T
-			n := chunkMin
-			if c.used > 0 {
-				n = min(2*len(c.arrays[c.used-1]), max(chunkBytes/int(unsafe.Sizeof(v)), chunkMin))
+			c.last = min(max(2*c.last, chunkMin), max(chunkBytes/int(unsafe.Sizeof(v)), chunkMin))
+			c.rest = make([]T, c.last)
+			if len(c.arrays) < chunkKept {
+				c.arrays = append(c.arrays, c.rest)
+				c.used++
 			}
-			c.arrays = append(c.arrays, make([]T, n))
 		}
-		c.rest = c.arrays[c.used]
-		c.used++
 	}
 	v := &c.rest[0]
 	c.rest = c.rest[1:]
@@ -141,14 +141,7 @@ func (c *chunk[T]) reset() {
 		clear(a)
 	}
 	c.used, c.rest = 0, nil
-}
-
-// bytes is the size of c's arrays.
-func (c *chunk[T]) bytes() int {
-	var v T
-	n := 0
-	for _, a := range c.arrays {
-		n += len(a)
+	if len(c.arrays) > 0 {
+		c.last = len(c.arrays[len(c.arrays)-1])
 	}
-	return n * int(unsafe.Sizeof(v))
 }

@@ -28,10 +28,6 @@ type Pool struct {
 	lua    luafast.Cache // compiled scripts and clean Lua states
 }
 
-// maxPooledAlloc bounds the arrays of an allocator a pool keeps: those
-// of a run with a thousand clients go back to the collector.
-const maxPooledAlloc = 1 << 20
-
 // take removes the last of the pool's idle things in list and returns
 // it, or nil.
 func take[T any](p *Pool, list *[]*T) *T {
@@ -57,11 +53,8 @@ func (p *Pool) takeAllocator() *allocator {
 	return &allocator{}
 }
 
-// putAllocator keeps a in p unless it is large.
+// putAllocator keeps a in p; its kept arrays are bounded (chunkKept).
 func (p *Pool) putAllocator(a *allocator) {
-	if a.bytes() > maxPooledAlloc {
-		return
-	}
 	p.mu.Lock()
 	p.allocs = append(p.allocs, a)
 	p.mu.Unlock()
