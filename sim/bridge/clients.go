@@ -13,15 +13,11 @@ import (
 // PoolTimeout and fail with "connection pool timeout".
 const poolSize = 1000
 
-// readBufferSize is the read buffer of a bridged connection when the
-// user's options leave ReadBufferSize unset: go-redis's default (32 KiB)
-// saves read system calls on a socket, and a bridged connection makes
-// none, while every connection allocates and zeroes its buffer (a fifth
-// of what a 5-client run allocated). A reply line longer than the buffer
-// is read whole all the same (go-redis's reader joins the pieces), so
-// the size changes nothing a client sees. The write buffer keeps
-// go-redis's size: where a pipeline's writes split decides which
-// commands travel together.
+// readBufferSize is a bridged connection's read buffer when the user's
+// options leave it unset: go-redis's 32 KiB saves system calls a bridged
+// connection never makes, and a longer reply line is read whole anyway.
+// The write buffer keeps its size: it decides which pipelined commands
+// travel together.
 const readBufferSize = 4096
 
 // newClients builds th's go-redis clients for the topology, with the

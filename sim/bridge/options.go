@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net"
@@ -53,9 +54,7 @@ func clientOptions(user *redis.Options, addr string, dial func(context.Context, 
 	}
 	o.Addr, o.Network, o.Dialer, o.Protocol, o.DisableIdentity = addr, "", dial, 2, true
 	o.PoolSize = poolSize
-	if o.ReadBufferSize == 0 {
-		o.ReadBufferSize = readBufferSize
-	}
+	o.ReadBufferSize = cmp.Or(o.ReadBufferSize, readBufferSize)
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	return o
 }
@@ -108,9 +107,7 @@ func failoverOptions(user *redis.Options, fo *redis.FailoverOptions, dial func(c
 	}
 	o.SentinelAddrs = []string{SentinelAddr}
 	o.Protocol, o.Dialer, o.DisableIdentity, o.PoolSize = 2, dial, true, poolSize
-	if o.ReadBufferSize == 0 {
-		o.ReadBufferSize = readBufferSize
-	}
+	o.ReadBufferSize = cmp.Or(o.ReadBufferSize, readBufferSize)
 	return o
 }
 

@@ -8,18 +8,9 @@
 // go through Server().Dispatch on one reused inner peer, so the server
 // pre-hook sees them.
 //
-// Fast paths (fastpath.go): a body that exactly equals one of the
-// engine's scripts (SetScripts) that has a FastPath runs as that Go
-// function instead of on the VM. The engine knows no script: the
-// protocols declare theirs, with the fast paths, and prove each equal to
-// its script by a conformance test. A fast path sends the same nested
-// commands through the same Dispatch and writes the same reply; on
-// anything it does not model (an error reply, another reply type, short
-// KEYS/ARGV, EVAL_RO) it hands the run to the VM, which takes the replies
-// of the calls already made from a record instead of sending them again,
-// so side effects and the script error come out as if the VM had run it
-// all. The engine's own tests prove the hand-over on random hostile
-// command sequences with test copies of a few scripts.
+// Fast paths (fastpath.go): a body equal to a Script the engine was given
+// (SetScripts) with a FastPath runs as that Go function, which hands the
+// run to the VM on anything it does not model (see Script).
 //
 // Deliberate differences from miniredis v2.40.0:
 //   - math.random/math.randomseed are Redis's deterministic rand48, reseeded
