@@ -58,9 +58,11 @@ func seedsFor(t *testing.T) int {
 	return 1000
 }
 
-func traceHash(t *testing.T, sc protocols.Scenario) string {
+// traceHash is the hash of sc's trace, its world taken from pool (nil:
+// a fresh one).
+func traceHash(t *testing.T, sc protocols.Scenario, pool *sim.Pool) string {
 	t.Helper()
-	_, tr, err := protocols.Run(sc)
+	_, tr, err := protocols.RunPooled(sc, pool)
 	if err != nil {
 		t.Fatalf("seed %d: %v", sc.Seed, err)
 	}
@@ -71,10 +73,10 @@ func TestSameSeedSameTrace(t *testing.T) {
 	n := seedsFor(t)
 	first := make([]string, n)
 	for s := range n {
-		first[s] = traceHash(t, determinismScenario(uint64(s)))
+		first[s] = traceHash(t, determinismScenario(uint64(s)), nil)
 	}
 	for s := range n {
-		if h := traceHash(t, determinismScenario(uint64(s))); h != first[s] {
+		if h := traceHash(t, determinismScenario(uint64(s)), nil); h != first[s] {
 			t.Fatalf("seed %d: second run hash %s != first %s", s, h[:12], first[s][:12])
 		}
 	}
@@ -83,18 +85,14 @@ func TestSameSeedSameTrace(t *testing.T) {
 	pool := &sim.Pool{}
 	defer pool.Close()
 	for s := n - 1; s >= 0; s-- {
-		_, tr, err := protocols.RunPooled(determinismScenario(uint64(s)), pool)
-		if err != nil {
-			t.Fatalf("seed %d pooled: %v", s, err)
-		}
-		if h := tr.Hash(); h != first[s] {
+		if h := traceHash(t, determinismScenario(uint64(s)), pool); h != first[s] {
 			t.Fatalf("seed %d: pooled hash %s != %s", s, h[:12], first[s][:12])
 		}
 	}
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	for s := range n {
-		if h := traceHash(t, determinismScenario(uint64(s))); h != first[s] {
+		if h := traceHash(t, determinismScenario(uint64(s)), nil); h != first[s] {
 			t.Fatalf("seed %d: GOMAXPROCS=1 hash %s != %s", s, h[:12], first[s][:12])
 		}
 	}
@@ -104,7 +102,7 @@ func TestDifferentSeedsDiffer(t *testing.T) {
 	seen := map[string]uint64{}
 	for s := range uint64(50) {
 		sc := protocols.Scenario{Seed: s, Protocol: "setnx-lua-del", Workload: "stock"}
-		h := traceHash(t, sc)
+		h := traceHash(t, sc, nil)
 		if prev, dup := seen[h]; dup {
 			t.Fatalf("seeds %d and %d gave the same trace", prev, s)
 		}
