@@ -69,11 +69,9 @@ func (d *ProtocolDescription) fastPaths() []sim.Script {
 			continue
 		}
 		body := c.Script.Body()
-		for _, p := range Protocols() {
-			for _, s := range p.Scripts {
-				if s.Source == body && s.FastPath != nil {
-					out = append(out, s)
-				}
+		for _, s := range CatalogScripts() {
+			if s.Source == body {
+				out = append(out, s)
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package protocols
 import (
 	"errors"
 	"fmt"
+
+	"github.com/locksim/locksim/sim"
 )
 
 // catalog is every protocol known by name: the built-in ones, registered
@@ -40,4 +42,23 @@ func Lookup(name string) (Protocol, error) {
 // Protocols lists the catalog in name order.
 func Protocols() []Protocol {
 	return catalog.all()
+}
+
+// CatalogScripts are the scripts of every protocol of the catalog that
+// have a fast path, each body once: a lock whose scripts locksim does not
+// know in advance (one run through the go-redis bridge) sends the same
+// bodies as the library its built-in twin follows, and gets the same
+// proven fast paths; any other body runs on the Lua VM.
+func CatalogScripts() []sim.Script {
+	var out []sim.Script
+	seen := map[string]bool{}
+	for _, p := range Protocols() {
+		for _, s := range p.Scripts {
+			if s.FastPath != nil && !seen[s.Source] {
+				seen[s.Source] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

@@ -38,3 +38,36 @@ func TestRegistryConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestCatalogScriptsHoldEveryFastPathOnce: a lock whose scripts are only
+// known at run time (the go-redis bridge) finds every fast path the
+// catalog proves, and each body once.
+func TestCatalogScriptsHoldEveryFastPathOnce(t *testing.T) {
+	got := map[string]int{}
+	for _, s := range CatalogScripts() {
+		if s.FastPath == nil {
+			t.Errorf("script without a fast path listed: %.60q", s.Source)
+		}
+		got[s.Source]++
+	}
+	for src, n := range got {
+		if n > 1 {
+			t.Errorf("body listed %d times: %.60q", n, src)
+		}
+	}
+	want := 0
+	for _, p := range Protocols() {
+		for _, s := range p.Scripts {
+			if s.FastPath == nil {
+				continue
+			}
+			want++
+			if got[s.Source] == 0 {
+				t.Errorf("%s: fast-path script missing: %.60q", p.Name, s.Source)
+			}
+		}
+	}
+	if want == 0 || len(got) == 0 {
+		t.Fatalf("catalog declares %d fast-path scripts, CatalogScripts lists %d", want, len(got))
+	}
+}

@@ -124,6 +124,7 @@ func (g *GoRedis) protocol() (protocols.Protocol, error) {
 	}
 	p := protocols.Protocol{Name: g.Name, Source: "go-redis code run through locksim's bridge",
 		Summary: "a lock written with go-redis, run unmodified", Lease: g.Lease,
+		Scripts:    protocols.CatalogScripts(),
 		Topologies: []string{protocols.TopoSingle, protocols.TopoReplicated},
 		New:        func(_ protocols.Env, key string) protocols.Lock { return &goLock{g: g, key: key} },
 		Attach: func(w *sim.World, sc protocols.Scenario) error {
