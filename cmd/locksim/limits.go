@@ -67,17 +67,23 @@ func checkReplayBudget(budget int64) error {
 }
 
 // checkReplayCost refuses a scenario that its size says needs more than
-// budget events: a trace can name any scenario, and replay must not be
-// led into minutes of work and gigabytes of memory by one.
-func checkReplayCost(sc protocols.Scenario, budget int64) error {
+// budget events: a trace can name any scenario, and no command that runs
+// a trace's scenario (replay, shrink, run --scenario TRACE) may be led
+// into minutes of work and gigabytes of memory by one. cmd names the
+// command; run, which has no --max-events beside --scenario, points to
+// replay's.
+func checkReplayCost(sc protocols.Scenario, budget int64, cmd, path string) error {
 	need := sc.EstimatedEvents()
 	if need <= budget {
 		return nil
 	}
-	size := fmt.Sprintf("the trace's scenario (%d clients x %d threads x %d ops of %s) needs about %d simulator events, over replay's budget of %d: not run",
-		sc.Clients, sc.Threads, sc.Ops, sc.Protocol, need, budget)
-	if need > protocols.MaxEventBudget {
+	size := fmt.Sprintf("the trace's scenario (%d clients x %d threads x %d ops of %s) needs about %d simulator events, over %s's budget of %d: not run",
+		sc.Clients, sc.Threads, sc.Ops, sc.Protocol, need, cmd, budget)
+	switch {
+	case need > protocols.MaxEventBudget:
 		return fmt.Errorf("%s (more than --max-events can allow, %d)", size, protocols.MaxEventBudget)
+	case cmd == "run":
+		return fmt.Errorf("%s (if you trust the trace: locksim replay %s --max-events %d)", size, path, need)
 	}
 	return fmt.Errorf("%s (raise it with --max-events %d if you trust the trace)", size, need)
 }

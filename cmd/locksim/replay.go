@@ -40,7 +40,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	if _, err := protocols.LookupWorkload(f.Scenario.Workload); err != nil && f.Scenario.Workload != "" {
 		return usageErr(stderr, "replay", userScenario("workload", f.Scenario.Workload, pos[0]))
 	}
-	if err := checkReplayCost(f.Scenario, *maxEvents); err != nil {
+	if err := checkReplayCost(f.Scenario, *maxEvents, "replay", pos[0]); err != nil {
 		return usageErr(stderr, "replay", err)
 	}
 	o, err := traces.Verify(f)

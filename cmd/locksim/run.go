@@ -60,9 +60,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol or --protocol-file (a reference scenario or a scenario file is fixed: edit its --print-scenario output instead)", f))
 			}
 		}
-		sc, err = namedScenario(name, *maxMB)
+		var fromTrace bool
+		sc, fromTrace, err = namedScenario(name, *maxMB)
 		if err != nil {
 			return usageErr(stderr, "run", err)
+		}
+		if fromTrace {
+			if err := checkReplayCost(sc, defaultReplayEvents, "run", name); err != nil {
+				return usageErr(stderr, "run", err)
+			}
 		}
 		replay = "locksim run --scenario " + name
 	} else {
@@ -83,15 +89,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 
 // namedScenario is the scenario --scenario names: a reference by name,
 // or a scenario or trace file (traces.IsScenarioFile) read under the
-// --max-input-mb cap.
-func namedScenario(name string, maxMB int64) (protocols.Scenario, error) {
+// --max-input-mb cap; fromTrace says it is a trace file's.
+func namedScenario(name string, maxMB int64) (sc protocols.Scenario, fromTrace bool, err error) {
 	if !traces.IsScenarioFile(name) {
 		ref, err := traces.LookupReference(name)
-		return ref.Scenario, err
+		return ref.Scenario, false, err
 	}
 	limit, err := maxInputBytes(maxMB)
 	if err != nil {
-		return protocols.Scenario{}, err
+		return protocols.Scenario{}, false, err
 	}
 	return traces.ReadScenario(name, limit)
 }

@@ -17,6 +17,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	budget := fs.Int("budget", 500, "maximum number `N` of runs, 1 to 100000")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	maxMB := registerMaxInput(fs)
+	maxEvents := registerReplayBudget(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "shrink", err)
@@ -27,6 +28,9 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	if *budget < 1 || *budget > 100000 {
 		return usageErr(stderr, "shrink", errors.New("--budget must be between 1 and 100000"))
 	}
+	if err := checkReplayBudget(*maxEvents); err != nil {
+		return usageErr(stderr, "shrink", err)
+	}
 	dest := *out
 	if dest == "" {
 		dest = strings.TrimSuffix(pos[0], ".json") + ".min.json"
@@ -36,6 +40,9 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	}
 	f, err := readTrace(pos[0], *maxMB)
 	if err != nil {
+		return usageErr(stderr, "shrink", err)
+	}
+	if err := checkReplayCost(f.Scenario, *maxEvents, "shrink", pos[0]); err != nil {
 		return usageErr(stderr, "shrink", err)
 	}
 	// The report must be what the checker finds in the file's own events:
