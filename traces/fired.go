@@ -73,6 +73,13 @@ func Firings(faults []trace.Fault, tr *trace.Trace) []Firing {
 // anchor resolves (trace.FaultApplied of kind "anchor").
 const anchorDetail = "anchor: "
 
+// IsAnchorEvent reports whether e is the event of an anchor resolving:
+// it carries its fault's duration, but the fault starts at the anchor
+// plus its offset (its own event), not at e.
+func IsAnchorEvent(e trace.Event) bool {
+	return e.Kind == trace.EvFault && strings.HasPrefix(e.Detail, anchorDetail)
+}
+
 // DescribeFaults renders each fault of f's schedule as it happened in
 // f's trace, in schedule order: its kind, target, start time, duration
 // and amount, and for an anchored fault what it was anchored to:
