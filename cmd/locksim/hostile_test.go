@@ -28,7 +28,7 @@ func hostileCases() []hostileCase {
 		{args: "explore --help", code: 0},
 		{args: "shrink -h", code: 0},
 		{args: "--version", code: 0},
-		usage("run --bogus", "flag provided but not defined"),
+		usage("run --bogus", "unknown flag --bogus"),
 		usage("run extra", "unexpected argument"),
 		usage("list extra", "unexpected argument"),
 		usage("list --json=maybe", "invalid boolean"),

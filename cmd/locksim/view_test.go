@@ -108,7 +108,7 @@ func TestViewBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"view"}, "want exactly one trace FILE"},
 		{[]string{"view", good}, "-o OUT.html is required"},
 		{[]string{"view", good, good, "-o", out}, "want exactly one trace FILE"},
-		{[]string{"view", "--bogus", good, "-o", out}, "flag provided but not defined"},
+		{[]string{"view", "--bogus", good, "-o", out}, "unknown flag --bogus"},
 		{[]string{"view", good, "-o"}, "flag needs an argument"},
 		{[]string{"view", filepath.Join(dir, "missing.json"), "-o", out}, "no such file"},
 		{[]string{"view", unreadable, "-o", out}, "read trace"},
