@@ -288,11 +288,22 @@ func TestHelpConcepts(t *testing.T) {
 			t.Errorf("no one section %q", term)
 		}
 	}
-	words := []string{"trava_nome_", "mutual-exclusion", "inconclusive", "--swarm", trace.FaultSyntax}
+	words := []string{"trava_nome_", "inconclusive", "--swarm", trace.FaultSyntax, "c1/t1"}
+	for _, p := range checker.Properties() { // each by the name reports print
+		words = append(words, "\n  "+p+" ", "\n  "+p+":")
+	}
 	for _, st := range (checker.Coverage{}).States() {
 		words = append(words, "  "+st.Name+":\n")
 	}
-	for _, word := range words {
+	for i := 0; i < len(words); i++ {
+		word := words[i]
+		if strings.HasPrefix(word, "\n  ") && strings.HasSuffix(word, " ") { // a property: "  name " or "  name:"
+			if !strings.Contains(out, word) && !strings.Contains(out, words[i+1]) {
+				t.Errorf("concepts do not explain the property %q", strings.TrimSpace(word))
+			}
+			i++
+			continue
+		}
 		if !strings.Contains(out, word) {
 			t.Errorf("concepts do not explain %q", word)
 		}
