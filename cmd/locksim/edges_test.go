@@ -91,6 +91,43 @@ func TestOutputsMakeTheirDirectories(t *testing.T) {
 	}
 }
 
+// TestUnwritableOutputIsRefusedBeforeWork: an output in a directory where
+// no file can be made (procfs refuses even root) is refused before the
+// command runs, naming the command and the path: no other output of the
+// run is written first, and no verdict is lost to a late error.
+func TestUnwritableOutputIsRefusedBeforeWork(t *testing.T) {
+	if st, err := os.Stat("/proc/self"); err != nil || !st.IsDir() {
+		t.Skip("no procfs here")
+	}
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	bad := "/proc/locksim-cannot-write-here.html"
+	for _, args := range [][]string{
+		{"run", "--trace", tr, "--html", bad},
+		{"explore", "--protocol", "setnx-del", "--runs", "1", "--out", filepath.Join(dir, "out"), "--html", bad},
+	} {
+		code, out, stderr := runCLI(args...)
+		if code != exitUsage || out != "" || strings.Count(stderr, "\n") != 1 ||
+			!strings.HasPrefix(stderr, "locksim "+args[0]+": write "+bad+": ") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, stderr)
+		}
+	}
+	if _, err := os.Stat(tr); err == nil {
+		t.Error("run wrote its trace before refusing the timeline's path")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "summary.json")); err == nil {
+		t.Error("explore ran before refusing the report's path")
+	}
+	if code, _, stderr := runCLI("run", "--trace", tr); code != exitViolation {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	// replay's errors name replay.
+	code, _, stderr := runCLI("replay", tr, "--html", bad)
+	if code != exitUsage || !strings.HasPrefix(stderr, "locksim replay: write "+bad) {
+		t.Errorf("replay --html %s: exit %d, %q", bad, code, stderr)
+	}
+}
+
 // TestUsedOutIsRefused: an explore into an --out directory that holds an
 // earlier explore's output exits 2 and leaves every file there byte for
 // byte; with --force it removes that output (explore's own files only)

@@ -26,12 +26,17 @@ func maxInputBytes(mb int64) (int64, error) {
 	return mb << 20, nil
 }
 
-// checkOutputs refuses an output path that is one of the inputs or
-// another output: writing it would destroy what was read or written.
+// checkOutputs refuses, before any work, an output path that is one of
+// the inputs or another output (writing it would destroy what was read
+// or written), or that cannot be written (traces.CheckOutput): a long
+// run must not end in an error that loses its verdict.
 func checkOutputs(inputs []string, outputs ...string) error {
 	for i, o := range outputs {
 		if o == "" {
 			continue
+		}
+		if err := traces.CheckOutput(o); err != nil {
+			return err
 		}
 		for _, in := range inputs {
 			if traces.SameFile(o, in) {

@@ -17,12 +17,14 @@ import (
 )
 
 type outputFlags struct {
+	cmd         string // the command, which errors name
 	trace, html string
 	json        bool
 	failOn      *checker.FailOn
 }
 
 func (o *outputFlags) register(fs *flagSet) {
+	o.cmd = fs.Name()
 	fs.StringVar(&o.trace, "trace", "", "write the trace as JSON to `FILE` (replaced atomically; a device or FIFO is written through)")
 	fs.StringVar(&o.html, "html", "", "write the HTML timeline (porcupine's linearization as a second tab) to `FILE`")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object on stdout")
@@ -127,7 +129,7 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 	}
 	if out.trace != "" {
 		if err := traces.Write(out.trace, o.File); err != nil {
-			return usageErr(stderr, "run", err)
+			return usageErr(stderr, out.cmd, err)
 		}
 		fmt.Fprintf(notes, "wrote %s\n", out.trace)
 	}
@@ -135,10 +137,10 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 		// The timeline, with porcupine's linearization as its second tab.
 		var buf bytes.Buffer
 		if err := view.WriteOutcomeView(&buf, o); err != nil {
-			return usageErr(stderr, "run", fmt.Errorf("--html: %v", err))
+			return usageErr(stderr, out.cmd, fmt.Errorf("--html: %v", err))
 		}
 		if err := traces.WriteAtomic(out.html, buf.Bytes()); err != nil {
-			return usageErr(stderr, "run", err)
+			return usageErr(stderr, out.cmd, err)
 		}
 		fmt.Fprintf(notes, "wrote %s\n", out.html)
 	}
