@@ -144,7 +144,7 @@ func TestViewBadInputExitsTwoWithOneLine(t *testing.T) {
 
 func TestHelpListsView(t *testing.T) {
 	_, out, _ := runCLI("help")
-	if !strings.Contains(out, "view") || !strings.Contains(out, "locksim view out/trace.json -o out/trace.html") {
+	if !strings.Contains(out, "view") || !strings.Contains(out, "locksim view trace.json -o trace.html") {
 		t.Errorf("help lacks the view command and its example:\n%s", out)
 	}
 }
