@@ -354,3 +354,29 @@ func TestHelpConcepts(t *testing.T) {
 		t.Error("locksim help does not point to the concepts")
 	}
 }
+
+// TestWrongKindOfFileSaysWhatItIs: a trace given to check, and an empty
+// protocol file, get one line that says what the file is or lacks, not a
+// parser's "truncated line" or "EOF".
+func TestWrongKindOfFileSaysWhatItIs(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	if code, _, stderr := runCLI("run", "--trace", tr); code != exitViolation {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", tr}, tr + " is a locksim trace file, not a recorded history: replay it with locksim replay " + tr},
+		{[]string{"run", "--protocol-file", empty}, "empty (want a lock description as JSON"},
+		{[]string{"verify", "--protocol-file", empty}, "empty (want a lock description as JSON"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
