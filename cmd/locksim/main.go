@@ -25,7 +25,7 @@ const (
 )
 
 const exitCodesLine = "Exit status: 0 no violation, 1 a violation was found, 2 bad usage or input, 3 inconclusive, 4 internal error;\n" +
-	"each command's help lists the ones it returns."
+	"each command's help lists the ones it returns. Stopped by Ctrl-C or SIGTERM, a command exits 130 or 143\n(explore prints its partial summary and exits with its status)."
 
 // exitCodes says, per command, the exit statuses it can return and what
 // each means there.
