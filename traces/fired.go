@@ -103,8 +103,13 @@ func DescribeFaults(f *File) []string {
 func describeFault(f trace.Fault, fired Firing, endNs int64) string {
 	s := f.Kind + " " + f.Target
 	amount := ""
-	if f.DurMs > 0 {
+	switch spec, _ := trace.LookupKind(f.Kind); {
+	case f.DurMs > 0:
 		amount += " for " + strconv.FormatInt(f.DurMs, 10) + " ms"
+	case f.Kind == trace.FaultClientCrash:
+		amount += " for good (duration 0: it never restarts)"
+	case spec.Shrink&trace.ShrinkDur != 0:
+		amount += " for 0 ms (it ends as it starts)"
 	}
 	if f.Value != 0 {
 		amount += " (value " + strconv.FormatInt(f.Value, 10) + ")"

@@ -149,7 +149,7 @@ var scenarioFlags = []scenarioFlag{
 			sc.AnchorPct = n
 			return nil
 		}},
-	{name: "fault", usage: "one explicit fault `" + trace.FaultSyntax + "` (repeatable; replaces the drawn schedule; ~ anchors it to a client's operation)",
+	{name: "fault", usage: "one explicit fault `" + trace.FaultSyntax + "` (repeatable; replaces the drawn schedule; ~ anchors it to a client's operation; DUR_MS 0: the fault ends as it starts, a client-crash never restarts)",
 		get: func(sc *protocols.Scenario) []string {
 			var out []string
 			for _, f := range sc.Faults {
