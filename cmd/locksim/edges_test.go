@@ -380,3 +380,21 @@ func TestWrongKindOfFileSaysWhatItIs(t *testing.T) {
 		}
 	}
 }
+
+// TestReplaySaysItMatched: replay's output says that the run matched the
+// file, not only what run would print.
+func TestReplaySaysItMatched(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "t.json")
+	if code, _, stderr := runCLI("run", "--trace", tr); code != exitViolation {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	f, err := traces.Read(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI("replay", tr)
+	want := fmt.Sprintf("  replayed: the same %d events and verdict as the file (trace %s)\n", f.Trace.Stats.Events, f.TraceSHA256[:16])
+	if code != exitViolation || !strings.HasSuffix(out, want) {
+		t.Errorf("replay: exit %d, %q%q; want it to end with %q", code, out, stderr, want)
+	}
+}

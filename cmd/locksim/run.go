@@ -150,6 +150,11 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 		fmt.Fprintln(stdout, string(b))
 	} else {
 		printHuman(stdout, o, advice, replay, *out.failOn)
+		if out.cmd == "replay" {
+			// traces.Verify refused any difference before this point.
+			fmt.Fprintf(stdout, "  replayed: the same %s and verdict as the file (trace %s)\n",
+				explore.Plural(o.File.Trace.Stats.Events, "event"), o.File.TraceSHA256[:16])
+		}
 	}
 	switch {
 	case o.Fails(*out.failOn):
