@@ -45,7 +45,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	o, err := traces.Verify(f)
 	if err != nil {
-		return usageErr(stderr, "replay", err)
+		return usageErr(stderr, "replay", fmt.Errorf("%s: %w", pos[0], err))
 	}
 	return finish(o, "locksim replay "+pos[0], out, stdout, stderr)
 }

@@ -48,11 +48,11 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	// The report must be what the checker finds in the file's own events:
 	// a claimed violation the scenario does not have is refused here.
 	if _, err := traces.Verify(f); err != nil {
-		return usageErr(stderr, "shrink", err)
+		return usageErr(stderr, "shrink", fmt.Errorf("%s: %w", pos[0], err))
 	}
 	r, err := explore.Shrink(f, *budget)
 	if err != nil {
-		return usageErr(stderr, "shrink", err)
+		return usageErr(stderr, "shrink", fmt.Errorf("%s: %w", pos[0], err))
 	}
 	if err := traces.Write(dest, r.File); err != nil {
 		return usageErr(stderr, "shrink", err)
