@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/sim/trace"
@@ -146,9 +147,22 @@ func TestUsedOutIsRefused(t *testing.T) {
 	if len(before) < 5 {
 		t.Fatalf("the first explore left %d files", len(before))
 	}
+	// Nothing is made in the directory, even for a moment: its own
+	// modification time stays.
+	mtime := func() time.Time {
+		st, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.ModTime()
+	}
+	dirTime := mtime()
 	for _, extra := range [][]string{nil, {"--html", filepath.Join(out, "report.html")}, {"--runs", "5"}} {
 		args := append(append([]string{}, first...), extra...)
 		code, _, stderr := runCLI(args...)
+		if !mtime().Equal(dirTime) {
+			t.Errorf("%v: the directory was modified", extra)
+		}
 		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--out "+out+" holds an earlier explore's output") ||
 			!strings.Contains(stderr, "--force") {
 			t.Errorf("%v: exit %d, %q", extra, code, stderr)
