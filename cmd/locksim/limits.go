@@ -82,8 +82,8 @@ func checkReplayCost(sc protocols.Scenario, budget int64, cmd, path string) erro
 	if need <= budget {
 		return nil
 	}
-	size := fmt.Sprintf("the trace's scenario (%d clients x %d threads x %d ops of %s) needs about %d simulator events, over %s's budget of %d: not run",
-		sc.Clients, sc.Threads, sc.Ops, sc.Protocol, need, cmd, budget)
+	size := fmt.Sprintf("%s: the trace's scenario (%d clients x %d threads x %d ops of %s) needs about %d simulator events, over %s's budget of %d: not run",
+		path, sc.Clients, sc.Threads, sc.Ops, sc.Protocol, need, cmd, budget)
 	switch {
 	case need > protocols.MaxEventBudget:
 		return fmt.Errorf("%s (more than --max-events can allow, %d)", size, protocols.MaxEventBudget)

@@ -52,7 +52,7 @@ func TestDoctoredScenarioReplayIsRefusedBeforeRunning(t *testing.T) {
 	for _, args := range rerun(forged) {
 		code, out, stderr := runCLI(args...)
 		if code != exitUsage || out != "" || strings.Count(stderr, "\n") != 1 ||
-			!strings.Contains(stderr, "1000 clients x 64 threads x 100000 ops") || !strings.Contains(stderr, "--max-events") {
+			!strings.Contains(stderr, forged+": the trace's scenario (1000 clients x 64 threads x 100000 ops") || !strings.Contains(stderr, "--max-events") {
 			t.Fatalf("forged scenario, %s: exit %d, %q %q", args[0], code, out, stderr)
 		}
 	}
