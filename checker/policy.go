@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/locksim/locksim/internal/suggest"
 )
 
 // properties lists the properties in the order reports print them: what
@@ -84,7 +86,8 @@ var failOnWords = map[string]string{
 const FailOnWords = "ownership, exclusion, damage, liveness or any"
 
 // ParseFailOn reads a comma-separated --fail-on value: ownership,
-// exclusion, damage, liveness, any.
+// exclusion, damage, liveness, any; a property's own name, as reports
+// print it (mutual-exclusion), is accepted too.
 func ParseFailOn(s string) (FailOn, error) {
 	var out FailOn
 	for _, w := range strings.Split(s, ",") {
@@ -93,8 +96,20 @@ func ParseFailOn(s string) (FailOn, error) {
 			return FailOn(Properties()), nil
 		}
 		p, ok := failOnWords[w]
+		if !ok && slices.Contains(properties, w) {
+			p, ok = w, true // the name reports print (mutual-exclusion)
+		}
 		if !ok {
-			return nil, fmt.Errorf("%q is not a property: want %s", w, FailOnWords)
+			words := []string{"any"}
+			for k := range failOnWords {
+				words = append(words, k)
+			}
+			slices.Sort(words)
+			hint := ""
+			if best, near := suggest.Nearest(w, words); near {
+				hint = fmt.Sprintf(" (did you mean %q?)", best)
+			}
+			return nil, fmt.Errorf("%q is not a property%s: want %s", w, hint, FailOnWords)
 		}
 		if !slices.Contains(out, p) {
 			out = append(out, p)

@@ -20,3 +20,14 @@ const (
 	ResExists   = "exists"
 	ResRejected = "rejected" // a fenced storage refused a stale token
 )
+
+// Ops lists the operation kinds of the vocabulary (a fault's anchor
+// names one).
+func Ops() []string {
+	return []string{OpAcquire, OpRelease, OpRenew, OpInsert, OpBuy, OpAdd, OpRead, OpWrite}
+}
+
+// Results lists the results of the vocabulary.
+func Results() []string {
+	return []string{ResOK, ResFail, ResNotOwner, ResError, ResInserted, ResExists, ResRejected}
+}

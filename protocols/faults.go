@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
@@ -36,7 +37,7 @@ var generators = map[string]generator{
 // checkFaultKind refuses a fault kind the generator cannot draw.
 func checkFaultKind(kind string) error {
 	if kind != "none" && generators[kind] == nil {
-		return fmt.Errorf("unknown fault kind %q (known: none, %v)", kind, trace.KindNames())
+		return fmt.Errorf("unknown fault kind %q (known: none, %s)", kind, strings.Join(trace.KindNames(), ", "))
 	}
 	return nil
 }

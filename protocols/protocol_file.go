@@ -196,6 +196,9 @@ func LoadProtocolFile(path string) (*ProtocolFile, error) {
 	if len(b) > maxProtocolFile {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxProtocolFile)
 	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("%s: empty (want a lock description as JSON: docs/protocol-files.md)", path)
+	}
 	d, err := ParseProtocolDescription(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)

@@ -210,7 +210,11 @@ func (sc Scenario) validate() error {
 	case sc.AnchorPct < -1 || sc.AnchorPct > 100:
 		return errors.New("anchor_pct must be between 0 and 100 (-1: no anchored faults)")
 	case sc.Arrival != "" && sc.Arrival != ArrivalClosed && sc.Arrival != ArrivalOpen:
-		return fmt.Errorf("arrival must be %s or %s", ArrivalClosed, ArrivalOpen)
+		hint := ""
+		if best, ok := suggest.Nearest(sc.Arrival, []string{ArrivalClosed, ArrivalOpen}); ok {
+			hint = fmt.Sprintf(" (did you mean %q?)", best)
+		}
+		return fmt.Errorf("arrival must be %s or %s, not %q%s", ArrivalClosed, ArrivalOpen, sc.Arrival, hint)
 	}
 	if err := sc.validateNumbers(); err != nil {
 		return err

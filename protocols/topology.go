@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -36,7 +37,7 @@ func (sc *Scenario) normalizeTopology(p Protocol) error {
 		sc.Topology = supports(p)[0]
 	}
 	if !slices.Contains(Topologies(), sc.Topology) {
-		return fmt.Errorf("unknown topology %q (known: %v)", sc.Topology, Topologies())
+		return fmt.Errorf("unknown topology %q (known: %s)", sc.Topology, strings.Join(Topologies(), ", "))
 	}
 	if !slices.Contains(supports(p), sc.Topology) {
 		return fmt.Errorf("protocol %s does not run on topology %s (it runs on %v)", p.Name, sc.Topology, supports(p))

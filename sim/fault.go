@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/sim/trace"
@@ -53,7 +54,7 @@ func (w *World) Inject(f trace.Fault) error {
 	}
 	inj := injectors[f.Kind]
 	if inj == nil {
-		return fmt.Errorf("unknown fault kind %q (known: %v)", f.Kind, trace.KindNames())
+		return fmt.Errorf("unknown fault kind %q (known: %s)", f.Kind, strings.Join(trace.KindNames(), ", "))
 	}
 	apply, err := inj(w, f, id)
 	if err != nil {

@@ -73,6 +73,13 @@ func Firings(faults []trace.Fault, tr *trace.Trace) []Firing {
 // anchor resolves (trace.FaultApplied of kind "anchor").
 const anchorDetail = "anchor: "
 
+// IsAnchorEvent reports whether e is the event of an anchor resolving:
+// it carries its fault's duration, but the fault starts at the anchor
+// plus its offset (its own event), not at e.
+func IsAnchorEvent(e trace.Event) bool {
+	return e.Kind == trace.EvFault && strings.HasPrefix(e.Detail, anchorDetail)
+}
+
 // DescribeFaults renders each fault of f's schedule as it happened in
 // f's trace, in schedule order: its kind, target, start time, duration
 // and amount, and for an anchored fault what it was anchored to:
@@ -96,8 +103,13 @@ func DescribeFaults(f *File) []string {
 func describeFault(f trace.Fault, fired Firing, endNs int64) string {
 	s := f.Kind + " " + f.Target
 	amount := ""
-	if f.DurMs > 0 {
+	switch spec, _ := trace.LookupKind(f.Kind); {
+	case f.DurMs > 0:
 		amount += " for " + strconv.FormatInt(f.DurMs, 10) + " ms"
+	case f.Kind == trace.FaultClientCrash:
+		amount += " for good (duration 0: it never restarts)"
+	case spec.Shrink&trace.ShrinkDur != 0:
+		amount += " for 0 ms (it ends as it starts)"
 	}
 	if f.Value != 0 {
 		amount += " (value " + strconv.FormatInt(f.Value, 10) + ")"

@@ -96,3 +96,23 @@ func TestAnchoredFaultIsShownWhenItFired(t *testing.T) {
 		t.Errorf("unfired: %q, want %q", got[1], want)
 	}
 }
+
+// TestZeroDurationSaysWhatItMeans: a fault of no length says so (a
+// duration 0 is the fault's length, not a default), a client crash of
+// duration 0 says it never restarts, and a kind without a duration
+// (clock-jump) says nothing of one.
+func TestZeroDurationSaysWhatItMeans(t *testing.T) {
+	for _, c := range []struct{ fault, want string }{
+		{"gc-pause:c1@1000+0", "gc-pause c1 at t=1.0 s for 0 ms (it ends as it starts)"},
+		{"client-crash:c1@1000+0", "client-crash c1 at t=1.0 s for good (duration 0: it never restarts)"},
+		{"clock-jump:redis@1000+0=5000", "clock-jump redis at t=1.0 s (value 5000)"},
+	} {
+		f, err := trace.ParseFault(c.fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := describeFault(f, Firing{AtNs: 1e9, Recorded: true}, 10e9); got != c.want {
+			t.Errorf("%s: %q, want %q", c.fault, got, c.want)
+		}
+	}
+}

@@ -35,17 +35,49 @@ func WriteAtomic(path string, data []byte) error {
 }
 
 // CheckOutput says before any work whether WriteAtomic can write path:
-// it names no directory, socket or block device, and its directory
-// exists or can be made (its nearest existing ancestor is a directory).
+// it names no directory, socket or block device, its directory exists or
+// can be made (its nearest existing ancestor is a directory), and a file
+// can be made there (probeDir).
 // (A FIFO without a reader is found only when written.)
 func CheckOutput(path string) error {
-	target, _, err := resolveOutput(path)
+	target, st, err := resolveOutput(path)
 	if err == nil {
 		err = checkParent(filepath.Dir(target))
+	}
+	if err == nil && (st == nil || st.Mode().IsRegular()) {
+		err = probeDir(filepath.Dir(target))
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	return nil
+}
+
+// probeDir says whether a file can be made in dir, or, when dir is still
+// to be made, in its nearest existing ancestor: it makes an empty
+// temporary file there and removes it. (Permission bits alone do not
+// tell: root ignores them, and a read-only or special file system
+// refuses what they allow.)
+func probeDir(dir string) error {
+	d := dir
+	for {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			break
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+		d = filepath.Dir(d)
+	}
+	f, err := os.CreateTemp(d, ".locksim-probe-*")
+	if err != nil {
+		if d == dir {
+			return fmt.Errorf("cannot write in %s: %w", d, bare(err))
+		}
+		return fmt.Errorf("cannot make its directory in %s: %w", d, bare(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
 	return nil
 }
 

@@ -84,7 +84,7 @@ func CappedLines(r io.Reader, limit, maxLines int64) *Input {
 
 // errTooManyLines is the line cap's error.
 func errTooManyLines(max int64) error {
-	return fmt.Errorf("%w: more than %d lines, the limit of a trace file (one line a %d bytes of --max-input-mb)", ErrTooLarge, max, BytesPerLine)
+	return fmt.Errorf("%w: more than %d lines, the limit of a trace file (one line per %d bytes of --max-input-mb, which raises it)", ErrTooLarge, max, BytesPerLine)
 }
 
 // countLines counts r's lines, failing as soon as there are more than

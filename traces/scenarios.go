@@ -168,33 +168,35 @@ func IsScenarioFile(value string) bool {
 // ReadScenario reads the scenario of a scenario file (one JSON object of
 // the scenario's fields, as `locksim run --print-scenario` writes it) or
 // of a trace file (its embedded scenario, once the file is checked
-// against its hash), of at most limit bytes.
-func ReadScenario(path string, limit int64) (protocols.Scenario, error) {
+// against its hash), of at most limit bytes. fromTrace says which it was:
+// a trace's scenario is anyone's, and its cost is worth checking before
+// it runs.
+func ReadScenario(path string, limit int64) (sc protocols.Scenario, fromTrace bool, err error) {
 	isTrace, err := looksLikeTrace(path, limit)
 	if err != nil {
-		return protocols.Scenario{}, err
+		return protocols.Scenario{}, false, err
 	}
 	if isTrace {
 		f, err := ReadLimit(path, limit)
 		if err != nil {
-			return protocols.Scenario{}, err
+			return protocols.Scenario{}, true, err
 		}
-		return f.Scenario, nil
+		return f.Scenario, true, nil
 	}
 	in, err := OpenInput(path, limit)
 	if err != nil {
-		return protocols.Scenario{}, fmt.Errorf("read scenario: %w", err)
+		return protocols.Scenario{}, false, fmt.Errorf("read scenario: %w", err)
 	}
 	defer in.Close()
 	b, err := io.ReadAll(in)
 	if err != nil {
-		return protocols.Scenario{}, fmt.Errorf("%s: %w", path, err)
+		return protocols.Scenario{}, false, fmt.Errorf("%s: %w", path, err)
 	}
-	sc, err := protocols.ParseScenario(b)
+	sc, err = protocols.ParseScenario(b)
 	if err != nil {
-		return protocols.Scenario{}, fmt.Errorf("%s: %w", path, err)
+		return protocols.Scenario{}, false, fmt.Errorf("%s: %w", path, err)
 	}
-	return sc, nil
+	return sc, false, nil
 }
 
 // looksLikeTrace reads the first key of the file's object: a trace file

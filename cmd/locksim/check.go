@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/locksim/locksim/checker"
@@ -18,6 +20,9 @@ import (
 // cmdCheck checks a history recorded outside locksim (JSON Lines or a
 // Jepsen history.edn) with the checker of run, and prints what run
 // prints: the verdict and each violation explained.
+// traceHead is how a locksim trace file begins (its first field).
+var traceHead = regexp.MustCompile(`^\s*\{\s*"format"\s*:`)
+
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("check", stdout)
 	format := fs.String("format", "", "read the history as `FORMAT`: jsonl or edn (default: edn for a .edn file, else jsonl)")
@@ -56,10 +61,19 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		in, name = f, path
 	}
-	lim := &limitedReader{r: in, left: limit}
+	br := bufio.NewReader(in)
+	lim := &limitedReader{r: br, left: limit}
+	head, _ := br.Peek(64)
 	h, err := recorded.Read(lim, *format)
 	if lim.over {
 		return usageErr(stderr, "check", fmt.Errorf("%s: larger than %d MB (--max-input-mb raises the cap)", name, limit>>20))
+	}
+	if err != nil && traceHead.Match(head) {
+		file := name
+		if path == "-" {
+			file = "FILE"
+		}
+		return usageErr(stderr, "check", fmt.Errorf("%s is a locksim trace file, not a recorded history: replay it with locksim replay %s, or draw it with locksim view %s -o OUT.html", name, file, file))
 	}
 	if err != nil {
 		return usageErr(stderr, "check", locate(name, err))

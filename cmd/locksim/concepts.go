@@ -25,9 +25,10 @@ func conceptsTopic(w io.Writer) {
 scenario
   Everything one run depends on: the lock protocol (locksim list), the
   workload that uses it, clients (simulated application processes, c1,
-  c2, ...) and their threads, the lease, the Redis deployment (topology)
-  and the fault schedule. A run is a pure function of its scenario: the
-  same scenario gives the same trace, byte for byte, on any machine.
+  c2, ...) and their threads (c1/t1: thread t1 of client c1), the lease,
+  the Redis deployment (topology) and the fault schedule. A run is a pure
+  function of its scenario: the same scenario gives the same trace, byte
+  for byte, on any machine.
 
 seed
   The number every random choice of a run comes from (network delays,
@@ -51,10 +52,14 @@ verdict and evidence
   checker could not decide.
 
 properties
-  mutual-exclusion: two clients believed they held one lock at once.
-  resource: the protected data is not what one-at-a-time use would
-  leave. liveness (--liveness): after the last fault healed, a lock
-  stopped making progress.
+  What a violation broke, by the name output prints and --fail-on takes:
+  ownership: a client renewed or released a lease it did not hold.
+  mutual-exclusion (--fail-on exclusion): two clients believed they
+  held one lock at once.
+  damage: the protected data is not what one-at-a-time use would
+  leave (see damage below).
+  liveness (--liveness): after the last fault healed, a lock stopped
+  making progress.
 
 cause
   Why a property broke, as a name (premature-expiry, lost-after-failover,

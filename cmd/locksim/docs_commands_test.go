@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -191,13 +192,21 @@ func TestDocsCommandsRun(t *testing.T) {
 		t.Run(strings.ReplaceAll(rel, "/", "_"), func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			dir, _ := os.Getwd()
-			// The docs' example protocol files, where their commands
-			// (run from the repository's root) find them.
+			// The docs' example files (protocol files, histories), where
+			// their commands (run from the repository's root) find them.
 			if err := os.Mkdir("docs", 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Symlink(filepath.Join(repoRoot, "docs", "protocol-files"), filepath.Join("docs", "protocol-files")); err != nil {
+			subs, err := os.ReadDir(filepath.Join(repoRoot, "docs"))
+			if err != nil {
 				t.Fatal(err)
+			}
+			for _, d := range subs {
+				if d.IsDir() {
+					if err := os.Symlink(filepath.Join(repoRoot, "docs", d.Name()), filepath.Join("docs", d.Name())); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
 			// Work back from the last command so that -update's
 			// replacements keep the earlier line numbers valid: run in
@@ -227,7 +236,12 @@ func TestDocsCommandsRun(t *testing.T) {
 						t.Logf("%s:%d: %s: skipped under -race and -short", rel, c.line, c.text)
 						continue
 					}
-					code, stdout, stderr := runCLI(args...)
+					args, stdin, err := stdinRedirect(args)
+					if err != nil {
+						t.Errorf("%s:%d: %s: %v", rel, c.line, c.text, err)
+						continue
+					}
+					code, stdout, stderr := runCLIWithStdin(stdin, args...)
 					if code != exitOK && code != exitViolation {
 						t.Errorf("%s:%d: %s: exit %d\n%s", rel, c.line, c.text, code, stderr)
 						continue
@@ -262,6 +276,39 @@ func TestDocsCommandsRun(t *testing.T) {
 	if total < 10 {
 		t.Fatalf("only %d commands in the docs", total)
 	}
+}
+
+// stdinRedirect takes a `< FILE` off a command's arguments and opens
+// FILE as its standard input ("" when there is none).
+func stdinRedirect(args []string) ([]string, string, error) {
+	for i, a := range args {
+		if a != "<" {
+			continue
+		}
+		if i+1 >= len(args) {
+			return nil, "", fmt.Errorf("< names no file")
+		}
+		return append(append([]string{}, args[:i]...), args[i+2:]...), args[i+1], nil
+	}
+	return args, "", nil
+}
+
+// runCLIWithStdin runs the CLI with the file path (if any) as its
+// standard input. The package's tests do not run in parallel, so
+// os.Stdin can be swapped for the call.
+func runCLIWithStdin(path string, args ...string) (int, string, string) {
+	if path == "" {
+		return runCLI(args...)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return exitUsage, "", err.Error() + "\n"
+	}
+	defer f.Close()
+	saved := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = saved }()
+	return runCLI(args...)
 }
 
 // checkGoCommand checks a go (or git clone, cd) command of a doc against
@@ -401,4 +448,49 @@ func testFuncs(t *testing.T, dir string, recursive bool) []string {
 		t.Fatal(err)
 	}
 	return names
+}
+
+// TestDocsShowNoUnrunCommand: a command line shown in a block the docs
+// test does not run (```text, ```console without `$ `, a bare ```) is
+// refused unless a `<!-- Not run ... -->` comment right above the block
+// says why. docs/cli.md, the help texts, is left to TestDocsCLIReference.
+func TestDocsShowNoUnrunCommand(t *testing.T) {
+	command := regexp.MustCompile(`^\s*(\$ )?(locksim|go run \./cmd/locksim|python3|go test|go run) `)
+	message := regexp.MustCompile(`^\s*locksim [a-z]+:`) // an error message, not a command
+	for _, rel := range runDocs(t) {
+		if rel == filepath.Join("docs", "cli.md") {
+			continue
+		}
+		lines := strings.Split(readDoc(t, rel), "\n")
+		fence, lang, excused := false, "", false
+		for i, l := range lines {
+			trimmed := strings.TrimSpace(l)
+			if strings.HasPrefix(trimmed, "```") {
+				if !fence {
+					lang = strings.TrimPrefix(trimmed, "```")
+					excused = i > 0 && strings.HasSuffix(strings.TrimSpace(lines[i-1]), "-->") && notRunComment(lines[:i])
+				}
+				fence = !fence
+				continue
+			}
+			if !fence || lang == "sh" || lang == "console" || lang == "yaml" || lang == "yml" || lang == "go" || excused {
+				continue
+			}
+			if command.MatchString(l) && !message.MatchString(l) {
+				t.Errorf("%s:%d shows a command in a ```%s block, which no test runs (make it ```sh, or say why above it in <!-- Not run ... -->): %s",
+					rel, i+1, lang, trimmed)
+			}
+		}
+	}
+}
+
+// notRunComment reports whether the lines end with a <!-- Not run ... -->
+// comment.
+func notRunComment(lines []string) bool {
+	for i := len(lines) - 1; i >= 0 && i >= len(lines)-6; i-- {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), "<!-- Not run") {
+			return true
+		}
+	}
+	return false
 }

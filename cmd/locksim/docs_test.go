@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -319,5 +321,25 @@ func TestDocsCIRunsTheReadmeTestCommand(t *testing.T) {
 	}
 	if !strings.Contains(ci, "\n"+m[1]+"\n") {
 		t.Errorf("README.md's test command %q is not a line of .ci/run", m[1])
+	}
+}
+
+// TestDocsReadmeCountsTheCatalog: the README's "N protocols" is the
+// catalog's size, and it names every workload and fault kind.
+func TestDocsReadmeCountsTheCatalog(t *testing.T) {
+	readme := readDoc(t, "README.md")
+	ps := protocols.Protocols()
+	if want := fmt.Sprintf("%d protocols", len(ps)); !strings.Contains(strings.Join(strings.Fields(readme), " "), want) {
+		t.Errorf("README.md does not say %q", want)
+	}
+	var names []string
+	for _, w := range protocols.Workloads() {
+		names = append(names, w.Name)
+	}
+	names = append(names, trace.KindNames()...)
+	for _, n := range names {
+		if !strings.Contains(readme, "`"+n+"`") {
+			t.Errorf("README.md does not name `%s`", n)
+		}
 	}
 }

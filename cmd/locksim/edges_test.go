@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/sim/trace"
@@ -91,6 +92,43 @@ func TestOutputsMakeTheirDirectories(t *testing.T) {
 	}
 }
 
+// TestUnwritableOutputIsRefusedBeforeWork: an output in a directory where
+// no file can be made (procfs refuses even root) is refused before the
+// command runs, naming the command and the path: no other output of the
+// run is written first, and no verdict is lost to a late error.
+func TestUnwritableOutputIsRefusedBeforeWork(t *testing.T) {
+	if st, err := os.Stat("/proc/self"); err != nil || !st.IsDir() {
+		t.Skip("no procfs here")
+	}
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	bad := "/proc/locksim-cannot-write-here.html"
+	for _, args := range [][]string{
+		{"run", "--trace", tr, "--html", bad},
+		{"explore", "--protocol", "setnx-del", "--runs", "1", "--out", filepath.Join(dir, "out"), "--html", bad},
+	} {
+		code, out, stderr := runCLI(args...)
+		if code != exitUsage || out != "" || strings.Count(stderr, "\n") != 1 ||
+			!strings.HasPrefix(stderr, "locksim "+args[0]+": write "+bad+": ") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, stderr)
+		}
+	}
+	if _, err := os.Stat(tr); err == nil {
+		t.Error("run wrote its trace before refusing the timeline's path")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "summary.json")); err == nil {
+		t.Error("explore ran before refusing the report's path")
+	}
+	if code, _, stderr := runCLI("run", "--trace", tr); code != exitViolation {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	// replay's errors name replay.
+	code, _, stderr := runCLI("replay", tr, "--html", bad)
+	if code != exitUsage || !strings.HasPrefix(stderr, "locksim replay: write "+bad) {
+		t.Errorf("replay --html %s: exit %d, %q", bad, code, stderr)
+	}
+}
+
 // TestUsedOutIsRefused: an explore into an --out directory that holds an
 // earlier explore's output exits 2 and leaves every file there byte for
 // byte; with --force it removes that output (explore's own files only)
@@ -109,9 +147,22 @@ func TestUsedOutIsRefused(t *testing.T) {
 	if len(before) < 5 {
 		t.Fatalf("the first explore left %d files", len(before))
 	}
+	// Nothing is made in the directory, even for a moment: its own
+	// modification time stays.
+	mtime := func() time.Time {
+		st, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.ModTime()
+	}
+	dirTime := mtime()
 	for _, extra := range [][]string{nil, {"--html", filepath.Join(out, "report.html")}, {"--runs", "5"}} {
 		args := append(append([]string{}, first...), extra...)
 		code, _, stderr := runCLI(args...)
+		if !mtime().Equal(dirTime) {
+			t.Errorf("%v: the directory was modified", extra)
+		}
 		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--out "+out+" holds an earlier explore's output") ||
 			!strings.Contains(stderr, "--force") {
 			t.Errorf("%v: exit %d, %q", extra, code, stderr)
@@ -288,11 +339,22 @@ func TestHelpConcepts(t *testing.T) {
 			t.Errorf("no one section %q", term)
 		}
 	}
-	words := []string{"trava_nome_", "mutual-exclusion", "inconclusive", "--swarm", trace.FaultSyntax}
+	words := []string{"trava_nome_", "inconclusive", "--swarm", trace.FaultSyntax, "c1/t1"}
+	for _, p := range checker.Properties() { // each by the name reports print
+		words = append(words, "\n  "+p+" ", "\n  "+p+":")
+	}
 	for _, st := range (checker.Coverage{}).States() {
 		words = append(words, "  "+st.Name+":\n")
 	}
-	for _, word := range words {
+	for i := 0; i < len(words); i++ {
+		word := words[i]
+		if strings.HasPrefix(word, "\n  ") && strings.HasSuffix(word, " ") { // a property: "  name " or "  name:"
+			if !strings.Contains(out, word) && !strings.Contains(out, words[i+1]) {
+				t.Errorf("concepts do not explain the property %q", strings.TrimSpace(word))
+			}
+			i++
+			continue
+		}
 		if !strings.Contains(out, word) {
 			t.Errorf("concepts do not explain %q", word)
 		}
@@ -304,5 +366,49 @@ func TestHelpConcepts(t *testing.T) {
 	}
 	if _, help, _ := runCLI("help"); !strings.Contains(help, "locksim help concepts") {
 		t.Error("locksim help does not point to the concepts")
+	}
+}
+
+// TestWrongKindOfFileSaysWhatItIs: a trace given to check, and an empty
+// protocol file, get one line that says what the file is or lacks, not a
+// parser's "truncated line" or "EOF".
+func TestWrongKindOfFileSaysWhatItIs(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	if code, _, stderr := runCLI("run", "--trace", tr); code != exitViolation {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", tr}, tr + " is a locksim trace file, not a recorded history: replay it with locksim replay " + tr},
+		{[]string{"run", "--protocol-file", empty}, "empty (want a lock description as JSON"},
+		{[]string{"verify", "--protocol-file", empty}, "empty (want a lock description as JSON"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestReplaySaysItMatched: replay's output says that the run matched the
+// file, not only what run would print.
+func TestReplaySaysItMatched(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "t.json")
+	if code, _, stderr := runCLI("run", "--trace", tr); code != exitViolation {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	f, err := traces.Read(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI("replay", tr)
+	want := fmt.Sprintf("  replayed: the same %d events and verdict as the file (trace %s)\n", f.Trace.Stats.Events, f.TraceSHA256[:16])
+	if code != exitViolation || !strings.HasSuffix(out, want) {
+		t.Errorf("replay: exit %d, %q%q; want it to end with %q", code, out, stderr, want)
 	}
 }

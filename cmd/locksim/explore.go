@@ -47,6 +47,16 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "explore", err)
 	}
+	if *out != "" && !*force {
+		// A used --out is refused first, before checking the report's
+		// path makes (and removes) a file there.
+		if err := earlierOut(*out, false); err != nil {
+			if busyOut(*out) {
+				err = inUse(*out)
+			}
+			return usageErr(stderr, "explore", err)
+		}
+	}
 	if err := checkReport(*html, nil, outDirs(*out)); err != nil {
 		return usageErr(stderr, "explore", err)
 	}

@@ -59,7 +59,7 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 				fs.usage(fs.help)
 				return nil, errHelp
 			}
-			return nil, flagError(err)
+			return nil, fs.flagError(err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -80,11 +80,23 @@ var afterParse func() error
 
 var invalidValue = regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`)
 
+var undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+
 var strconvPrefix = regexp.MustCompile(`strconv\.\w+: parsing ".*": `)
 
 // flagError rewrites the flag package's "invalid value "x" for flag -n:
-// why" as "--n "x": why".
-func flagError(err error) error {
+// why" as "--n "x": why", and "flag provided but not defined: -x" as
+// "unknown flag --x", with the nearest flag of the command suggested.
+func (fs *flagSet) flagError(err error) error {
+	if m := undefinedFlag.FindStringSubmatch(err.Error()); m != nil {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg := "unknown flag " + dashes(m[1])
+		if best := nearest(m[1], names); best != "" {
+			msg += " (did you mean " + dashes(best) + "?)"
+		}
+		return errors.New(msg + " (see locksim help " + fs.Name() + ")")
+	}
 	m := invalidValue.FindStringSubmatch(err.Error())
 	if m == nil {
 		return errors.New(strings.Replace(err.Error(), "flag: -", "flag: --", 1))
@@ -246,4 +258,12 @@ func registerProtocolFiles(fs *flagSet) *[]*protocols.ProtocolFile {
 		return nil
 	})
 	return &files
+}
+
+// dashes spells a flag as its help does: -o, --trace.
+func dashes(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }

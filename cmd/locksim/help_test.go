@@ -2,7 +2,10 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,5 +77,58 @@ func TestInternalErrorIsItsOwnExitCode(t *testing.T) {
 	}
 	if msg := errb.String(); strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "index out of range [3]") || !strings.Contains(msg, "please report") {
 		t.Fatalf("message %q", msg)
+	}
+}
+
+// TestHelpExamplesRun: every command's example (its --help, `locksim
+// help` and docs/cli.md print it) runs as shown, in the order a user
+// would try them, in one directory: run writes the trace that replay
+// and view read, explore the trace that shrink reads. merge's shards and
+// check's history are made first, as a user would have them. Under
+// -race and -short, explore's 10,000 runs become 300 (the cause shrink
+// reads is found within them).
+func TestHelpExamplesRun(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for k := 1; k <= 2; k++ {
+		shard := fmt.Sprintf("%d/2", k)
+		if code, _, stderr := runCLI("explore", "--protocol", "setnx-del", "--faults", "gc-pause", "--runs", "20",
+			"--shard", shard, "--out", fmt.Sprintf("shard%d", k)); code != exitViolation {
+			t.Fatalf("shard %s: exit %d, %s", shard, code, stderr)
+		}
+	}
+	history, err := os.ReadFile(filepath.Join(repoRoot, "docs", "check", "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("history.jsonl", history, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	order := []string{"run", "replay", "view", "explore", "shrink", "check", "merge", "matrix", "verify", "list", "help"}
+	if len(order) != len(commands()) {
+		t.Fatalf("the order names %d commands, there are %d", len(order), len(commands()))
+	}
+	for _, name := range order {
+		c, ok := lookupCommand(name)
+		if !ok {
+			t.Fatalf("no command %s", name)
+		}
+		args, ok := locksimArgs(docWords(c.example))
+		if !ok || len(args) == 0 || args[0] != name {
+			t.Errorf("%s's example %q is not a locksim %s command", name, c.example, name)
+			continue
+		}
+		if name == "explore" && (raceEnabled || testing.Short()) {
+			args = slices.Clone(args)
+			args[slices.Index(args, "--runs")+1] = "300"
+		}
+		code, out, stderr := runCLI(args...)
+		if code != exitOK && code != exitViolation {
+			t.Errorf("%s: exit %d\n%s%s", c.example, code, out, stderr)
+		}
+	}
+	for _, f := range []string{"trace.json", "trace.html", "out/summary.json", "min.json", "timeline.html", "merged.html"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("the examples did not write %s: %v", f, err)
+		}
 	}
 }

@@ -26,12 +26,17 @@ func maxInputBytes(mb int64) (int64, error) {
 	return mb << 20, nil
 }
 
-// checkOutputs refuses an output path that is one of the inputs or
-// another output: writing it would destroy what was read or written.
+// checkOutputs refuses, before any work, an output path that is one of
+// the inputs or another output (writing it would destroy what was read
+// or written), or that cannot be written (traces.CheckOutput): a long
+// run must not end in an error that loses its verdict.
 func checkOutputs(inputs []string, outputs ...string) error {
 	for i, o := range outputs {
 		if o == "" {
 			continue
+		}
+		if err := traces.CheckOutput(o); err != nil {
+			return err
 		}
 		for _, in := range inputs {
 			if traces.SameFile(o, in) {
@@ -67,17 +72,23 @@ func checkReplayBudget(budget int64) error {
 }
 
 // checkReplayCost refuses a scenario that its size says needs more than
-// budget events: a trace can name any scenario, and replay must not be
-// led into minutes of work and gigabytes of memory by one.
-func checkReplayCost(sc protocols.Scenario, budget int64) error {
+// budget events: a trace can name any scenario, and no command that runs
+// a trace's scenario (replay, shrink, run --scenario TRACE) may be led
+// into minutes of work and gigabytes of memory by one. cmd names the
+// command; run, which has no --max-events beside --scenario, points to
+// replay's.
+func checkReplayCost(sc protocols.Scenario, budget int64, cmd, path string) error {
 	need := sc.EstimatedEvents()
 	if need <= budget {
 		return nil
 	}
-	size := fmt.Sprintf("the trace's scenario (%d clients x %d threads x %d ops of %s) needs about %d simulator events, over replay's budget of %d: not run",
-		sc.Clients, sc.Threads, sc.Ops, sc.Protocol, need, budget)
-	if need > protocols.MaxEventBudget {
+	size := fmt.Sprintf("%s: the trace's scenario (%d clients x %d threads x %d ops of %s) needs about %d simulator events, over %s's budget of %d: not run",
+		path, sc.Clients, sc.Threads, sc.Ops, sc.Protocol, need, cmd, budget)
+	switch {
+	case need > protocols.MaxEventBudget:
 		return fmt.Errorf("%s (more than --max-events can allow, %d)", size, protocols.MaxEventBudget)
+	case cmd == "run":
+		return fmt.Errorf("%s (if you trust the trace: locksim replay %s --max-events %d)", size, path, need)
 	}
 	return fmt.Errorf("%s (raise it with --max-events %d if you trust the trace)", size, need)
 }

@@ -25,7 +25,7 @@ const (
 )
 
 const exitCodesLine = "Exit status: 0 no violation, 1 a violation was found, 2 bad usage or input, 3 inconclusive, 4 internal error;\n" +
-	"each command's help lists the ones it returns."
+	"each command's help lists the ones it returns. Stopped by Ctrl-C or SIGTERM, a command exits 130 or 143\n(explore prints its partial summary and exits with its status)."
 
 // exitCodes says, per command, the exit statuses it can return and what
 // each means there.
@@ -98,10 +98,10 @@ func commands() []command {
 	return []command{
 		{"run", "run one scenario, check it, explain violations",
 			"locksim run [--scenario NAME | --protocol NAME [flags]] [--trace FILE] [--html FILE] [--json]",
-			"locksim run --protocol setnx-del --faults gc-pause --seed 7",
+			"locksim run --protocol setnx-del --faults gc-pause --seed 7 --trace trace.json",
 			"Without --protocol, runs the reference scenario NAME (default " + defaultReferenceName + ").\n" + scenarioLimits, cmdRun},
 		{"replay", "re-run a trace file's scenario and verify its hash",
-			"locksim replay FILE [--trace FILE] [--html FILE] [--json]", "locksim replay out/trace.json",
+			"locksim replay FILE [--trace FILE] [--html FILE] [--json]", "locksim replay trace.json",
 			"The file's scenario, events and report are checked against its hash before it is trusted, and a scenario whose size needs more than --max-events events is refused unrun.\n" + inputLimitNote, cmdReplay},
 		{"check", "check a lock history recorded outside locksim (JSON Lines, or Jepsen's history.edn) and explain violations",
 			"locksim check [--format jsonl|edn] [--html FILE] [--fail-on PROPS] HISTORY",
@@ -109,9 +109,9 @@ func commands() []command {
 			"HISTORY - reads standard input. Times are nanoseconds from one clock shared by every process (see docs/check.md).\n" +
 				"Bad input is one line, FILE:LINE: reason, and exit status 2.\n" + inputLimitNote, cmdCheck},
 		{"view", "write a trace file's HTML timeline (self-contained, with porcupine's linearization)",
-			"locksim view FILE -o OUT.html", "locksim view out/trace.json -o out/trace.html", inputLimitNote, cmdView},
+			"locksim view FILE -o OUT.html", "locksim view trace.json -o trace.html", inputLimitNote, cmdView},
 		{"matrix", "run every protocol under every fault kind: unsafe with its first failing seed (--rates: and rate), or the rate it rules out",
-			"locksim matrix [flags]", "locksim matrix --workload all --verify", batchGCNote, cmdMatrix},
+			"locksim matrix [flags]", "locksim matrix --protocols setnx-del,redisson --faults none,gc-pause,failover --verify", batchGCNote, cmdMatrix},
 		{"verify", "bounded exhaustive check: every single fault of a kind at every step of a small scenario",
 			"locksim verify [--protocols P,...] [--faults F,...] [flags]",
 			"locksim verify --protocols setnx-del --faults gc-pause", batchGCNote, cmdVerify},
@@ -126,7 +126,7 @@ func commands() []command {
 			"locksim shrink FILE [-o OUT] [--budget N] [--json]",
 			"locksim shrink out/mutual-exclusion-premature-expiry.json -o min.json", inputLimitNote, cmdShrink},
 		{"merge", "combine the summaries of sharded explore runs",
-			"locksim merge DIR|summary.json... [--json] [--html FILE]", "locksim merge shard1/ shard2/ --html report.html",
+			"locksim merge DIR|summary.json... [--json] [--html FILE]", "locksim merge shard1/ shard2/ --html merged.html",
 			"Shards must share one scenario template and have disjoint seeds.\n" + inputLimitNote, cmdMerge},
 		{"list", "list protocols, workloads, faults and scenarios", "locksim list [--json]", "locksim list --json", "", cmdList},
 		{"help", "show the commands, or one command's usage and flags", "locksim help [CMD]", "locksim help explore", "", nil},

@@ -40,12 +40,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	if _, err := protocols.LookupWorkload(f.Scenario.Workload); err != nil && f.Scenario.Workload != "" {
 		return usageErr(stderr, "replay", userScenario("workload", f.Scenario.Workload, pos[0]))
 	}
-	if err := checkReplayCost(f.Scenario, *maxEvents); err != nil {
+	if err := checkReplayCost(f.Scenario, *maxEvents, "replay", pos[0]); err != nil {
 		return usageErr(stderr, "replay", err)
 	}
 	o, err := traces.Verify(f)
 	if err != nil {
-		return usageErr(stderr, "replay", err)
+		return usageErr(stderr, "replay", fmt.Errorf("%s: %w", pos[0], err))
 	}
 	return finish(o, "locksim replay "+pos[0], out, stdout, stderr)
 }

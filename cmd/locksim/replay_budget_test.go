@@ -12,8 +12,10 @@ import (
 
 // A trace whose scenario was doctored to the scenario limits (1,000
 // clients x 64 threads x 100,000 ops) is refused with exit 2 and one
-// line, without running it: edited in place, by the hash; with the hash
-// recomputed, by replay's budget, which names --max-events.
+// line, without running it, by every command that runs a trace's
+// scenario (replay, shrink, run --scenario): edited in place, by the
+// hash; with the hash recomputed, by the replay budget, which names
+// --max-events.
 func TestDoctoredScenarioReplayIsRefusedBeforeRunning(t *testing.T) {
 	dir := t.TempDir()
 	committed := filepath.Join("..", "..", "traces", "corpus", "pause-no-fencing.json")
@@ -27,9 +29,14 @@ func TestDoctoredScenarioReplayIsRefusedBeforeRunning(t *testing.T) {
 	}
 	edited := filepath.Join(dir, "edited.json")
 	os.WriteFile(edited, doctored, 0o644)
-	code, out, stderr := runCLI("replay", edited)
-	if code != exitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "hash mismatch: the file's scenario and events") {
-		t.Fatalf("edited scenario: exit %d, %q %q", code, out, stderr)
+	rerun := func(path string) [][]string {
+		return [][]string{{"replay", path}, {"shrink", path, "-o", filepath.Join(dir, "min.json")}, {"run", "--scenario", path}}
+	}
+	for _, args := range rerun(edited) {
+		code, out, stderr := runCLI(args...)
+		if code != exitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "hash mismatch: the file's scenario and events") {
+			t.Fatalf("edited scenario, %s: exit %d, %q %q", args[0], code, out, stderr)
+		}
 	}
 
 	f, err := traces.Parse(b)
@@ -42,10 +49,12 @@ func TestDoctoredScenarioReplayIsRefusedBeforeRunning(t *testing.T) {
 	if err := traces.Write(forged, f); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr = runCLI("replay", forged)
-	if code != exitUsage || out != "" || strings.Count(stderr, "\n") != 1 ||
-		!strings.Contains(stderr, "1000 clients x 64 threads x 100000 ops") || !strings.Contains(stderr, "--max-events") {
-		t.Fatalf("forged scenario: exit %d, %q %q", code, out, stderr)
+	for _, args := range rerun(forged) {
+		code, out, stderr := runCLI(args...)
+		if code != exitUsage || out != "" || strings.Count(stderr, "\n") != 1 ||
+			!strings.Contains(stderr, forged+": the trace's scenario (1000 clients x 64 threads x 100000 ops") || !strings.Contains(stderr, "--max-events") {
+			t.Fatalf("forged scenario, %s: exit %d, %q %q", args[0], code, out, stderr)
+		}
 	}
 }
 

@@ -17,12 +17,14 @@ import (
 )
 
 type outputFlags struct {
+	cmd         string // the command, which errors name
 	trace, html string
 	json        bool
 	failOn      *checker.FailOn
 }
 
 func (o *outputFlags) register(fs *flagSet) {
+	o.cmd = fs.Name()
 	fs.StringVar(&o.trace, "trace", "", "write the trace as JSON to `FILE` (replaced atomically; a device or FIFO is written through)")
 	fs.StringVar(&o.html, "html", "", "write the HTML timeline (porcupine's linearization as a second tab) to `FILE`")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object on stdout")
@@ -60,9 +62,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol or --protocol-file (a reference scenario or a scenario file is fixed: edit its --print-scenario output instead)", f))
 			}
 		}
-		sc, err = namedScenario(name, *maxMB)
+		var fromTrace bool
+		sc, fromTrace, err = namedScenario(name, *maxMB)
 		if err != nil {
 			return usageErr(stderr, "run", err)
+		}
+		if fromTrace {
+			if err := checkReplayCost(sc, defaultReplayEvents, "run", name); err != nil {
+				return usageErr(stderr, "run", err)
+			}
 		}
 		replay = "locksim run --scenario " + name
 	} else {
@@ -83,15 +91,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 
 // namedScenario is the scenario --scenario names: a reference by name,
 // or a scenario or trace file (traces.IsScenarioFile) read under the
-// --max-input-mb cap.
-func namedScenario(name string, maxMB int64) (protocols.Scenario, error) {
+// --max-input-mb cap; fromTrace says it is a trace file's.
+func namedScenario(name string, maxMB int64) (sc protocols.Scenario, fromTrace bool, err error) {
 	if !traces.IsScenarioFile(name) {
 		ref, err := traces.LookupReference(name)
-		return ref.Scenario, err
+		return ref.Scenario, false, err
 	}
 	limit, err := maxInputBytes(maxMB)
 	if err != nil {
-		return protocols.Scenario{}, err
+		return protocols.Scenario{}, false, err
 	}
 	return traces.ReadScenario(name, limit)
 }
@@ -121,7 +129,7 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 	}
 	if out.trace != "" {
 		if err := traces.Write(out.trace, o.File); err != nil {
-			return usageErr(stderr, "run", err)
+			return usageErr(stderr, out.cmd, err)
 		}
 		fmt.Fprintf(notes, "wrote %s\n", out.trace)
 	}
@@ -129,10 +137,10 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 		// The timeline, with porcupine's linearization as its second tab.
 		var buf bytes.Buffer
 		if err := view.WriteOutcomeView(&buf, o); err != nil {
-			return usageErr(stderr, "run", fmt.Errorf("--html: %v", err))
+			return usageErr(stderr, out.cmd, fmt.Errorf("--html: %v", err))
 		}
 		if err := traces.WriteAtomic(out.html, buf.Bytes()); err != nil {
-			return usageErr(stderr, "run", err)
+			return usageErr(stderr, out.cmd, err)
 		}
 		fmt.Fprintf(notes, "wrote %s\n", out.html)
 	}
@@ -142,6 +150,11 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 		fmt.Fprintln(stdout, string(b))
 	} else {
 		printHuman(stdout, o, advice, replay, *out.failOn)
+		if out.cmd == "replay" {
+			// traces.Verify refused any difference before this point.
+			fmt.Fprintf(stdout, "  replayed: the same %s and verdict as the file (trace %s)\n",
+				explore.Plural(o.File.Trace.Stats.Events, "event"), o.File.TraceSHA256[:16])
+		}
 	}
 	switch {
 	case o.Fails(*out.failOn):

@@ -17,6 +17,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	budget := fs.Int("budget", 500, "maximum number `N` of runs, 1 to 100000")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	maxMB := registerMaxInput(fs)
+	maxEvents := registerReplayBudget(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageErr(stderr, "shrink", err)
@@ -26,6 +27,9 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	}
 	if *budget < 1 || *budget > 100000 {
 		return usageErr(stderr, "shrink", errors.New("--budget must be between 1 and 100000"))
+	}
+	if err := checkReplayBudget(*maxEvents); err != nil {
+		return usageErr(stderr, "shrink", err)
 	}
 	dest := *out
 	if dest == "" {
@@ -38,14 +42,17 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "shrink", err)
 	}
+	if err := checkReplayCost(f.Scenario, *maxEvents, "shrink", pos[0]); err != nil {
+		return usageErr(stderr, "shrink", err)
+	}
 	// The report must be what the checker finds in the file's own events:
 	// a claimed violation the scenario does not have is refused here.
 	if _, err := traces.Verify(f); err != nil {
-		return usageErr(stderr, "shrink", err)
+		return usageErr(stderr, "shrink", fmt.Errorf("%s: %w", pos[0], err))
 	}
 	r, err := explore.Shrink(f, *budget)
 	if err != nil {
-		return usageErr(stderr, "shrink", err)
+		return usageErr(stderr, "shrink", fmt.Errorf("%s: %w", pos[0], err))
 	}
 	if err := traces.Write(dest, r.File); err != nil {
 		return usageErr(stderr, "shrink", err)

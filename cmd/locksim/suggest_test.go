@@ -40,6 +40,18 @@ func TestUnknownNamesSuggest(t *testing.T) {
 		{[]string{"exlpore"}, `(did you mean "explore"?)`},
 		{[]string{"help", "exlpore"}, `(did you mean "explore"?)`},
 		{[]string{"verify", "--protocols", "redison"}, `(did you mean "redisson"?)`},
+		// Flags, and the names flag values take.
+		{[]string{"run", "--protocl", "redisson"}, `unknown flag --protocl (did you mean --protocol?)`},
+		{[]string{"explore", "--protocol", "setnx-del", "--outt", "d"}, `unknown flag --outt (did you mean --out?)`},
+		{[]string{"list", "--jsn"}, `unknown flag --jsn (did you mean --json?)`},
+		{[]string{"run", "--protocol", "setnx-del", "--fail-on", "exclusoin"}, `(did you mean "exclusion"?)`},
+		{[]string{"run", "--protocol", "setnx-del", "--arrival", "opne"}, `(did you mean "open"?)`},
+		{[]string{"run", "--protocol", "setnx-del", "--persistence", "everysc"}, `(did you mean "everysec"?)`},
+		// A fault's anchor: a misspelt operation, phase or result would
+		// leave the fault unapplied without a word.
+		{[]string{"run", "--protocol", "setnx-del", "--fault", "gc-pause:c1@0+10~c1/acquir/return/ok#1+0"}, `unknown operation "acquir" (did you mean "acquire"?)`},
+		{[]string{"run", "--protocol", "setnx-del", "--fault", "gc-pause:c1@0+10~c1/acquire/retrun/ok#1+0"}, `(did you mean "return"?)`},
+		{[]string{"run", "--protocol", "setnx-del", "--fault", "gc-pause:c1@0+10~c1/acquire/return/okk#1+0"}, `unknown result "okk" (did you mean "ok"?)`},
 	} {
 		code, _, stderr := runCLI(c.args...)
 		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
@@ -48,5 +60,9 @@ func TestUnknownNamesSuggest(t *testing.T) {
 	}
 	if _, _, stderr := runCLI("run", "--protocol", "zookeeper"); strings.Contains(stderr, "did you mean") {
 		t.Errorf("a name close to nothing got a guess: %q", stderr)
+	}
+	// The property's own name, as reports print it, is a --fail-on word.
+	if code, _, stderr := runCLI("run", "--fail-on", "mutual-exclusion"); code != exitViolation {
+		t.Errorf("--fail-on mutual-exclusion: exit %d, %q", code, stderr)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/traces/explore"
@@ -104,8 +105,12 @@ func printVerification(w io.Writer, v *explore.Verification, wall time.Duration)
 			fmt.Fprintf(w, "    replay: %s\n", c.Replay)
 		}
 	}
-	fmt.Fprintf(w, "%s runs in %.1f s (workload %s, %d clients x %d ops, seed %d, offsets %v ms, up to %d faults)\n",
-		explore.Thousands(runs), wall.Seconds(), v.Workload, v.Clients, v.Ops, v.Seed, v.Offsets, v.Depth)
+	offs := make([]string, len(v.Offsets))
+	for i, o := range v.Offsets {
+		offs[i] = fmt.Sprint(o)
+	}
+	fmt.Fprintf(w, "%s runs in %.1f s (workload %s, %d clients x %d ops, seed %d, offsets %s ms, up to %s a run)\n",
+		explore.Thousands(runs), wall.Seconds(), v.Workload, v.Clients, v.Ops, v.Seed, strings.Join(offs, ","), explore.Plural(v.Depth, "fault"))
 	fmt.Fprintln(w, "scope: verify places every single fault at every step of the bound's runs; explore and matrix draw the same cell's")
 	fmt.Fprintln(w, "scenarios (more clients, other holds, random faults): a cell verified here can still be unsafe there, outside the bound")
 }

@@ -36,7 +36,7 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	}
 	page, err := view.ViewFile(f)
 	if err != nil {
-		return usageErr(stderr, "view", err)
+		return usageErr(stderr, "view", fmt.Errorf("%s: %w", pos[0], err))
 	}
 	if err := traces.WriteAtomic(*out, page); err != nil {
 		return usageErr(stderr, "view", err)

@@ -108,7 +108,7 @@ func TestViewBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"view"}, "want exactly one trace FILE"},
 		{[]string{"view", good}, "-o OUT.html is required"},
 		{[]string{"view", good, good, "-o", out}, "want exactly one trace FILE"},
-		{[]string{"view", "--bogus", good, "-o", out}, "flag provided but not defined"},
+		{[]string{"view", "--bogus", good, "-o", out}, "unknown flag --bogus"},
 		{[]string{"view", good, "-o"}, "flag needs an argument"},
 		{[]string{"view", filepath.Join(dir, "missing.json"), "-o", out}, "no such file"},
 		{[]string{"view", unreadable, "-o", out}, "read trace"},
@@ -144,7 +144,7 @@ func TestViewBadInputExitsTwoWithOneLine(t *testing.T) {
 
 func TestHelpListsView(t *testing.T) {
 	_, out, _ := runCLI("help")
-	if !strings.Contains(out, "view") || !strings.Contains(out, "locksim view out/trace.json -o out/trace.html") {
+	if !strings.Contains(out, "view") || !strings.Contains(out, "locksim view trace.json -o trace.html") {
 		t.Errorf("help lacks the view command and its example:\n%s", out)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/locksim/locksim/internal/suggest"
 )
 
 // Anchor places a fault relative to an operation in a client's history
@@ -33,7 +35,7 @@ func (a Anchor) Check() error {
 	case a.Party == "" || a.Op == "":
 		return fmt.Errorf("anchor needs a party and an operation")
 	case a.Phase != PhaseInvoke && a.Phase != PhaseReturn:
-		return fmt.Errorf("anchor phase %q is neither %s nor %s", a.Phase, PhaseInvoke, PhaseReturn)
+		return fmt.Errorf("anchor phase %q is neither %s nor %s%s", a.Phase, PhaseInvoke, PhaseReturn, phaseHint(a.Phase))
 	case a.Nth < 1:
 		return fmt.Errorf("anchor occurrence must be at least 1")
 	case a.AfterMs < 0:
@@ -65,4 +67,12 @@ func ordinal(n int) string {
 		suffix = "rd"
 	}
 	return strconv.Itoa(n) + suffix
+}
+
+// phaseHint suggests the phase a misspelt one meant.
+func phaseHint(p string) string {
+	if best, ok := suggest.Nearest(p, []string{PhaseInvoke, PhaseReturn}); ok {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -50,20 +51,26 @@ func ParseFault(s string) (Fault, error) {
 	}
 	if anchored {
 		a, err := parseAnchor(anchor)
-		if err != nil {
+		if errors.Is(err, errBadAnchor) {
 			return Fault{}, bad
+		}
+		if err != nil {
+			return Fault{}, err // (what is wrong with it: the caller names the fault)
 		}
 		f.Anchor = &a
 	}
 	return f, nil
 }
 
+// errBadAnchor is an anchor that does not follow the syntax at all.
+var errBadAnchor = errors.New("bad anchor")
+
 func parseAnchor(s string) (Anchor, error) {
 	point, nums, ok := strings.Cut(s, "#")
 	nth, after, ok2 := strings.Cut(nums, "+")
 	parts := strings.Split(point, "/")
 	if !ok || !ok2 || len(parts) < 3 || len(parts) > 4 {
-		return Anchor{}, fmt.Errorf("bad anchor")
+		return Anchor{}, errBadAnchor
 	}
 	a := Anchor{Party: parts[0], Op: parts[1], Phase: parts[2]}
 	if len(parts) == 4 {
@@ -73,7 +80,7 @@ func parseAnchor(s string) (Anchor, error) {
 	a.Nth, err1 = strconv.Atoi(nth)
 	a.AfterMs, err2 = strconv.ParseInt(after, 10, 64)
 	if err1 != nil || err2 != nil {
-		return Anchor{}, fmt.Errorf("bad anchor")
+		return Anchor{}, errBadAnchor
 	}
 	return a, a.Check()
 }

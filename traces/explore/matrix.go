@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
@@ -261,7 +262,7 @@ func (opt MatrixOptions) withDefaults() (MatrixOptions, error) {
 	}
 	for _, f := range opt.Faults {
 		if f != "none" && !slices.Contains(trace.KindNames(), f) {
-			return opt, fmt.Errorf("unknown fault kind %q (known: none, %v)", f, trace.KindNames())
+			return opt, fmt.Errorf("unknown fault kind %q (known: none, %s)", f, strings.Join(trace.KindNames(), ", "))
 		}
 	}
 	return opt, nil

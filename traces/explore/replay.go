@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/locksim/locksim/internal/suggest"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
 )
@@ -79,11 +81,11 @@ var scenarioFlags = []scenarioFlag{
 		get: func(sc *protocols.Scenario) []string { return nonEmpty(sc.Topology) },
 		set: func(sc *protocols.Scenario, v string) error { sc.Topology = v; return nil }},
 	intFlag("nodes", "replicas (replicated) or masters (independent)", false, 1, func(sc *protocols.Scenario) *int { return &sc.Nodes }),
-	{name: "persistence", usage: "what a restarting node keeps",
+	{name: "persistence", usage: "what a restarting node keeps: none (restarts empty), everysec (loses up to its last second) or always (loses nothing) (default none)",
 		get: func(sc *protocols.Scenario) []string { return nonEmpty(sc.Persistence) },
 		set: func(sc *protocols.Scenario, v string) error { sc.Persistence = v; return nil }},
-	msFlag("down-after-ms", "sentinel's down-after", func(sc *protocols.Scenario) *int64 { return &sc.DownAfterMs }),
-	msFlag("discovery-ms", "clients learn a new master within", func(sc *protocols.Scenario) *int64 { return &sc.DiscoveryMs }),
+	msFlag("down-after-ms", "replicated topology: how long the sentinel waits before it declares the master down and promotes a replica (default 5000; swarm draws it)", func(sc *protocols.Scenario) *int64 { return &sc.DownAfterMs }),
+	msFlag("discovery-ms", "replicated topology: how long clients take to learn a promoted master (default 1000; swarm draws it)", func(sc *protocols.Scenario) *int64 { return &sc.DiscoveryMs }),
 	{name: "faults", usage: "comma-separated fault kinds drawn from the seed (default none)", keep: true,
 		get: func(sc *protocols.Scenario) []string {
 			if len(sc.FaultKinds) == 0 && len(sc.Faults) > 0 {
@@ -132,7 +134,7 @@ var scenarioFlags = []scenarioFlag{
 	{name: "arrival", usage: "closed (each client waits for its last operation) or open (operations arrive on their own schedule)",
 		get: func(sc *protocols.Scenario) []string { return nonEmpty(sc.Arrival) },
 		set: func(sc *protocols.Scenario, v string) error { sc.Arrival = v; return nil }},
-	{name: "anchor-pct", usage: "percent of generated faults anchored to a client's operation (-1: none; default: the generator's)",
+	{name: "anchor-pct", usage: "`PERCENT` of generated faults anchored to a client's operation (-1: none; default: the generator's)",
 		get: func(sc *protocols.Scenario) []string {
 			if sc.AnchorPct == 0 {
 				return nil
@@ -147,7 +149,7 @@ var scenarioFlags = []scenarioFlag{
 			sc.AnchorPct = n
 			return nil
 		}},
-	{name: "fault", usage: "one explicit fault `" + trace.FaultSyntax + "` (repeatable; replaces the drawn schedule; ~ anchors it to a client's operation)",
+	{name: "fault", usage: "one explicit fault `" + trace.FaultSyntax + "` (repeatable; replaces the drawn schedule; ~ anchors it to a client's operation; DUR_MS 0: the fault ends as it starts, a client-crash never restarts)",
 		get: func(sc *protocols.Scenario) []string {
 			var out []string
 			for _, f := range sc.Faults {
@@ -157,9 +159,24 @@ var scenarioFlags = []scenarioFlag{
 		},
 		set: func(sc *protocols.Scenario, v string) error {
 			f, err := trace.ParseFault(v)
+			if err == nil && f.Anchor != nil {
+				err = checkAnchorNames(*f.Anchor)
+			}
 			sc.Faults = append(sc.Faults, f)
 			return err
 		}},
+}
+
+// checkAnchorNames refuses an anchor whose operation or result no
+// client ever records: its fault would never start, without a word.
+func checkAnchorNames(a trace.Anchor) error {
+	if !slices.Contains(model.Ops(), a.Op) {
+		return fmt.Errorf("anchor: %v", suggest.Unknown("operation", a.Op, model.Ops()))
+	}
+	if a.Result != "" && !slices.Contains(model.Results(), a.Result) {
+		return fmt.Errorf("anchor: %v", suggest.Unknown("result", a.Result, model.Results()))
+	}
+	return nil
 }
 
 // ParseList reads a comma-separated list value; an empty or repeated item

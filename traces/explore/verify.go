@@ -264,7 +264,7 @@ func (opt VerifyOptions) withDefaults() (VerifyOptions, error) {
 	}
 	for _, f := range opt.Faults {
 		if !slices.Contains(trace.KindNames(), f) {
-			return opt, fmt.Errorf("unknown fault kind %q (known: %v)", f, trace.KindNames())
+			return opt, fmt.Errorf("unknown fault kind %q (known: %s)", f, strings.Join(trace.KindNames(), ", "))
 		}
 	}
 	return opt, nil

@@ -48,4 +48,19 @@ func TestTimelineShowsAnchoredFaultWhenItFired(t *testing.T) {
 	if !strings.Contains(buf.String(), "fault_texts") {
 		t.Fatal("the page does not carry the fault texts")
 	}
+	// On the timeline, the fault's shades span the pause, from the time
+	// it fired: none starts at its anchor, 2.5 s earlier.
+	shaded := false
+	for _, sh := range vm.Shades {
+		if vm.Events[sh.Ev].Fault != 1 {
+			continue
+		}
+		shaded = true
+		if sh.Start != paused || sh.End != paused+8000*1e6 {
+			t.Errorf("fault #1 shaded from %d to %d ns (%q), want the pause, %d to %d", sh.Start, sh.End, sh.Label, paused, paused+8000*1e6)
+		}
+	}
+	if !shaded {
+		t.Error("fault #1 has no shade")
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/trace"
+	"github.com/locksim/locksim/traces"
 )
 
 // The view model is what the HTML timeline draws: the raw events and
@@ -76,8 +77,9 @@ func (b *viewBuilder) shades() {
 			add(e.Party, "partition", e.T, stop, i, label+" "+fmtDurNs(stop-e.T))
 		case trace.EvFault:
 			// A fault with a duration (replication lag, ...) that has no
-			// event kind of its own.
-			if e.DurNs > 0 {
+			// event kind of its own. An anchor resolving is a mark: its
+			// fault is drawn where it fired, by the fault's own event.
+			if e.DurNs > 0 && !traces.IsAnchorEvent(e) {
 				label := e.Detail
 				if label == "" {
 					label = "fault"

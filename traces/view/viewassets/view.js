@@ -463,7 +463,15 @@
       default: return '#57606a';
     }
   }
+  // isAnchor: the event of an anchor resolving, a mark (its fault is
+  // drawn where it fired, by the fault's own event).
+  function isAnchor(e) { return e.kind === 'fault' && (e.detail || '').indexOf('anchor: ') === 0; }
   function markLabel(e) {
+    if (isAnchor(e) && e.fault) {
+      var af = (D.header.faults || [])[e.fault - 1];
+      var after = af && af.anchor ? (af.anchor.after_ms || 0) : 0;
+      return 'fault #' + e.fault + (after ? ' due in ' + fmtDur(after * 1e6) : ' starts');
+    }
     var lab = MARK_LABEL[e.kind] || '';
     if (e.kind === 'clock-jump') lab = 'clock ' + (e.dur_ns >= 0 ? '+' : '') + fmtDur(e.dur_ns);
     if (e.kind === 'fault') lab = (e.detail || 'fault').split(':')[0];
@@ -499,7 +507,7 @@
         if (m[px] === undefined || prio(D.events[m[px]]) < prio(e)) m[px] = i;
         return;
       }
-      if (SHADE_KINDS[e.kind] || e.kind === 'thread' || (e.kind === 'fault' && e.dur_ns > 0)) return;
+      if (SHADE_KINDS[e.kind] || e.kind === 'thread' || (e.kind === 'fault' && e.dur_ns > 0 && !isAnchor(e))) return;
       var mx = x(e.t);
       var mp = marks[lane] || (marks[lane] = {});
       if (mp[Math.round(mx)]) return; // one mark per pixel column and lane
