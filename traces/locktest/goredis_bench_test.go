@@ -3,6 +3,7 @@ package locktest
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/locksim/locksim/protocols"
@@ -11,9 +12,11 @@ import (
 
 // TestGoRedisCost measures what the bridge costs: a run of a real library
 // with 5 clients against a run of its re-implementation on the same
-// scenario, checking included. testing.Benchmark stands in for a
-// Benchmark function, which has no *testing.T for the bubble. It prints
-// the BENCHMARKS.md rows; it runs only with LOCKSIM_BENCH=1.
+// scenario, checking included, at the process's GOMAXPROCS and at 1 (a
+// run is sequential: at more Ps the bubble's hand-offs wake other
+// threads). testing.Benchmark stands in for a Benchmark function, which
+// has no *testing.T for the bubble. It prints the BENCHMARKS.md rows; it
+// runs only with LOCKSIM_BENCH=1.
 func TestGoRedisCost(t *testing.T) {
 	if os.Getenv("LOCKSIM_BENCH") == "" {
 		t.Skip("set LOCKSIM_BENCH=1 to measure")
@@ -22,28 +25,32 @@ func TestGoRedisCost(t *testing.T) {
 		real  *GoRedis
 		reimp string
 	}{{redsyncGoRedis, "redlock"}, {redislockGoRedis, "redislock-go"}, {plainGoRedis, "setnx-lua-del"}}
-	for _, p := range pairs {
-		sc := protocols.Scenario{Seed: 1, Clients: 5, LeaseMs: p.real.Lease.Milliseconds()}
-		builtin := testing.Benchmark(func(b *testing.B) {
-			sc := sc
-			sc.Protocol = p.reimp
-			for b.Loop() {
-				if _, err := traces.Execute(sc); err != nil {
-					b.Fatal(err)
+	for _, procs := range []int{runtime.GOMAXPROCS(0), 1} {
+		old := runtime.GOMAXPROCS(procs)
+		for _, p := range pairs {
+			sc := protocols.Scenario{Seed: 1, Clients: 5, LeaseMs: p.real.Lease.Milliseconds()}
+			builtin := testing.Benchmark(func(b *testing.B) {
+				sc := sc
+				sc.Protocol = p.reimp
+				for b.Loop() {
+					if _, err := traces.Execute(sc); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-		cfg := Config{GoRedis: p.real}
-		bridged := testing.Benchmark(func(b *testing.B) {
-			sc := sc
-			sc.Protocol = p.real.Name
-			for b.Loop() {
-				if _, err := EvaluateT(t, cfg, sc); err != nil {
-					b.Fatal(err)
+			})
+			cfg := Config{GoRedis: p.real}
+			bridged := testing.Benchmark(func(b *testing.B) {
+				sc := sc
+				sc.Protocol = p.real.Name
+				for b.Loop() {
+					if _, err := EvaluateT(t, cfg, sc); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-		fmt.Printf("| %s (bridged) vs %s | 5 clients x 4 ops | %.2f ms | %.2f ms | %.1fx |\n", p.real.Name, p.reimp,
-			float64(bridged.NsPerOp())/1e6, float64(builtin.NsPerOp())/1e6, float64(bridged.NsPerOp())/float64(builtin.NsPerOp()))
+			})
+			fmt.Printf("| %s (bridged) vs %s | GOMAXPROCS %d | %.2f ms | %.2f ms | %.1fx |\n", p.real.Name, p.reimp, procs,
+				float64(bridged.NsPerOp())/1e6, float64(builtin.NsPerOp())/1e6, float64(bridged.NsPerOp())/float64(builtin.NsPerOp()))
+		}
+		runtime.GOMAXPROCS(old)
 	}
 }
