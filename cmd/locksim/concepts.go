@@ -94,6 +94,15 @@ fault kinds
   %s
   locksim list names them; the fault syntax above sets one by hand.
 
+verify's words
+  A step is a millisecond at which something happened in the run
+  without faults (an operation invoked or returned, a command, a
+  thread's start). A placement is one fault started at one step plus an
+  offset (--offsets, ms after it); "(placement 35)"
+  numbers the one that broke the lock. The hold is how long a client
+  works while it holds the lock (the workload's own, and just under the
+  lease); "hold 5 s or 58.8 s" means every placement ran with each.
+
 lock keys
   The unique-name workload locks the key trava_nome_<name> ("name lock",
   as in the Portuguese application it reproduces) before inserting
