@@ -69,6 +69,7 @@ type Bridge struct {
 
 	mu       sync.Mutex
 	inbox    []input
+	spare    []input           // the inbox Settle applied last, for reuse
 	notify   chan struct{}     // cap 1: the inbox grew
 	running  map[int64]running // by goroutine id: calls that have not returned
 	callDone chan struct{}     // cap 1: a call returned
@@ -163,11 +164,13 @@ func (b *Bridge) push(src string, seq uint64, fn func()) {
 	}
 }
 
+// take empties the inbox; what it returns is valid until the next take.
 func (b *Bridge) take() []input {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	in := b.inbox
-	b.inbox = nil
+	clear(b.spare) // (drop the applied closures)
+	b.inbox, b.spare = b.spare[:0], in
 	return in
 }
 

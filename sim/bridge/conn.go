@@ -130,8 +130,9 @@ func (c *conn) Write(p []byte) (int, error) {
 	}
 	c.out = append(c.out, p...)
 	var cmds [][]string
-	for len(c.out) > 0 {
-		args, n, err := parseCommand(c.out)
+	rest := c.out
+	for len(rest) > 0 {
+		args, n, err := parseCommand(rest)
 		if err == errPartial {
 			break
 		}
@@ -140,8 +141,9 @@ func (c *conn) Write(p []byte) (int, error) {
 			return 0, err
 		}
 		cmds = append(cmds, args)
-		c.out = c.out[n:]
+		rest = rest[n:]
 	}
+	c.out = append(c.out[:0], rest...) // a partial command waits at the buffer's start
 	seq := c.next(len(cmds) > 0)
 	c.mu.Unlock()
 	if len(cmds) > 0 {
