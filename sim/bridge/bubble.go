@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/cryptotest"
 	"testing/synctest"
@@ -59,8 +60,13 @@ func Run(t *testing.T, seed uint64, fn func()) (err error) {
 			err = leftover(bubble)
 		}
 	}()
+	var name atomic.Pointer[string]
+	stop := make(chan struct{})
+	defer close(stop)
+	go watchStall(&name, stallEvery, stop, func(msg string) { panic(msg) })
 	synctest.Test(t, func(t *testing.T) {
 		bubble = bubbleOf()
+		name.Store(&bubble)
 		cryptotest.SetGlobalRandom(t, seed)
 		rand.Seed(int64(seed)) //nolint:staticcheck // the global source is what libraries draw from
 		fn()

@@ -103,11 +103,17 @@
 //     a sync.Mutex, or on a channel made outside the bubble (a goroutine
 //     the bubble does not own, sleeping in real time) stops the virtual
 //     clock, and the run waits for it in real time.
-//   - Known bug (issue 32): go-redis's own failover client can hold that
-//     wait forever. Its Sentinel pub/sub health check (every 3 s) waits
-//     for PubSub's sync.Mutex while a reconnect holds it across a dial
-//     through the simulated network, which the world cannot serve until
-//     the check is durably blocked. Seen once in 104 scenarios: redislock
-//     over Sentinel, 4 clients x 3 ops, seed 0, gc-pause, partition,
-//     reply-loss, node-restart and client-crash.
+//   - Known bug (issue 32): go-redis's own failover client can stop the
+//     virtual clock for good. Its Sentinel pub/sub health check (every
+//     3 s) waits for PubSub's sync.Mutex while a reconnect holds it
+//     across a dial through the simulated network, which needs virtual
+//     time to pass, which synctest does not allow during a mutex wait.
+//     Run looks for such a stall every 5 s of real time and, at the
+//     second look that finds the run unchanged, panics with one line
+//     naming the waiting call ("the run's virtual clock is stuck:
+//     go-redis/v9.(*PubSub).Ping (pubsub.go:352) waits for a
+//     sync.Mutex ..."): the test binary ends there, in about 10 s, where
+//     it would hang until go test's -timeout. Seen once in 104
+//     scenarios: redislock over Sentinel, 4 clients x 3 ops, seed 0,
+//     gc-pause, partition, reply-loss, node-restart and client-crash.
 package bridge

@@ -218,10 +218,17 @@ func library(fn string) bool {
 }
 
 // short drops the import path before a function's package name:
-// "github.com/x/lock.(*Lock).Lock" is "lock.(*Lock).Lock".
+// "github.com/x/lock.(*Lock).Lock" is "lock.(*Lock).Lock", and a major
+// version keeps its module's name: "go-redis/v9.(*PubSub).Ping".
 func short(fn string) string {
-	if i := strings.LastIndexByte(fn, '/'); i >= 0 {
-		return fn[i+1:]
+	i := strings.LastIndexByte(fn, '/')
+	if i < 0 {
+		return fn
 	}
-	return fn
+	if pkg, _, _ := strings.Cut(fn[i+1:], "."); len(pkg) > 1 && pkg[0] == 'v' && strings.Trim(pkg[1:], "0123456789") == "" {
+		if j := strings.LastIndexByte(fn[:i], '/'); j >= 0 {
+			return fn[j+1:]
+		}
+	}
+	return fn[i+1:]
 }
