@@ -39,6 +39,9 @@ func nearest(name string, valid []string) string {
 // unknownName finds the name an error refuses: `unknown protocol "x"`.
 var unknownName = regexp.MustCompile(`unknown (command|protocol|workload|fault kind|topology|scenario|persistence) "([^"]*)"`)
 
+// knownList is the list of valid names an error gives: "(known: a, b)".
+var knownList = regexp.MustCompile(`\(known: ([^()]*)\)`)
+
 // withSuggestion puts ` (did you mean "X"?)`, suggest.Hint's wording,
 // after the name in an error message that refuses an unknown name of a
 // known vocabulary, when one valid name is close to it.
@@ -48,7 +51,11 @@ func withSuggestion(msg string) string {
 		return msg
 	}
 	what, name := msg[loc[2]:loc[3]], msg[loc[4]:loc[5]]
-	if s := nearest(name, validNames(what)); s != "" && s != name {
+	valid := validNames(what)
+	if m := knownList.FindStringSubmatch(msg); m != nil {
+		valid = strings.Split(m[1], ", ") // what this command takes (verify: no "none")
+	}
+	if s := nearest(name, valid); s != "" && s != name {
 		return fmt.Sprintf("%s (did you mean %q?)%s", msg[:loc[1]], s, msg[loc[1]:])
 	}
 	return msg

@@ -40,6 +40,7 @@ func TestUnknownNamesSuggest(t *testing.T) {
 		{[]string{"exlpore"}, `(did you mean "explore"?)`},
 		{[]string{"help", "exlpore"}, `(did you mean "explore"?)`},
 		{[]string{"verify", "--protocols", "redison"}, `(did you mean "redisson"?)`},
+		{[]string{"verify", "--faults", "gc-pase"}, `(did you mean "gc-pause"?)`},
 		// Flags, and the names flag values take.
 		{[]string{"run", "--protocl", "redisson"}, `unknown flag --protocl (did you mean --protocol?)`},
 		{[]string{"explore", "--protocol", "setnx-del", "--outt", "d"}, `unknown flag --outt (did you mean --out?)`},
@@ -57,6 +58,11 @@ func TestUnknownNamesSuggest(t *testing.T) {
 		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", c.args, code, stderr, c.want)
 		}
+	}
+	// A suggestion is a name the command takes: verify has no fault
+	// kind "none", so "nope" gets no guess.
+	if _, _, stderr := runCLI("verify", "--faults", "nope"); strings.Contains(stderr, "did you mean") {
+		t.Errorf("verify --faults nope suggests a name verify refuses: %q", stderr)
 	}
 	if _, _, stderr := runCLI("run", "--protocol", "zookeeper"); strings.Contains(stderr, "did you mean") {
 		t.Errorf("a name close to nothing got a guess: %q", stderr)
