@@ -78,11 +78,20 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 // soon as its flags are parsed, with its error.
 var afterParse func() error
 
-var invalidValue = regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`)
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-(\S+): (.*)$`)
 
 var undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
 
-var strconvPrefix = regexp.MustCompile(`strconv\.\w+: parsing ".*": `)
+var strconvPrefix = regexp.MustCompile(`strconv\.(\w+): parsing ".*": `)
+
+// wants is what a value strconv refused must be, by the parser: its own
+// "invalid syntax" says nothing a user can act on.
+var wants = map[string]string{
+	"ParseUint":  "a whole number, 0 or more",
+	"ParseInt":   "a whole number",
+	"Atoi":       "a whole number",
+	"ParseFloat": "a number",
+}
 
 // flagError rewrites the flag package's "invalid value "x" for flag -n:
 // why" as "--n "x": why", and "flag provided but not defined: -x" as
@@ -106,7 +115,46 @@ func (fs *flagSet) flagError(err error) error {
 		dash = "-"
 	}
 	why := strconvPrefix.ReplaceAllString(m[3], "")
+	want := fs.wantOf(m[2])
+	if p := strconvPrefix.FindStringSubmatch(m[3]); p != nil {
+		want = wants[p[1]]
+	}
+	switch {
+	case want == "":
+	case why == "invalid syntax" || why == "parse error":
+		why = "not " + want
+	case why == "value out of range":
+		why = "out of range for " + want
+	}
 	return fmt.Errorf("%s%s %s: %s", dash, m[2], m[1], why)
+}
+
+// wantOf is what the flag package's own numeric flag name takes ("" for
+// any other flag): its "parse error" says nothing a user can act on.
+func (fs *flagSet) wantOf(name string) string {
+	f := fs.Lookup(name)
+	if f == nil {
+		return ""
+	}
+	v := f.Value
+	if ne, ok := v.(nonEmpty); ok {
+		v = ne.Value
+	}
+	g, ok := v.(flag.Getter)
+	if !ok {
+		return ""
+	}
+	switch g.Get().(type) {
+	case uint, uint64:
+		return wants["ParseUint"]
+	case int, int64:
+		return wants["ParseInt"]
+	case float64:
+		return wants["ParseFloat"]
+	case bool:
+		return "true or false"
+	}
+	return ""
 }
 
 // nonEmpty refuses an empty or blank value: every valued flag names or
