@@ -41,6 +41,9 @@ func (quiet) Printf(context.Context, string, ...any) {}
 // goroutines fn started are still blocked a virtual hour after fn
 // returned (a goroutine that ignores its context): it names where the
 // first of them waits. They stay blocked for the rest of the test binary.
+// A run whose virtual clock is stuck for good (a sync.Mutex wait whose
+// holder waits for virtual time: watchStall) panics, from a goroutine
+// outside the bubble, with one line naming the waiting call.
 func Run(t *testing.T, seed uint64, fn func()) (err error) {
 	t.Helper()
 	silence.Do(func() { redis.SetLogger(quiet{}) })
