@@ -73,7 +73,7 @@ func (sc *Scenario) normalizeTopology(p Protocol) error {
 	case sc.Nodes < 0 || sc.Nodes > 15:
 		return fmt.Errorf("nodes must be between 1 and 15")
 	case sc.Persistence != sim.PersistNone && sc.Persistence != sim.PersistEverysec && sc.Persistence != sim.PersistAlways:
-		return fmt.Errorf("unknown persistence %q (none, everysec, always)", sc.Persistence)
+		return fmt.Errorf("unknown persistence %q (known: %s, %s, %s)", sc.Persistence, sim.PersistNone, sim.PersistEverysec, sim.PersistAlways)
 	case sc.ReplLagMs[0] < 0 || sc.ReplLagMs[1] < sc.ReplLagMs[0]:
 		return fmt.Errorf("replication lag range must be 0 <= min <= max")
 	case sc.DownAfterMs < 0 || sc.DiscoveryMs < 0:

@@ -8,8 +8,6 @@ import (
 	"github.com/locksim/locksim/internal/suggest"
 
 	"github.com/locksim/locksim/protocols"
-	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -51,9 +49,11 @@ func withSuggestion(msg string) string {
 		return msg
 	}
 	what, name := msg[loc[2]:loc[3]], msg[loc[4]:loc[5]]
-	valid := validNames(what)
+	var valid []string
 	if m := knownList.FindStringSubmatch(msg); m != nil {
-		valid = strings.Split(m[1], ", ") // what this command takes (verify: no "none")
+		valid = strings.Split(m[1], ", ") // what the refusing command takes (verify: no "none")
+	} else {
+		valid = validNames(what)
 	}
 	if s := nearest(name, valid); s != "" && s != name {
 		return fmt.Sprintf("%s (did you mean %q?)%s", msg[:loc[1]], s, msg[loc[1]:])
@@ -61,7 +61,8 @@ func withSuggestion(msg string) string {
 	return msg
 }
 
-// validNames lists the names of one vocabulary (as `locksim list` does).
+// validNames lists the names of a vocabulary whose refusal does not list
+// them (fault kinds, topologies and persistence modes do: "(known: ...)").
 func validNames(what string) []string {
 	var out []string
 	switch what {
@@ -77,16 +78,10 @@ func validNames(what string) []string {
 		for _, w := range protocols.Workloads() {
 			out = append(out, w.Name)
 		}
-	case "fault kind":
-		out = append([]string{"none"}, trace.KindNames()...)
-	case "topology":
-		out = protocols.Topologies()
 	case "scenario":
 		for _, r := range traces.References() {
 			out = append(out, r.Name)
 		}
-	case "persistence":
-		out = []string{sim.PersistNone, sim.PersistEverysec, sim.PersistAlways}
 	}
 	return out
 }
