@@ -84,14 +84,17 @@ var undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`
 
 var strconvPrefix = regexp.MustCompile(`strconv\.(\w+): parsing ".*": `)
 
-// wants is what a value strconv refused must be, by the parser: its own
-// "invalid syntax" says nothing a user can act on.
-var wants = map[string]string{
-	"ParseUint":  "a whole number, 0 or more",
-	"ParseInt":   "a whole number",
-	"Atoi":       "a whole number",
-	"ParseFloat": "a number",
-}
+// What a refused value must be: the flag package's "parse error" and
+// strconv's "invalid syntax" say nothing a user can act on.
+const (
+	wantUint  = "a whole number, 0 or more"
+	wantInt   = "a whole number"
+	wantFloat = "a number"
+	wantBool  = "true or false"
+)
+
+// wants is what a value strconv refused must be, by the parser.
+var wants = map[string]string{"ParseUint": wantUint, "ParseInt": wantInt, "Atoi": wantInt, "ParseFloat": wantFloat}
 
 // flagError rewrites the flag package's "invalid value "x" for flag -n:
 // why" as "--n "x": why", and "flag provided but not defined: -x" as
@@ -129,8 +132,8 @@ func (fs *flagSet) flagError(err error) error {
 	return fmt.Errorf("%s%s %s: %s", dash, m[2], m[1], why)
 }
 
-// wantOf is what the flag package's own numeric flag name takes ("" for
-// any other flag): its "parse error" says nothing a user can act on.
+// wantOf is what the flag package's own numeric or boolean flag name
+// takes ("" for any other flag).
 func (fs *flagSet) wantOf(name string) string {
 	f := fs.Lookup(name)
 	if f == nil {
@@ -146,13 +149,13 @@ func (fs *flagSet) wantOf(name string) string {
 	}
 	switch g.Get().(type) {
 	case uint, uint64:
-		return wants["ParseUint"]
+		return wantUint
 	case int, int64:
-		return wants["ParseInt"]
+		return wantInt
 	case float64:
-		return wants["ParseFloat"]
+		return wantFloat
 	case bool:
-		return "true or false"
+		return wantBool
 	}
 	return ""
 }
