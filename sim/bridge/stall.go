@@ -50,11 +50,7 @@ func watchStall(name *atomic.Pointer[string], every time.Duration, stop <-chan s
 // nothing moved between two looks; where is empty if it can move.
 func stalled(stacks, bubble string) (where, state string) {
 	var b strings.Builder
-	for g := range strings.SplitSeq(stacks, "\n\n") {
-		head, _, _ := strings.Cut(g, "\n")
-		if !strings.Contains(head, bubble+"]") {
-			continue
-		}
+	for head, g := range goroutinesOf(stacks, bubble) {
 		switch {
 		case strings.Contains(head, "(durable)"):
 		case strings.Contains(head, "[sync.Mutex.Lock") || strings.Contains(head, "[sync.RWMutex."):

@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"path"
 	"runtime"
 	"slices"
@@ -143,18 +144,28 @@ func bubbleOf() string {
 // root returned.
 func leftover(bubble string) error {
 	n, first := 0, ""
-	for g := range strings.SplitSeq(allStacks(), "\n\n") {
-		head, _, _ := strings.Cut(g, "\n")
-		if strings.Contains(head, bubble+"]") {
-			if n++; first == "" {
-				first = frameOf(g)
-			}
+	for _, g := range goroutinesOf(allStacks(), bubble) {
+		if n++; first == "" {
+			first = frameOf(g)
 		}
 	}
 	if first == "" {
 		first = "a call"
 	}
 	return fmt.Errorf("a goroutine of the run (%d in all) blocked in %s outside the simulated Redis: still running %v after the run ended and cancelled every context; code run through the bridge must return once its context is cancelled", n, first, drain)
+}
+
+// goroutinesOf yields the header line and traceback of each goroutine
+// of bubble ("synctest bubble 3") in stacks (allStacks).
+func goroutinesOf(stacks, bubble string) iter.Seq2[string, string] {
+	return func(yield func(head, g string) bool) {
+		for g := range strings.SplitSeq(stacks, "\n\n") {
+			head, _, _ := strings.Cut(g, "\n")
+			if strings.Contains(head, bubble+"]") && !yield(head, g) {
+				return
+			}
+		}
+	}
 }
 
 // allStacks is the traceback of every goroutine.
