@@ -1,10 +1,6 @@
 package locktest
 
-import (
-	"testing"
-
-	"github.com/locksim/locksim/protocols"
-)
+import "testing"
 
 // A bridged run of redsync and of bsm/redislock (5 clients, the cost
 // benchmark's scenario) stays within its allocation budget: the guard of
@@ -19,12 +15,12 @@ func TestGoRedisAllocBudgets(t *testing.T) {
 		g     *GoRedis
 		limit float64
 	}{
-		// Measured at 56b69c7 + the bridge's reused buffers: 16,190 and
-		// 196,666 (17,228 and 221,436 before).
+		// Measured at 5316b98 (the bridge's reused buffers): 16,187 and
+		// 196,608 (17,224 and 221,403 before).
 		{redislockGoRedis, 16_700},
 		{redsyncGoRedis, 205_000},
 	} {
-		sc := protocols.Scenario{Seed: 1, Clients: 5, LeaseMs: b.g.Lease.Milliseconds(), Protocol: b.g.Name}
+		sc := costScenario(b.g, b.g.Name)
 		cfg := Config{GoRedis: b.g}
 		allocs := testing.AllocsPerRun(3, func() {
 			if _, err := EvaluateT(t, cfg, sc); err != nil {

@@ -299,25 +299,22 @@ func testFenced(t *testing.T, checks int) {
 	}
 }
 
+// builtins is the catalog before any test added a lock of its own
+// (Config.Lock and the README examples register theirs for the rest of
+// the binary; package variables are set before init functions run).
+var builtins = protocols.Protocols()
+
 // TestEveryCatalogLockIsCaughtUnderGCPause runs the property on every
 // lease-based lock of the catalog under gc-pause, where the verdict matrix
 // pins them all unsafe (a pause longer than the lease stops the holder and
 // its renewals alike), and local-mutex with no fault at all: each must
 // fail, with a trace that replays to the same verdict. Shrinking is bounded
 // here; its minimality is checked above.
-// builtins is the catalog before any test added a lock of its own
-// (Config.Lock and the README examples register theirs for the rest of
-// the binary; package variables are set before init functions run).
-var builtins = protocols.Protocols()
-
 func TestEveryCatalogLockIsCaughtUnderGCPause(t *testing.T) {
 	if testing.Short() {
 		t.Skip("every protocol: skipped under -short")
 	}
 	for _, p := range builtins {
-		if p.Attach != nil {
-			continue // a go-redis lock: its runs cannot be parallel
-		}
 		t.Run(p.Name, func(t *testing.T) {
 			t.Parallel()
 			cfg := Config{Protocol: p.Name, Faults: []string{trace.FaultGCPause}, Checks: 300, ShrinkRuns: 40,
