@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,6 +69,17 @@ func TestReplayBudgetFlag(t *testing.T) {
 	}
 	if code, out, stderr := runCLI("replay", committed); code != exitViolation {
 		t.Fatalf("default budget: exit %d, %s%s", code, out, stderr)
+	}
+	// The budget the refusal names is enough: replay and shrink at it run.
+	m := regexp.MustCompile(`raise it with --max-events (\d+) `).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("the refusal names no budget to raise to: %q", stderr)
+	}
+	if code, out, stderr := runCLI("replay", committed, "--max-events", m[1]); code != exitViolation || !strings.Contains(out, "replayed: the same") {
+		t.Fatalf("replay at the named budget %s: exit %d, %s%s", m[1], code, out, stderr)
+	}
+	if code, out, stderr := runCLI("shrink", "--max-events", m[1], committed, "-o", filepath.Join(t.TempDir(), "min.json")); code == exitUsage {
+		t.Fatalf("shrink at the named budget %s: exit %d, %s%s", m[1], code, out, stderr)
 	}
 	if code, _, stderr := runCLI("replay", "--max-events", "0", committed); code != exitUsage || !strings.Contains(stderr, "--max-events must be") {
 		t.Fatalf("--max-events 0: exit %d, %q", code, stderr)
