@@ -28,6 +28,7 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 	distinct := map[int]bool{}
 	// Write events: two operations may share one (insert, write).
 	stale, first, late := map[int]bool{}, map[int]bool{}, map[int]bool{}
+	rejected := 0 // the refusals the writers saw
 	firstWrite := firstWrites(t, ix)
 	for _, op := range tr.Ops {
 		switch op.Kind {
@@ -38,11 +39,11 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 			}
 		case model.OpWrite:
 			if op.Result == model.ResRejected {
-				d.StaleWritesRejected++
+				rejected++
 			}
 		}
 		if w, h := lateWrite(t, ix, op); w >= 0 {
-			switch s, f := laterWrites(ix, firstWrite, h, t.tr.Events[w].T); {
+			switch s, f := laterWrites(t, ix, firstWrite, h, t.tr.Events[w].T); {
 			case s:
 				stale[w] = true
 			case f:
@@ -59,6 +60,9 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 	for w := range first {
 		delete(late, w)
 	}
+	// The data's own refusals also count those whose writer had given
+	// up (timed out) before the refusal came back.
+	d.StaleWritesRejected = max(rejected, refusedWrites(t))
 	d.StaleWritesAccepted = len(stale)
 	d.LateWritesFirst = len(first)
 	d.HarmlessLateWrites = len(late)
@@ -146,15 +150,22 @@ func isDataWrite(t *truth, e *trace.Event) bool {
 }
 
 // laterWrites reports, for a late write of hold hi accepted at time at,
-// whether another client's hold of the same lock, begun after hi and
-// before at, had written to the data before at (stale: the case fencing
-// refuses) or wrote only after it (first: the late write reached the data
-// first, so a fence had no newer token to refuse it with).
-func laterWrites(ix holdIndex, firstWrite []int64, hi int, at int64) (stale, first bool) {
+// whether another client's hold of the same lock, granted on Redis after
+// hi's grant and before at, had written to the data before at (stale: the
+// case fencing refuses) or wrote only after it (first: the late write
+// reached the data first, so a fence had no newer token to refuse it
+// with). Grants, not the clients' views, order the holds, as a fencing
+// token does: a holder that learned of its grant late still has the
+// older token.
+func laterWrites(t *truth, ix holdIndex, firstWrite []int64, hi int, at int64) (stale, first bool) {
 	h := ix.hs[hi]
+	granted := grantedAt(t, h)
 	for _, j := range ix.byKey.get(h.Key) {
 		o := ix.hs[j]
-		if o.Start <= h.Start || o.Start >= at || o.Client == h.Client || firstWrite[j] < 0 {
+		if o.Client == h.Client || firstWrite[j] < 0 {
+			continue
+		}
+		if og := grantedAt(t, o); og <= granted || og >= at {
 			continue
 		}
 		if firstWrite[j] < at {
@@ -163,6 +174,42 @@ func laterWrites(ix holdIndex, firstWrite []int64, hi int, at int64) (stale, fir
 		first = true
 	}
 	return false, first
+}
+
+// grantedAt is when hold h was granted on Redis: the latest creation of
+// the keys it counts on (its quorum complete), or its start when it
+// counts on none.
+func grantedAt(t *truth, h hold) int64 {
+	at := int64(-1)
+	for _, sg := range t.holdGrants(h) {
+		at = max(at, sg.g.T)
+	}
+	if at < 0 {
+		return h.Start
+	}
+	return at
+}
+
+// refusedWrites counts the fenced writes (a write op's token sent with
+// the request) that the protected data refused, from its own events.
+func refusedWrites(t *truth) int {
+	fenced := map[[3]string]bool{}
+	for _, op := range t.tr.Ops {
+		if op.Kind == model.OpWrite && op.Value != "" {
+			fenced[[3]string{op.Client, op.Key, op.Value}] = true
+		}
+	}
+	n := 0
+	for i := range t.tr.Events {
+		e := &t.tr.Events[i]
+		if e.Kind != trace.EvService && e.Kind != trace.EvCommand || !fenced[[3]string{e.Client, e.Key, model.WriteToken(e.Args)}] {
+			continue
+		}
+		if strings.HasPrefix(e.Reply, model.ResRejected) || e.Reply == "(integer) 0" {
+			n++
+		}
+	}
+	return n
 }
 
 // writeAccepted reports a reply of a resource that took a write: not an

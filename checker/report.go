@@ -193,8 +193,8 @@ type Damage struct {
 	// Acknowledged lock-set adds missing from the final read.
 	LostElements int `json:"lost_elements"`
 	// Writes that landed after their writer's lease was gone on Redis
-	// while no later holder wrote to the data: they harmed nothing and
-	// are not in Total.
+	// when no client that got the lock later wrote to the data: no
+	// newer holder's data was at stake; not in Total.
 	HarmlessLateWrites int `json:"harmless_late_writes,omitempty"`
 	// Late writes that reached the data while a later holder held the
 	// lock but before it wrote: the data had seen no newer token, so a
@@ -205,7 +205,7 @@ type Damage struct {
 }
 
 // Harm is the run's damage as a report prints it, and the late writes
-// that harmed nothing (no later holder wrote to the data around them).
+// with no newer writer (HarmlessLateWrites).
 func (r Report) Harm() (d Damage, harmless int) {
 	d = r.Damage
 	harmless, d.HarmlessLateWrites = d.HarmlessLateWrites, 0
@@ -226,6 +226,10 @@ func (d *Damage) Add(o Damage) {
 
 // StaleWriteGloss explains "stale write" where a report first prints it.
 const StaleWriteGloss = "a stale write is one the protected data accepted from a client whose lock had already expired or been lost on Redis, after the data had accepted a write of another client's later hold"
+
+// HarmlessLateGloss explains late writes that no newer holder's writes
+// surround.
+const HarmlessLateGloss = "each landed after its writer's lease had ended on Redis, and no client that got the lock later wrote to the data (not counted as damage)"
 
 // LateFirstGloss explains late writes that reached the data before the
 // next holder's first write.

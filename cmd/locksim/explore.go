@@ -194,7 +194,7 @@ func printSummary(w io.Writer, s *explore.Summary) {
 		}
 	}
 	if n := s.Damage.HarmlessStaleWrites; n > 0 {
-		fmt.Fprintf(w, "  no damage from %s\n", harmlessLine(n))
+		fmt.Fprintf(w, "  %s\n", harmlessLine(n))
 	}
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "  first error: %s\n", s.FirstError)

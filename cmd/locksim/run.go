@@ -307,7 +307,7 @@ func printDamage(w io.Writer, r checker.Report) {
 	line := damageLine(d)
 	if line == "" && d.StaleWritesRejected == 0 && !slices.Contains(r.Broken(), checker.PropDamage) {
 		if harmless > 0 {
-			fmt.Fprintf(w, "  no damage from %s\n", harmlessLine(harmless))
+			fmt.Fprintf(w, "  %s\n", harmlessLine(harmless))
 		}
 		return
 	}
@@ -325,7 +325,7 @@ func printDamage(w io.Writer, r checker.Report) {
 		fmt.Fprintf(w, "    %s\n", lateFirstLine(n))
 	}
 	if harmless > 0 {
-		fmt.Fprintf(w, "    no damage from %s\n", harmlessLine(harmless))
+		fmt.Fprintf(w, "    %s\n", harmlessLine(harmless))
 	}
 }
 
@@ -340,9 +340,10 @@ func fencingLine(n int) string {
 	return "fencing rejected " + explore.Plural(n, "stale write")
 }
 
-// harmlessLine tells the late writes that harmed nothing.
+// harmlessLine tells the late writes no newer holder's data was at
+// stake in.
 func harmlessLine(n int) string {
-	return explore.Plural(n, "late write") + ": each landed after its writer's lease ran out on Redis, with no later holder writing to the data"
+	return explore.Plural(n, "late write") + " with no newer writer: " + checker.HarmlessLateGloss
 }
 
 // damageLine lists the non-zero harm counts (not what fencing rejected).

@@ -10,9 +10,8 @@ import (
 // with how the damage spread over the runs.
 type DamageTotals struct {
 	Sum checker.Damage `json:"sum"`
-	// HarmlessStaleWrites counts the stale writes of runs without a
-	// violation or other damage: no other client held the lock, so they
-	// harmed nothing and are not in Sum.
+	// HarmlessStaleWrites sums the runs' late writes with no newer
+	// writer (checker.Damage.HarmlessLateWrites): not in Sum.
 	HarmlessStaleWrites int `json:"harmless_stale_writes"`
 	RunsWithDamage      int `json:"runs_with_damage"`
 	// PerRun buckets the runs by their damage (Sum's total of one run).

@@ -159,6 +159,9 @@ func percent(n, of int) float64 {
 	return 100 * float64(n) / float64(of)
 }
 
+// HarmlessLateGloss is the checker's gloss, for the template.
+func (model) HarmlessLateGloss() string { return checker.HarmlessLateGloss }
+
 // StaleWriteGloss is the checker's gloss, for the template.
 func (model) StaleWriteGloss() string {
 	return strings.ToUpper(checker.StaleWriteGloss[:1]) + checker.StaleWriteGloss[1:]
