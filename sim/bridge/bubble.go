@@ -77,6 +77,10 @@ func Run(t *testing.T, seed uint64, fn func()) (err error) {
 		// dial timing out) need the clock to move: it stops once the
 		// bubble's root returns.
 		time.Sleep(drain)
+		// A goroutine that ignores its context may still be running
+		// (woken at this instant): it must block before t's cleanups
+		// put back the randomness it draws from.
+		synctest.Wait()
 	})
 	return nil
 }
