@@ -112,7 +112,7 @@ func TestGoRedisNondeterminismReported(t *testing.T) {
 	Check(r, Config{GoRedis: &g, TraceDir: t.TempDir()})
 	msg := r.message()
 	if !strings.HasPrefix(msg, "locktest: go:unseeded is not deterministic: two runs of the same scenario gave different traces") ||
-		!strings.Contains(msg, "first difference: ") {
+		!strings.Contains(msg, "first difference: ") || !strings.Contains(msg, "Give it a seeded source") {
 		t.Fatalf("message:\n%s", msg)
 	}
 }
