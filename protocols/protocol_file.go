@@ -353,14 +353,45 @@ func (c Call) uses(ph string) bool {
 	return false
 }
 
-// checkPlaceholders refuses a {name} in template that is not one of valid.
+// checkPlaceholders refuses a {name} in template that is not one of valid,
+// and a brace outside a {name}: "{uuid" or "lock-{thread" would otherwise
+// be constant text, one token shared by every client.
 func checkPlaceholders(field, template string, valid []string) error {
 	for _, ph := range placeholder.FindAllString(template, -1) {
 		if !slices.Contains(valid, ph) {
 			return fmt.Errorf("field %q: %v", field, suggest.Unknown("placeholder", ph, valid))
 		}
 	}
-	return nil
+	rest := placeholder.ReplaceAllString(template, "")
+	i := strings.IndexAny(rest, "{}")
+	if i < 0 {
+		return nil
+	}
+	// The name next to the stray brace, as the placeholder it may mean.
+	var name, what string
+	if rest[i] == '{' {
+		name = rest[i+1:]
+		if j := strings.IndexFunc(name, notNameRune); j >= 0 {
+			name = name[:j]
+		}
+		what = fmt.Sprintf("%q is never closed by '}'", "{"+name)
+	} else {
+		name = rest[:i]
+		if j := strings.LastIndexFunc(name, notNameRune); j >= 0 {
+			name = name[j+1:]
+		}
+		what = fmt.Sprintf("%q has no '{' before it", name+"}")
+	}
+	hint := "a placeholder is one of " + strings.Join(valid, ", ") + "; braces cannot be constant text"
+	if best, ok := suggest.Nearest("{"+name+"}", valid); ok {
+		hint = fmt.Sprintf("did you mean %q?", best)
+	}
+	return fmt.Errorf("field %q: %s: %s", field, what, hint)
+}
+
+// notNameRune reports whether r cannot be in a placeholder's name.
+func notNameRune(r rune) bool {
+	return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 }
 
 // readings checks a step's two lists of replies and its otherwise.
