@@ -121,7 +121,19 @@ func parseEDNLine(line []byte, n int) (Event, bool, error) {
 		}
 		e.LeaseMs = ms
 	}
-	if tok, ok := get("token"); ok && tok != nil {
+	switch tok, ok := get("token"); {
+	case ok && e.F == FWrite:
+		_, str := tok.(ednString)
+		_, num := tok.(ednNumber)
+		text := ednScalar(tok)
+		if str && text == "" {
+			text = `""`
+		}
+		var err error
+		if e.Token, err = fencingToken(text, str || num); err != nil {
+			return Event{}, false, errorf(n, ":%v", err)
+		}
+	case ok && tok != nil:
 		e.Token = ednScalar(tok)
 	}
 	return e, true, nil

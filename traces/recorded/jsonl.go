@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -132,7 +133,16 @@ func parseJSONLine(line []byte, n int) (Event, bool, error) {
 			return Event{}, false, errorf(n, "lease_ms: a positive integer up to %d (a year) is required", MaxLeaseMs)
 		}
 	}
-	if !isNull(j.Token) {
+	switch {
+	case e.F == FWrite && len(j.Token) > 0:
+		text, err := scalarText(j.Token)
+		if err != nil || isNull(j.Token) {
+			text = string(j.Token) // null, true, an object: shown as written
+		}
+		if e.Token, err = fencingToken(text, err == nil && !isNull(j.Token)); err != nil {
+			return Event{}, false, errorf(n, "%v", err)
+		}
+	case !isNull(j.Token):
 		if e.Token, err = scalarText(j.Token); err != nil {
 			return Event{}, false, errorf(n, "token: %v", err)
 		}
@@ -140,6 +150,28 @@ func parseJSONLine(line []byte, n int) (Event, bool, error) {
 	return e, true, nil
 }
 
+// fencingToken is a write's token as the checker compares it: a signed
+// 64-bit integer, the range of Redis's INCR, in decimal without a sign
+// or leading zeros. text is the token as written; scalar is false when
+// it is no string or number (null, true, an object). A token that is no
+// such integer (2.5, 1e30, 18446744073709551615, "abc", null) is refused:
+// the checker could not order it, and would leave the write out of the
+// fenced register without a word.
+func fencingToken(text string, scalar bool) (string, error) {
+	const want = "a write's token must be an integer from -9223372036854775808 to 9223372036854775807, as a number or a string of digits (leave the field out for a write without one)"
+	v, err := strconv.ParseInt(text, 10, 64)
+	switch {
+	case !scalar:
+	case err == nil:
+		return strconv.FormatInt(v, 10), nil
+	case errors.Is(err, strconv.ErrRange):
+		return "", fmt.Errorf("token %s is out of range: %s", text, want)
+	}
+	if text == "" {
+		text = `""`
+	}
+	return "", fmt.Errorf("token %s is not an integer: %s", text, want)
+}
 func isNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }

@@ -222,3 +222,86 @@ func TestCloseRemovesTheSpool(t *testing.T) {
 		t.Fatalf("%s after Close: %v", name, err)
 	}
 }
+
+// fencedHistory is a's write with token ta, then, once a has released
+// the lock, b's write with token tb (tokens as written in the format).
+func fencedHistory(format, ta, tb string) string {
+	if format == FormatEDN {
+		var b strings.Builder
+		for _, l := range []struct{ p, ty, f, key, tok string }{
+			{"0", "invoke", "acquire", "lock", ""}, {"0", "ok", "acquire", "lock", ""},
+			{"0", "invoke", "write", "d", ta}, {"0", "ok", "write", "d", ta},
+			{"0", "invoke", "release", "lock", ""}, {"0", "ok", "release", "lock", ""},
+			{"1", "invoke", "acquire", "lock", ""}, {"1", "ok", "acquire", "lock", ""},
+			{"1", "invoke", "write", "d", tb}, {"1", "ok", "write", "d", tb},
+		} {
+			tok := ""
+			if l.f == "write" {
+				tok = ", :token " + l.tok
+			}
+			b.WriteString(`{:process ` + l.p + `, :type :` + l.ty + `, :f :` + l.f + `, :key "` + l.key + `"` + tok + `, :time ` + strconv.Itoa(b.Len()) + "}\n")
+		}
+		return b.String()
+	}
+	var b strings.Builder
+	ev := func(p, ty, f, key, extra string, ms int) {
+		b.WriteString(`{"process":"` + p + `","type":"` + ty + `","f":"` + f + `","key":"` + key + `"` + extra + `,"time":` + strconv.Itoa(ms*1e6) + "}\n")
+	}
+	ev("a", "invoke", "acquire", "lock", "", 0)
+	ev("a", "ok", "acquire", "lock", `,"value":"ta","lease_ms":1000`, 1)
+	ev("a", "invoke", "write", "d", `,"value":"va","token":`+ta, 10)
+	ev("a", "ok", "write", "d", `,"value":"va","token":`+ta, 11)
+	ev("a", "invoke", "release", "lock", `,"value":"ta"`, 20)
+	ev("a", "ok", "release", "lock", `,"value":"ta"`, 21)
+	ev("b", "invoke", "acquire", "lock", "", 30)
+	ev("b", "ok", "acquire", "lock", `,"value":"tb","lease_ms":1000`, 31)
+	ev("b", "invoke", "write", "d", `,"value":"vb","token":`+tb, 40)
+	ev("b", "ok", "write", "d", `,"value":"vb","token":`+tb, 41)
+	return b.String()
+}
+
+// A write's token is compared as an integer or refused: a lower token
+// accepted after a higher one is a violation whatever the spelling of
+// the integers, and a token the checker cannot order (a fraction, an
+// exponent, beyond int64, null, text) stops the check at its line
+// instead of leaving the write out of the fenced register.
+func TestFencingTokensComparedOrRefused(t *testing.T) {
+	for _, tc := range []struct{ format, ta, tb string }{
+		{FormatJSONL, "2", "1"},
+		{FormatJSONL, `"2"`, `"1"`},
+		{FormatJSONL, `"10"`, `"9"`},
+		{FormatJSONL, "9223372036854775807", "-9223372036854775808"},
+		{FormatJSONL, `"007"`, "6"},
+		{FormatEDN, "2", "1"},
+		{FormatEDN, `"10"`, "9N"},
+	} {
+		h, err := Read(strings.NewReader(fencedHistory(tc.format, tc.ta, tc.tb)), tc.format)
+		if err != nil {
+			t.Fatalf("%s %s->%s: %v", tc.format, tc.ta, tc.tb, err)
+		}
+		o, err := Check(h, "h")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := o.File.Report; r.Verdict != checker.VerdictViolation || len(r.Violations) == 0 || r.Violations[0].Property != checker.PropDamage {
+			t.Errorf("%s %s->%s: the fence regression is not found: %+v", tc.format, tc.ta, tc.tb, r)
+		}
+	}
+	for _, tc := range []struct{ format, ta, tb, want string }{
+		{FormatJSONL, "2.5", "1.5", "token 2.5 is not an integer"},
+		{FormatJSONL, "1e30", "1", "token 1e30 is not an integer"},
+		{FormatJSONL, "18446744073709551615", "1", "token 18446744073709551615 is out of range"},
+		{FormatJSONL, "null", "null", "token null is not an integer"},
+		{FormatJSONL, `"abc"`, `"abb"`, "token abc is not an integer"},
+		{FormatJSONL, "true", "false", "token true is not an integer"},
+		{FormatEDN, "2.5", "1.5", ":token 2.5 is not an integer"},
+		{FormatEDN, "nil", "nil", ":token nil is not an integer"},
+		{FormatEDN, "18446744073709551615N", "1", ":token 18446744073709551615 is out of range"},
+	} {
+		_, err := Read(strings.NewReader(fencedHistory(tc.format, tc.ta, tc.tb)), tc.format)
+		var he *Error
+		if !errors.As(err, &he) || he.Line != 3 || !strings.Contains(he.Msg, tc.want) || !strings.Contains(he.Msg, "9223372036854775807") {
+			t.Errorf("%s %s->%s: err = %v, want line 3: %q and what a token must be", tc.format, tc.ta, tc.tb, err, tc.want)
+		}
+	}
+}
