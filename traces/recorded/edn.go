@@ -22,7 +22,44 @@ const DefaultEDNKey = "lock"
 
 // ReadEDN reads a Jepsen history.edn of a lock test.
 func ReadEDN(r io.Reader) (*History, error) {
-	return readLines(r, parseEDNLine, spoolInMemory)
+	var v ednVector
+	h, err := readLines(r, v.parseLine, spoolInMemory)
+	if err == nil && v.open > 0 && !v.closed {
+		h.Close()
+		return nil, errorf(v.open, "truncated history: the vector '[' opened on this line is never closed by ']'")
+	}
+	return h, err
+}
+
+// ednVector follows the one vector that may hold the whole history: the
+// line its '[' opens on, and whether its ']' came.
+type ednVector struct {
+	open   int
+	closed bool
+}
+
+// parseLine reads line n, the brackets of the history's vector apart.
+func (v *ednVector) parseLine(line []byte, n int) (Event, bool, error) {
+	s := strings.TrimSpace(string(line))
+	if strings.HasPrefix(s, ";") {
+		return Event{}, false, nil
+	}
+	if v.closed {
+		return Event{}, false, errorf(n, "a value after the ']' that closed the history's vector")
+	}
+	if rest, ok := strings.CutPrefix(s, "["); ok {
+		if v.open > 0 {
+			return Event{}, false, errorf(n, "a second vector: the history is one vector of maps, or one map per line")
+		}
+		v.open, s = n, rest
+	}
+	if rest, ok := strings.CutSuffix(strings.TrimSpace(s), "]"); ok && !strings.HasPrefix(rest, ";") {
+		if v.open == 0 {
+			return Event{}, false, errorf(n, "a ']' that closes no '['")
+		}
+		v.closed, s = true, rest
+	}
+	return parseEDNLine([]byte(s), n)
 }
 
 // ednKeyword is a keyword (without its colon); ednSymbol a bare symbol.
@@ -41,11 +78,9 @@ type (
 type ednEntry struct{ k, v any }
 
 func parseEDNLine(line []byte, n int) (Event, bool, error) {
+	// One vector around the whole history (ednVector): its brackets may
+	// share the first and last lines with maps.
 	s := strings.TrimSpace(string(line))
-	// One vector around the whole history: its brackets may share the
-	// first and last lines with maps.
-	s = strings.TrimSpace(strings.TrimPrefix(s, "["))
-	s = strings.TrimSpace(strings.TrimSuffix(s, "]"))
 	if s == "" || strings.HasPrefix(s, ";") {
 		return Event{}, false, nil
 	}
@@ -64,6 +99,13 @@ func parseEDNLine(line []byte, n int) (Event, bool, error) {
 	if !ok {
 		return Event{}, false, errorf(n, "not an EDN map: each line holds one operation {:process ... :type ... :f ...}")
 	}
+	for i, a := range m {
+		for _, b := range m[:i] {
+			if ka, ok := a.k.(ednKeyword); ok && b.k == ka {
+				return Event{}, false, errorf(n, "the map gives :%s twice: each key once", ka)
+			}
+		}
+	}
 	get := func(k string) (any, bool) {
 		for _, e := range m {
 			if kw, ok := e.k.(ednKeyword); ok && string(kw) == k {
@@ -75,13 +117,16 @@ func parseEDNLine(line []byte, n int) (Event, bool, error) {
 	e := Event{Line: n, Key: DefaultEDNKey, Null: true}
 	switch pr, _ := get("process"); pr := pr.(type) {
 	case ednNumber:
+		if _, err := strconv.ParseInt(string(pr), 10, 64); err != nil {
+			return Event{}, false, errorf(n, ":process: %s is not an integer: an integer or a string is required", pr)
+		}
 		e.Process = "p" + string(pr)
 	case ednString:
 		e.Process = string(pr)
 	case ednKeyword:
 		return Event{}, false, nil // the nemesis, or another non-client
 	default:
-		return Event{}, false, errorf(n, ":process: a number or string is required")
+		return Event{}, false, errorf(n, ":process: an integer or a string is required")
 	}
 	t, _ := get("type")
 	kw, ok := t.(ednKeyword)
@@ -103,6 +148,9 @@ func parseEDNLine(line []byte, n int) (Event, bool, error) {
 	var err2 error
 	if e.Time, err2 = strconv.ParseInt(string(num), 10, 64); err2 != nil {
 		return Event{}, false, errorf(n, ":time: %s is not a 64-bit integer", num)
+	}
+	if e.Time < 0 {
+		return Event{}, false, errorf(n, ":time: %d is negative: times are nanoseconds of one clock, 0 or more", e.Time)
 	}
 	if k, ok := get("key"); ok && k != nil {
 		e.Key = ednScalar(k)
@@ -211,7 +259,7 @@ func (p *ednParser) value() (any, error) {
 	switch c := p.s[p.i]; c {
 	case '{':
 		p.i++
-		items, err := p.seq('}')
+		items, err := p.seq('{', '}')
 		if err != nil {
 			return nil, err
 		}
@@ -225,10 +273,10 @@ func (p *ednParser) value() (any, error) {
 		return m, nil
 	case '[':
 		p.i++
-		return p.seq(']')
+		return p.seq('[', ']')
 	case '(':
 		p.i++
-		return p.seq(')')
+		return p.seq('(', ')')
 	case '"':
 		return p.str()
 	case '#':
@@ -237,7 +285,7 @@ func (p *ednParser) value() (any, error) {
 			switch p.s[p.i] {
 			case '{':
 				p.i++
-				return p.seq('}')
+				return p.seq('{', '}')
 			case '_':
 				p.i++
 				if _, err := p.value(); err != nil {
@@ -283,17 +331,18 @@ func (p *ednParser) value() (any, error) {
 	return ednSymbol(t), nil
 }
 
-// seq reads forms up to the closing delimiter end.
-func (p *ednParser) seq(end byte) ([]any, error) {
+// seq reads forms up to the closing delimiter end of open, just read.
+func (p *ednParser) seq(open, end byte) ([]any, error) {
 	if p.depth++; p.depth > maxEDNDepth {
 		return nil, fmt.Errorf("nested more than %d deep", maxEDNDepth)
 	}
 	defer func() { p.depth-- }()
+	col := p.i // of open, 1-based
 	var out []any
 	for {
 		p.skipSpace()
 		if p.i >= len(p.s) {
-			return nil, fmt.Errorf("truncated line: %q is never closed", end)
+			return nil, fmt.Errorf("truncated line: the '%c' at column %d is never closed by '%c'", open, col, end)
 		}
 		if p.s[p.i] == end {
 			p.i++

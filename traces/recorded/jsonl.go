@@ -46,10 +46,26 @@ func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error),
 		rd.h.Close()
 		return nil, err
 	}
+	// The key of each process's pending invoke: a completion must name
+	// the same one (the reader pairs them by process and f).
+	type invoked struct {
+		key  string
+		line int
+	}
+	pending := map[string]invoked{}
 	n := 0
 	for sc.Scan() {
 		n++
-		line := bytes.TrimSpace(sc.Bytes())
+		line := sc.Bytes()
+		if n == 1 {
+			if bytes.HasPrefix(line, []byte{0xff, 0xfe}) || bytes.HasPrefix(line, []byte{0xfe, 0xff}) {
+				return fail(errorf(n, "the file is UTF-16 text: save it as UTF-8"))
+			}
+			// A UTF-8 byte-order mark, as PowerShell and some Windows
+			// tools write: not part of the first event.
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
@@ -57,11 +73,20 @@ func readLines(r io.Reader, parse func(line []byte, n int) (Event, bool, error),
 		if err != nil {
 			return fail(err)
 		}
-		if keep {
-			if err := rd.add(&e); err != nil {
-				return fail(err)
-			}
+		if !keep {
+			continue
 		}
+		if err := rd.add(&e); err != nil {
+			return fail(err)
+		}
+		if e.Type == TypeInvoke {
+			pending[e.Process] = invoked{e.Key, e.Line}
+			continue
+		}
+		if inv := pending[e.Process]; inv.key != e.Key {
+			return fail(errorf(n, "%s %s of process %s names key %q, its invoke (line %d) key %q: a completion names its invoke's key", e.Type, e.F, e.Process, e.Key, inv.line, inv.key))
+		}
+		delete(pending, e.Process)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -81,6 +106,12 @@ func parseJSONLine(line []byte, n int) (Event, bool, error) {
 	// Numbers stay raw text (json.RawMessage): times are parsed as exact
 	// integers below. Plain lines take the short way.
 	if !decodeFlat(line, &j) {
+		if looksEDN(line) {
+			return Event{}, false, errorf(n, "not one JSON object but EDN (a Jepsen history.edn?): read it with --format edn")
+		}
+		if line[0] != '{' {
+			return Event{}, false, errorf(n, "not a JSON object: each line is one event, {\"process\":...,\"type\":...,\"f\":...,\"key\":...,\"time\":...}")
+		}
 		if err := json.Unmarshal(line, &j); err != nil {
 			var se *json.SyntaxError
 			var te *json.UnmarshalTypeError
@@ -88,17 +119,20 @@ func parseJSONLine(line []byte, n int) (Event, bool, error) {
 			case errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end"):
 				return Event{}, false, errorf(n, "truncated line: the JSON object does not end")
 			case errors.As(err, &te):
-				return Event{}, false, errorf(n, "field %q: %s where %s was expected", te.Field, te.Value, te.Type)
+				return Event{}, false, errorf(n, "%s: a string is required, not %s", te.Field, jsonKind[te.Value])
 			case errors.As(err, &se):
 				return Event{}, false, errorf(n, "not one JSON object: %v", err)
 			}
 			return Event{}, false, errorf(n, "%v", err)
 		}
+		if f := repeatedField(line); f != "" {
+			return Event{}, false, errorf(n, "field %q is given twice: each field once", f)
+		}
 	}
 	e := Event{Line: n}
 	var err error
-	if e.Process, err = scalarText(j.Process); err != nil || e.Process == "" {
-		return Event{}, false, errorf(n, "process: a non-empty string or number is required")
+	if e.Process, err = scalarText(j.Process); err != nil || e.Process == "" || j.Process[0] != '"' && strings.ContainsAny(e.Process, ".eE") {
+		return Event{}, false, errorf(n, "process: a non-empty string or an integer is required")
 	}
 	if j.Type == nil {
 		return Event{}, false, errorf(n, "type is missing (invoke, ok, fail or info)")
@@ -127,6 +161,9 @@ func parseJSONLine(line []byte, n int) (Event, bool, error) {
 	}
 	if e.Time, err = integer(j.Time); err != nil {
 		return Event{}, false, errorf(n, "time: %v", err)
+	}
+	if e.Time < 0 {
+		return Event{}, false, errorf(n, "time: %d is negative: times are nanoseconds of one clock, 0 or more", e.Time)
 	}
 	if !isNull(j.LeaseMs) {
 		if e.LeaseMs, err = integer(j.LeaseMs); err != nil || e.LeaseMs <= 0 || e.LeaseMs > MaxLeaseMs {
@@ -208,4 +245,45 @@ func integer(raw json.RawMessage) (int64, error) {
 		return 0, errors.New(s + " is not a 64-bit integer")
 	}
 	return v, nil
+}
+
+// jsonKind names the kinds of JSON value json.UnmarshalTypeError gives.
+var jsonKind = map[string]string{"number": "a number", "bool": "true or false", "array": "an array", "object": "an object", "string": "a string"}
+
+// looksEDN reports whether line is an EDN map, as a Jepsen history.edn
+// holds ({:index 0, ...}, maybe tagged or opening a vector): never JSON.
+func looksEDN(line []byte) bool {
+	line = bytes.TrimLeft(line, "[ \t")
+	return bytes.HasPrefix(line, []byte("{:")) || bytes.HasPrefix(line, []byte("#"))
+}
+
+// repeatedField is the name of an event's field that line, one JSON
+// object, gives twice (as json.Unmarshal matches names: regardless of
+// case), or "": json.Unmarshal would keep the last silently.
+func repeatedField(line []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if _, err := dec.Token(); err != nil {
+		return ""
+	}
+	var seen [len(flatFields)]bool
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := k.(string)
+		for i, name := range flatFields {
+			if strings.EqualFold(key, name) {
+				if seen[i] {
+					return name
+				}
+				seen[i] = true
+			}
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
