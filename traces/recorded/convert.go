@@ -30,7 +30,8 @@ const Data = "data"
 //   - another process's acquire that returned ok while the key was
 //     still live proves the key gone: it expired then, if its lease
 //     could have run out by then (lease_ms after the acquire's invoke),
-//     or the owner's release of unknown outcome deleted it; otherwise
+//     or the owner's release of unknown outcome (info, or no completion)
+//     deleted it; otherwise
 //     the service granted it twice: one key holds one value, so the
 //     second acquire replaced the first owner's (as a SET without NX
 //     would), which the checker reports as a foreign release;
@@ -175,14 +176,15 @@ func (b *builder) serverEvents(ops []op) {
 			}
 			b.emit(trace.Event{T: o.call - b.t0, Kind: trace.EvService, Party: Data, Client: b.name(o.proc), Key: b.name(o.key),
 				Args: args, Reply: reply})
+		case o.f == FRelease && (!done || o.result == TypeInfo):
+			// Of unknown outcome, whether it ended in info or never
+			// completed: placed when a rival's acquire needs it (see grant).
+			infoRelease[[2]int32{o.proc, o.key}] = o.call - b.t0
 		case !done || o.f == FRead || o.f == FWrite:
 		case o.result == TypeOK && o.f == FRelease:
 			effects = append(effects, effect{o.call - b.t0, o.invLine, o})
 		case o.result == TypeOK:
 			effects = append(effects, effect{o.ret - b.t0, o.doneLine, o})
-		case o.result == TypeInfo && o.f == FRelease:
-			// Placed when a rival's acquire needs it (see grant).
-			infoRelease[[2]int32{o.proc, o.key}] = o.call - b.t0
 		}
 	}
 	slices.SortStableFunc(effects, func(x, y effect) int {
