@@ -46,12 +46,13 @@ const Data = "data"
 // fencing token the storage judged); reads are drawn, not judged.
 // Leases still live at the history's last event expire then.
 func (h *History) trace(ops []op) *trace.Trace {
-	// By invocation time, then input order.
+	// By invocation time, then process name, then input order (which only
+	// orders one process's operations): operations of different processes
+	// at one time are concurrent, so the order of their lines must not
+	// matter.
 	slices.SortFunc(ops, func(x, y op) int {
-		if c := cmp.Compare(x.call, y.call); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.invLine, y.invLine)
+		return cmp.Or(cmp.Compare(x.call, y.call), cmp.Compare(h.names[x.proc], h.names[y.proc]),
+			cmp.Compare(x.invLine, y.invLine))
 	})
 	b := &builder{h: h, t0: h.t0, end: h.tEnd - h.t0, keys: map[int32][]*liveGrant{},
 		events: make([]seqEvent, 0, len(ops)+len(ops)/2)} // one per operation, and the expiries
@@ -187,12 +188,7 @@ func (b *builder) serverEvents(ops []op) {
 			effects = append(effects, effect{o.ret - b.t0, o.doneLine, o})
 		}
 	}
-	slices.SortStableFunc(effects, func(x, y effect) int {
-		if c := cmp.Compare(x.t, y.t); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.line, y.line)
-	})
+	effects = b.order(effects)
 	var keys []int32 // lock keys in order of first grant
 	for _, ef := range effects {
 		if _, ok := b.keys[ef.o.key]; !ok {
@@ -211,6 +207,60 @@ func (b *builder) serverEvents(ops []op) {
 	for _, key := range keys {
 		b.expireUntil(key, b.end)
 	}
+}
+
+// order sorts effects by time. Effects of different processes at one
+// time are concurrent (the clock cannot order them), so they are taken
+// in the order that frees the lock first: releases, then renewals, then
+// acquires, and by process name among equals; one process's effects keep
+// their order in the input. The result does not depend on how the lines
+// of different processes interleave.
+func (b *builder) order(effects []effect) []effect {
+	slices.SortFunc(effects, func(x, y effect) int {
+		return cmp.Or(cmp.Compare(x.t, y.t), cmp.Compare(b.name(x.o.proc), b.name(y.o.proc)), cmp.Compare(x.line, y.line))
+	})
+	out := make([]effect, 0, len(effects))
+	for i := 0; i < len(effects); {
+		j := i + 1
+		for j < len(effects) && effects[j].t == effects[i].t {
+			j++
+		}
+		if j-i == 1 || effects[i].o.proc == effects[j-1].o.proc {
+			out = append(out, effects[i:j]...)
+			i = j
+			continue
+		}
+		// Merge the processes' runs (each in its order) by rank, then name.
+		run := slices.Clone(effects[i:j])
+		for len(run) > 0 {
+			best := 0
+			for k := 1; k < len(run); k++ {
+				if run[k].o.proc == run[k-1].o.proc {
+					continue // not the head of its process's run
+				}
+				if effectRank(run[k].o) < effectRank(run[best].o) {
+					best = k
+				}
+			}
+			out = append(out, run[best])
+			run = slices.Delete(run, best, best+1)
+		}
+		i = j
+	}
+	return out
+}
+
+// effectRank orders concurrent effects: what frees the lock first.
+func effectRank(o *op) int {
+	switch {
+	case o.f == FRelease:
+		return 0
+	case o.f == FRenew && o.result != TypeOK:
+		return 0 // a renew that found the key gone
+	case o.f == FRenew:
+		return 1
+	}
+	return 2
 }
 
 // expireUntil expires key's grants whose lease ran out by t.

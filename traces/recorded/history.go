@@ -8,6 +8,7 @@
 package recorded
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -101,10 +102,11 @@ type History struct {
 	ops      int
 	procs    int
 	t0, tEnd int64
-	// The lease the history's first acquire (by invoke time, then line)
-	// names, and that acquire's invoke.
+	// The lease the history's first acquire (by invoke time, process
+	// name, then line) names, and that acquire's invoke.
 	leaseMs       int64
 	leaseAt       int64
+	leaseProc     string
 	leaseLine     int
 	leaseAcquired bool
 }
@@ -245,8 +247,11 @@ func (r *reader) record(pn int32, inv, d *Event) error {
 			o.value = d.Value // what the read saw; the token an acquire made
 		}
 	}
-	if inv.F == FAcquire && o.lease > 0 && (!h.leaseAcquired || o.call < h.leaseAt || o.call == h.leaseAt && o.invLine < h.leaseLine) {
-		h.leaseMs, h.leaseAt, h.leaseLine, h.leaseAcquired = o.lease, o.call, o.invLine, true
+	// Acquires of different processes invoked at one time are concurrent:
+	// the process's name, not the line, picks among them.
+	if inv.F == FAcquire && o.lease > 0 && (!h.leaseAcquired || cmp.Or(cmp.Compare(o.call, h.leaseAt),
+		cmp.Compare(inv.Process, h.leaseProc), cmp.Compare(o.invLine, h.leaseLine)) < 0) {
+		h.leaseMs, h.leaseAt, h.leaseProc, h.leaseLine, h.leaseAcquired = o.lease, o.call, inv.Process, o.invLine, true
 	}
 	r.buf = o.append(r.buf[:0])
 	h.ops++

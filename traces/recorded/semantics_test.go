@@ -1,6 +1,9 @@
 package recorded
 
 import (
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -62,5 +65,129 @@ func TestPendingReleaseIsLikeInfo(t *testing.T) {
 		if ri.Verdict != checker.VerdictOK {
 			t.Fatalf("lease %q: %s, want ok: the release may have taken effect before b's acquire", lease, summary(ri))
 		}
+	}
+}
+
+// tieHistories have events of different processes at equal times: a
+// release returning as the next acquire returns, with and without a
+// lease, renewals and fenced writes at one instant.
+var tieHistories = map[string]string{
+	"release-at-acquire": `{"process":"a","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
+{"process":"a","type":"ok","f":"acquire","key":"lock","value":"ta","time":1000000}
+{"process":"b","type":"invoke","f":"acquire","key":"lock","value":null,"time":90000000}
+{"process":"a","type":"invoke","f":"release","key":"lock","value":"ta","time":100000000}
+{"process":"b","type":"ok","f":"acquire","key":"lock","value":"tb","time":100000000}
+{"process":"a","type":"ok","f":"release","key":"lock","value":"ta","time":110000000}
+{"process":"b","type":"invoke","f":"release","key":"lock","value":"tb","time":200000000}
+{"process":"b","type":"ok","f":"release","key":"lock","value":"tb","time":201000000}
+`,
+	"leases-one-instant": `{"process":"a","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
+{"process":"c","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
+{"process":"a","type":"ok","f":"acquire","key":"lock","value":"ta","time":1000000,"lease_ms":1000}
+{"process":"c","type":"fail","f":"acquire","key":"lock","value":null,"time":1000000}
+{"process":"a","type":"invoke","f":"write","key":"d","value":"va","token":1,"time":50000000}
+{"process":"a","type":"ok","f":"write","key":"d","value":"va","token":1,"time":60000000}
+{"process":"a","type":"invoke","f":"renew","key":"lock","value":"ta","time":60000000}
+{"process":"a","type":"ok","f":"renew","key":"lock","value":"ta","time":60000000,"lease_ms":1000}
+{"process":"a","type":"invoke","f":"release","key":"lock","value":"ta","time":100000000}
+{"process":"a","type":"ok","f":"release","key":"lock","value":"ta","time":100000000}
+{"process":"b","type":"invoke","f":"acquire","key":"lock","value":null,"time":100000000}
+{"process":"b","type":"ok","f":"acquire","key":"lock","value":"tb","time":100000000,"lease_ms":100}
+{"process":"c","type":"invoke","f":"acquire","key":"lock","value":null,"time":100000000}
+{"process":"c","type":"fail","f":"acquire","key":"lock","value":null,"time":100000000}
+{"process":"b","type":"invoke","f":"write","key":"d","value":"vb","token":2,"time":100000000}
+{"process":"b","type":"ok","f":"write","key":"d","value":"vb","token":2,"time":150000000}
+{"process":"b","type":"invoke","f":"release","key":"lock","value":"tb","time":200000000}
+{"process":"b","type":"ok","f":"release","key":"lock","value":"tb","time":201000000}
+{"process":"c","type":"invoke","f":"acquire","key":"lock","value":null,"time":201000000}
+{"process":"c","type":"ok","f":"acquire","key":"lock","value":"tc","time":201000000,"lease_ms":100}
+{"process":"c","type":"invoke","f":"write","key":"d","value":"vc","token":3,"time":201000000}
+{"process":"c","type":"ok","f":"write","key":"d","value":"vc","token":3,"time":202000000}
+`,
+	"double-grant-at-ties": `{"process":"a","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
+{"process":"b","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
+{"process":"a","type":"ok","f":"acquire","key":"lock","value":"ta","time":5}
+{"process":"b","type":"ok","f":"acquire","key":"lock","value":"tb","time":5}
+{"process":"a","type":"invoke","f":"release","key":"lock","value":"ta","time":9}
+{"process":"b","type":"invoke","f":"release","key":"lock","value":"tb","time":9}
+{"process":"a","type":"ok","f":"release","key":"lock","value":"ta","time":9}
+{"process":"b","type":"ok","f":"release","key":"lock","value":"tb","time":9}
+`,
+}
+
+// shuffleTies permutes the lines of a history sorted by time among those
+// of one time, keeping each process's lines in their order.
+func shuffleTies(text string, rnd *rand.Rand) string {
+	type line struct {
+		s    string
+		proc string
+		time int64
+	}
+	var ls []line
+	for _, s := range strings.SplitAfter(text, "\n") {
+		if s == "" {
+			continue
+		}
+		var e struct {
+			Process string `json:"process"`
+			Time    int64  `json:"time"`
+		}
+		if err := json.Unmarshal([]byte(s), &e); err != nil {
+			panic(err)
+		}
+		ls = append(ls, line{s, e.Process, e.Time})
+	}
+	var out strings.Builder
+	for i := 0; i < len(ls); {
+		j := i
+		byProc := map[string][]string{}
+		var procs []string
+		for ; j < len(ls) && ls[j].time == ls[i].time; j++ {
+			if byProc[ls[j].proc] == nil {
+				procs = append(procs, ls[j].proc)
+			}
+			byProc[ls[j].proc] = append(byProc[ls[j].proc], ls[j].s)
+		}
+		for n := j - i; n > 0; n-- {
+			// Take the next line of a process drawn in proportion to what
+			// it has left: every interleaving can come out.
+			k := rnd.IntN(n)
+			for _, p := range procs {
+				if k < len(byProc[p]) {
+					out.WriteString(byProc[p][0])
+					byProc[p] = byProc[p][1:]
+					break
+				}
+				k -= len(byProc[p])
+			}
+		}
+		i = j
+	}
+	return out.String()
+}
+
+// TestTiesAcrossProcessesAreConcurrent: events of different processes
+// at one time are concurrent, so however their lines interleave the
+// report is the same, word for word.
+func TestTiesAcrossProcessesAreConcurrent(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for name, text := range tieHistories {
+		t.Run(name, func(t *testing.T) {
+			want := checkJSONL(t, text)
+			seen := map[string]bool{text: true}
+			for range 60 {
+				s := shuffleTies(text, rnd)
+				if seen[s] {
+					continue
+				}
+				seen[s] = true
+				if got := checkJSONL(t, s); !reflect.DeepEqual(got, want) {
+					t.Fatalf("lines reordered among equal times:\n%s\nreport:\n%s\nwant (as written):\n%s", s, summary(got), summary(want))
+				}
+			}
+			if len(seen) < 2 {
+				t.Fatalf("only %d interleavings drawn", len(seen))
+			}
+		})
 	}
 }
