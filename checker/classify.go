@@ -516,6 +516,16 @@ func (t *truth) lost(x *grant, e trace.Event) ending {
 func (t *truth) splitBrain(x, y *grant) ending {
 	out := ending{cause: CauseUnexplained, nodes: []string{x.Node, y.Node},
 		prefix: fmt.Sprintf("%s's key on %s was still there when %s's key was created on %s at %s", x.Owner, x.Node, y.Owner, y.Node, fmtMs(y.T))}
+	if !t.replicated && x.Node == y.Node {
+		// One node held both: it granted the key while the first grant
+		// could neither have expired nor been released (a recorded
+		// history's double grant).
+		out.cause = CauseDoubleGrant
+		out.nodes = []string{x.Node}
+		out.prefix = fmt.Sprintf("%s granted the key to %s at %s while %s's key there could not have expired or been released: two acquires granted while the first was held",
+			y.Node, y.Owner, fmtMs(y.T), x.Owner)
+		return out
+	}
 	if t.replicated {
 		out.cause = CauseLostAfterFailover
 		out.suffix = ": two masters at once after a failover (split brain)"

@@ -53,6 +53,11 @@ const (
 	// A client extended (EXPIRE/PEXPIRE, or a renew that returned ok) a key
 	// that another client's process created.
 	CauseForeignRenewal = "foreign-renewal"
+	// The lock service granted the key to a second client while the
+	// first client's key could neither have expired nor been released:
+	// two acquires granted while the first was held (one node holding two
+	// grants of one key, as a recorded history shows it).
+	CauseDoubleGrant = "double-grant"
 	// The holder's key was created by an earlier acquire of the holder
 	// whose reply it never got: the lease started before the holder
 	// thought it did.
@@ -88,7 +93,7 @@ const (
 // one violation (multi-node locks), the first one listed wins.
 var causes = []string{
 	CauseLostAfterFailover, CauseClockJump, CauseRestart, CauseRetriedCommand,
-	CauseForeignRelease, CauseForeignRenewal, CauseOrphanAcquire,
+	CauseForeignRelease, CauseForeignRenewal, CauseDoubleGrant, CauseOrphanAcquire,
 	CauseValidityNotChecked, CausePrematureExpiry, CauseDelayedWrite, CauseLocalLockOnly, CauseUnexplained,
 	CauseLostWakeup, CauseRenewalAfterRelease, CauseOrphanKey,
 }
@@ -100,7 +105,7 @@ func Causes() []string { return slices.Clone(causes) }
 // faults: its own code broke the lock. The others are what the
 // environment did to a lease (an expiry, a lost or restarted node).
 var defects = map[string]bool{
-	CauseForeignRenewal: true, CauseForeignRelease: true, CauseRetriedCommand: true,
+	CauseForeignRenewal: true, CauseForeignRelease: true, CauseRetriedCommand: true, CauseDoubleGrant: true,
 	CauseValidityNotChecked: true, CauseLocalLockOnly: true,
 }
 

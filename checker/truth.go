@@ -226,7 +226,10 @@ func (t *truth) apply(i int, e *trace.Event) *grant {
 		return t.revive(i, e, sk)
 	case e.Kind == trace.EvExpire:
 		for g := range t.liveOn(sk) {
-			if g.Node != e.Party {
+			// An expiry naming a client (a recorded history's inference
+			// where the service granted the key twice) ends that
+			// client's grant only.
+			if g.Node != e.Party || e.Client != "" && model.ProcessOf(e.Client) != model.ProcessOf(g.Owner) {
 				continue
 			}
 			// The node expires what was due before it records a jump, so
@@ -267,8 +270,14 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 	case trace.KeyCreated:
 		return t.grant(i, e, sk)
 	case trace.KeyDeleted:
+		// One node holds one grant of a key, but for a double grant of a
+		// recorded history: there a deletion by one owner ends its own.
+		own := false
 		for g := range t.liveOn(sk) {
-			if g.Node == e.Party {
+			own = own || g.Node == e.Party && model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)
+		}
+		for g := range t.liveOn(sk) {
+			if g.Node == e.Party && (!own || model.ProcessOf(e.Client) == model.ProcessOf(g.Owner)) {
 				g.EndBy = e.Client
 				t.end(g, i, endDeleted)
 			}

@@ -31,10 +31,10 @@ const Data = "data"
 //     still live proves the key gone: it expired then, if its lease
 //     could have run out by then (lease_ms after the acquire's invoke),
 //     or the owner's release of unknown outcome (info, or no completion)
-//     deleted it; otherwise
-//     the service granted it twice: one key holds one value, so the
-//     second acquire replaced the first owner's (as a SET without NX
-//     would), which the checker reports as a foreign release;
+//     deleted it; otherwise the service granted it twice: both grants
+//     stay live, each ended by its own owner's release or lease, and the
+//     checker reports a double grant (mutual exclusion), not a release
+//     by a client that released nothing;
 //   - a release that returned ok deleted the caller's key at its invoke;
 //     one that returned ok while only another process held the lock
 //     deleted that process's key (a foreign release);
@@ -268,8 +268,12 @@ func (b *builder) expireUntil(key int32, t int64) {
 	live := b.keys[key][:0]
 	for _, g := range b.keys[key] {
 		if g.deadline <= t {
-			b.emit(trace.Event{T: g.deadline, Kind: trace.EvExpire, Party: Server, Key: b.name(key), Change: trace.KeyExpired,
-				Detail: "inferred: " + b.name(g.owner) + "'s lease ran out"})
+			e := trace.Event{T: g.deadline, Kind: trace.EvExpire, Party: Server, Key: b.name(key), Change: trace.KeyExpired,
+				Detail: "inferred: " + b.name(g.owner) + "'s lease ran out"}
+			if len(b.keys[key]) > 1 {
+				e.Client = b.name(g.owner) // granted twice: the expiry ends this owner's grant only
+			}
+			b.emit(e)
 			continue
 		}
 		live = append(live, g)
@@ -282,7 +286,7 @@ func (b *builder) grant(ef effect, infoRelease map[[2]int32]int64) {
 	key, proc := b.name(o.key), b.name(o.proc)
 	lease := o.lease * 1e6
 	live := b.keys[o.key][:0]
-	var replaced []string
+	var twice []string
 	for _, g := range b.keys[o.key] {
 		if g.owner == o.proc {
 			live = append(live, g)
@@ -296,13 +300,19 @@ func (b *builder) grant(ef effect, infoRelease map[[2]int32]int64) {
 			continue
 		}
 		if g.earliest <= ef.t {
-			b.emit(trace.Event{T: ef.t, Kind: trace.EvExpire, Party: Server, Key: key, Change: trace.KeyExpired,
-				Detail: "inferred: " + proc + " acquired it, so " + owner + "'s lease had run out"})
+			e := trace.Event{T: ef.t, Kind: trace.EvExpire, Party: Server, Key: key, Change: trace.KeyExpired,
+				Detail: "inferred: " + proc + " acquired it, so " + owner + "'s lease had run out"}
+			if len(b.keys[o.key]) > 1 {
+				e.Client = owner // granted twice: the expiry ends this owner's grant only
+			}
+			b.emit(e)
 			continue
 		}
 		// Granted while the owner's key can have been neither released
-		// nor expired: one key has one value, so this acquire replaced it.
-		replaced = append(replaced, owner)
+		// nor expired: the service granted the lock twice. Both grants
+		// stay live until their owners release them or their leases end.
+		live = append(live, g)
+		twice = append(twice, owner)
 	}
 	args := []string{"acquire", key}
 	if o.value != "" {
@@ -325,9 +335,8 @@ func (b *builder) grant(ef effect, infoRelease map[[2]int32]int64) {
 	}
 	e := trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: proc, Key: key,
 		Args: args, Reply: "OK", Change: trace.KeyCreated, Detail: fmt.Sprintf("inferred from line %d", ef.line)}
-	if len(replaced) > 0 {
-		e.Change = trace.KeyOverwritten
-		e.Detail += fmt.Sprintf(": granted while %s's key could not have expired or been released", strings.Join(replaced, ", "))
+	if len(twice) > 0 {
+		e.Detail += fmt.Sprintf(": granted while %s's key could not have expired or been released (a double grant)", strings.Join(twice, ", "))
 	}
 	b.emit(e)
 	b.keys[o.key] = append(live, g)
