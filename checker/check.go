@@ -30,6 +30,13 @@ type Options struct {
 	Faults []trace.Fault
 	// Specs are the models of users' own resources (locktest), by name.
 	Specs []model.Spec
+	// History says the trace is a history recorded outside locksim (locksim
+	// check): it shows what clients did, not what they believed. A hold
+	// the history shows no release of, on a lock with a lease, lasts only
+	// as long as the history shows its holder acting (its operations) or
+	// its lease could not have run out, whichever is later: a silent or
+	// crashed holder's lock may expire and go to another client.
+	History bool
 	// Recorded is the report a trace file holds, when the trace is checked
 	// again: a user resource whose Spec is not in Specs keeps its recorded
 	// check and violations.

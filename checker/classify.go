@@ -69,10 +69,7 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 		v.UntilMs = trace.Ms(a.End)
 	}
 	held := a.Client + " acquired " + a.Key + " at " + fmtMs(a.Start)
-	second := b.Client + " acquired it at " + fmtMs(b.Start) + " while " + a.Client + " still believed it held the lock"
-	if a.End != maxTime {
-		second += " (until " + fmtMs(a.End) + ")"
-	}
+	second := b.Client + " acquired it at " + fmtMs(b.Start) + " while " + stillHeld(a)
 	ga, gb := t.holdGrants(a), t.holdGrants(b)
 	if len(ga) == 0 || len(gb) == 0 {
 		who := a.Client
@@ -132,10 +129,7 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 	if len(ga) > 1 || len(gb) > 1 {
 		held += " on " + strings.Join(nodesOf(t, ga), ", ")
 		second = b.Client + " acquired it on " + strings.Join(nodesOf(t, gb), ", ") + " at " + fmtMs(b.Start) +
-			" while " + a.Client + " still believed it held the lock"
-		if a.End != maxTime {
-			second += " (until " + fmtMs(a.End) + ")"
-		}
+			" while " + stillHeld(a)
 	}
 	v.Explanation = held + "; " + tell(ends) + "; " + second
 	if why, evs, ok := t.retaken(a, b); ok {
@@ -145,6 +139,22 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 	v.Explanation += "."
 	v.Events = sortedUnique(v.Events)
 	return v
+}
+
+// stillHeld says how far hold a reached, for an overlap: what its client
+// believed, or, for a recorded history's hold with no release, what the
+// history shows.
+func stillHeld(a hold) string {
+	switch a.Lapsed {
+	case lapsedSeen:
+		return a.Client + " had not released it and still acted under it (its last operation ended at " + fmtMs(a.End) + ")"
+	case lapsedLease:
+		return a.Client + "'s lease could not have run out yet (not before " + fmtMs(a.End) + ")"
+	}
+	if a.End != maxTime {
+		return a.Client + " still believed it held the lock (until " + fmtMs(a.End) + ")"
+	}
+	return a.Client + " still believed it held the lock"
 }
 
 // quorumBreak is when holder h, counting on grants gs, kept fewer live

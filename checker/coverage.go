@@ -58,7 +58,7 @@ func coverage(t *truth, hs []hold) Coverage {
 			}
 		}
 		c.RenewalAfterExpiry = c.RenewalAfterExpiry || firstEnd < h.End && t.renewedAfter(h, firstEnd)
-		if h.End != maxTime && h.Crash < 0 {
+		if h.Release >= 0 {
 			c.ReleaseFoundOtherOwner = c.ReleaseFoundOtherOwner || byKeySite.otherOwnerAt(h, gs)
 		}
 	}

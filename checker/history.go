@@ -113,8 +113,8 @@ func lockHistory(t *truth, hs []hold) ([]porcupine.Operation, lockStats) {
 		}
 	}
 	for _, h := range hs {
-		if h.Crash >= 0 {
-			tc := t.tr.Events[h.Crash].T
+		if h.Crash >= 0 || h.Lapsed != "" {
+			tc := h.End // a lapsed hold ends as a crash does: its key may go to another
 			out = append(out, porcupine.Operation{ClientId: ids.id(h.Client), Call: tc, Return: tc,
 				Input: ins.of(model.LockInput{Crash: true, Key: h.Key, Owner: h.Client}), Output: model.LockOutput{OK: true}})
 			ids.retire(h.Client)

@@ -24,7 +24,18 @@ type hold struct {
 	End     int64 // maxTime if never released
 	Crash   int   // the crash event that ended it, -1
 	Nested  bool  // the client acquired again while holding
+	// Lapsed says why a recorded history's hold with no release ended
+	// (Options.History): lapsedSeen, its holder's last operation;
+	// lapsedLease, its lease (it could not have run out before). "" for a
+	// hold a release, a crash or the end of time ended.
+	Lapsed string
 }
+
+// Why a recorded history's hold with no release ended.
+const (
+	lapsedSeen  = "seen"
+	lapsedLease = "lease"
+)
 
 // acquireOp is what a hold keeps of its acquire (a trace.Op is 120
 // bytes, copied with every hold).
@@ -71,6 +82,9 @@ func holds(t *truth) []hold {
 		h := &out[i]
 		if c, ok := t.crashAt[h.Process]; ok && t.tr.Events[c].T < h.End {
 			h.End, h.Crash, h.Release = t.tr.Events[c].T, c, -1
+		}
+		if t.history && h.End == maxTime {
+			t.lapse(h)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b hold) int { return cmp.Compare(a.Start, b.Start) })
@@ -179,4 +193,48 @@ func (ix holdIndex) indexAt(client string, t int64) (int, bool) {
 		}
 	}
 	return -1, false
+}
+
+// lapse ends a recorded history's hold h that no release ended where the
+// history stops showing it: at its holder's last sign of acting under
+// the lock (the return of each later operation of its process, or the
+// invoke of one that never returned), or when its key's lease could
+// have run out, whichever is later. A key that expired (or a failed
+// renew found gone) by then lets another client in legally; a key
+// another client took or deleted stays owed until its lease would have
+// run out. A hold with no lease, or whose key outlived the history,
+// keeps the lock to the end.
+func (t *truth) lapse(h *hold) {
+	gs := t.holdGrants(*h)
+	if len(gs) == 0 {
+		return
+	}
+	lease := int64(math.MinInt64)
+	for _, sg := range gs {
+		g := sg.g
+		switch {
+		case g.End >= 0 && g.EndKind == endExpired:
+			lease = max(lease, g.EndT)
+		case g.End < 0 || g.Deadline <= 0:
+			return
+		default:
+			lease = max(lease, g.Deadline)
+		}
+	}
+	seen := h.Start
+	for _, c := range t.processClients(h.Process) {
+		for _, id := range t.opsBy.get(c) {
+			if op := &t.tr.Ops[id]; op.Call >= h.Start && op.ID != h.Acquire.ID {
+				if op.Open() {
+					seen = max(seen, op.Call)
+				} else {
+					seen = max(seen, op.Return)
+				}
+			}
+		}
+	}
+	h.End, h.Lapsed = lease, lapsedLease
+	if seen > lease {
+		h.End, h.Lapsed = seen, lapsedSeen
+	}
 }

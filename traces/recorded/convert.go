@@ -39,7 +39,9 @@ const Data = "data"
 //     one that returned ok while only another process held the lock
 //     deleted that process's key (a foreign release);
 //   - a renew that returned ok moved the key's expiry lease_ms (the
-//     renew's, else the acquire's) past its return.
+//     renew's, else the acquire's) past its return; one that failed
+//     found the key gone: its lease ended at the renew (from its invoke
+//     on, by its return at the latest).
 //
 // Acquires of unknown outcome (info, or no completion) take no key.
 // Writes are the protected data's (the token, when given, is the
@@ -186,6 +188,9 @@ func (b *builder) serverEvents(ops []op) {
 			effects = append(effects, effect{o.call - b.t0, o.invLine, o})
 		case o.result == TypeOK:
 			effects = append(effects, effect{o.ret - b.t0, o.doneLine, o})
+		case o.f == FRenew && o.result == TypeFail:
+			// The key was gone when it ran: from its invoke on.
+			effects = append(effects, effect{o.call - b.t0, o.invLine, o})
 		}
 	}
 	effects = b.order(effects)
@@ -201,7 +206,11 @@ func (b *builder) serverEvents(ops []op) {
 		case FRelease:
 			b.release(ef)
 		case FRenew:
-			b.renew(ef)
+			if ef.o.result == TypeOK {
+				b.renew(ef)
+			} else {
+				b.renewFailed(ef)
+			}
 		}
 	}
 	for _, key := range keys {
@@ -383,4 +392,18 @@ func (b *builder) renew(ef effect) {
 	}
 	b.emit(trace.Event{T: ef.t, Kind: trace.EvCommand, Party: Server, Client: b.name(o.proc), Key: b.name(o.key),
 		Args: args, Reply: "OK", Detail: fmt.Sprintf("inferred from line %d", ef.line)})
+}
+
+// renewFailed ends the lease of the caller's key at a renew that failed:
+// the key was gone when the renew ran, between its invoke and its
+// return, so a rival's grant from the invoke on is legal, and the key
+// expires at the return at the latest.
+func (b *builder) renewFailed(ef effect) {
+	o := ef.o
+	for _, g := range b.keys[o.key] {
+		if g.owner == o.proc {
+			g.earliest = min(g.earliest, o.call-b.t0)
+			g.deadline = min(g.deadline, o.ret-b.t0)
+		}
+	}
 }
