@@ -120,6 +120,11 @@ func check(tr *trace.Trace, opt Options) *Result {
 	}
 	res.Damage = damage(t, ix, opt.InitialStock)
 	res.Damage.Add(res.checkUserData(t, mv))
+	for _, v := range res.Violations {
+		if v.Cause == CauseFenceRegression {
+			res.Damage.FenceRegressions++
+		}
+	}
 	if res.Violations == nil {
 		res.Violations = []Violation{}
 	}

@@ -58,6 +58,11 @@ const (
 	// two acquires granted while the first was held (one node holding two
 	// grants of one key, as a recorded history shows it).
 	CauseDoubleGrant = "double-grant"
+	// The protected data accepted a write with a lower fencing token after
+	// a higher one, and no overlap of the writers' holds, no loss of the
+	// fence's state explains it: the tokens went backwards (the lock gave
+	// a later holder a lower token) and the storage let the lower one in.
+	CauseFenceRegression = "fence-regression"
 	// The holder's key was created by an earlier acquire of the holder
 	// whose reply it never got: the lease started before the holder
 	// thought it did.
@@ -94,7 +99,7 @@ const (
 var causes = []string{
 	CauseLostAfterFailover, CauseClockJump, CauseRestart, CauseRetriedCommand,
 	CauseForeignRelease, CauseForeignRenewal, CauseDoubleGrant, CauseOrphanAcquire,
-	CauseValidityNotChecked, CausePrematureExpiry, CauseDelayedWrite, CauseLocalLockOnly, CauseUnexplained,
+	CauseValidityNotChecked, CausePrematureExpiry, CauseDelayedWrite, CauseLocalLockOnly, CauseFenceRegression, CauseUnexplained,
 	CauseLostWakeup, CauseRenewalAfterRelease, CauseOrphanKey,
 }
 
@@ -106,7 +111,7 @@ func Causes() []string { return slices.Clone(causes) }
 // environment did to a lease (an expiry, a lost or restarted node).
 var defects = map[string]bool{
 	CauseForeignRenewal: true, CauseForeignRelease: true, CauseRetriedCommand: true, CauseDoubleGrant: true,
-	CauseValidityNotChecked: true, CauseLocalLockOnly: true,
+	CauseValidityNotChecked: true, CauseLocalLockOnly: true, CauseFenceRegression: true,
 }
 
 // rankByCausality orders violations so that the headline (the first) is
@@ -207,6 +212,10 @@ type Damage struct {
 	// counted as what it did (a lost update when the later holder had
 	// already read).
 	LateWritesFirst int `json:"late_writes_first,omitempty"`
+	// Fenced writes the data accepted with a lower token than one it had
+	// already accepted, no overlap of holds explaining it (the cause
+	// fence-regression): the fence's order broke.
+	FenceRegressions int `json:"fence_regressions,omitempty"`
 }
 
 // Harm is the run's damage as a report prints it, and the late writes
@@ -227,6 +236,7 @@ func (d *Damage) Add(o Damage) {
 	d.LostElements += o.LostElements
 	d.HarmlessLateWrites += o.HarmlessLateWrites
 	d.LateWritesFirst += o.LateWritesFirst
+	d.FenceRegressions += o.FenceRegressions
 }
 
 // StaleWriteGloss explains "stale write" where a report first prints it.
@@ -256,13 +266,14 @@ func (d Damage) Counts() []DamageCount {
 		{d.OversoldUnits, "oversold unit", "oversold units", true},
 		{d.LostElements, "lost set element", "lost set elements", true},
 		{d.StaleWritesAccepted, "stale write accepted", "stale writes accepted", true},
+		{d.FenceRegressions, "write accepted below the fence's token", "writes accepted below the fence's token", true},
 		{d.StaleWritesRejected, "stale write rejected by fencing", "stale writes rejected by fencing", false},
 	}
 }
 
 // Total is the sum of the damage counts (rejected writes did no harm).
 func (d Damage) Total() int {
-	return d.DuplicateInserts + d.LostUpdates + d.OversoldUnits + d.StaleWritesAccepted + d.LostElements
+	return d.DuplicateInserts + d.LostUpdates + d.OversoldUnits + d.StaleWritesAccepted + d.LostElements + d.FenceRegressions
 }
 
 // MergeReports is one report of the reports of a history's independent

@@ -431,6 +431,10 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 			} else if w, p, ok := t.splitFence(op, b.op); ok {
 				cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
 				why = "the fence never saw the higher token: " + t.deposedText(w, p)
+			} else if cause == CauseUnexplained {
+				// No overlap let the lower token in: the tokens went backwards.
+				cause = CauseFenceRegression
+				why = "no overlap of the two clients' holds explains it: the fencing tokens went backwards (a later writer had the lower token) and the fence did not hold"
 			}
 			out = append(out, Violation{
 				Property: PropDamage, Cause: cause, Reason: reason, Key: op.Key,

@@ -282,3 +282,34 @@ func TestSilentLeaseHolderMayLoseTheLock(t *testing.T) {
 		})
 	}
 }
+
+// Tokens that go backwards between two holds that do not overlap (a
+// writes with token 2, releases; b acquires and writes with token 1) are
+// a fencing regression: the cause names it, and the damage counts it, so
+// the damage heading does not say none above the violation.
+func TestFenceRegressionIsNamedAndCounted(t *testing.T) {
+	const text = `{"process":"a","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
+{"process":"a","type":"ok","f":"acquire","key":"lock","value":"ta","time":1000000,"lease_ms":1000}
+{"process":"a","type":"invoke","f":"write","key":"d","value":"va","token":2,"time":10000000}
+{"process":"a","type":"ok","f":"write","key":"d","value":"va","token":2,"time":11000000}
+{"process":"a","type":"invoke","f":"release","key":"lock","value":"ta","time":20000000}
+{"process":"a","type":"ok","f":"release","key":"lock","value":"ta","time":21000000}
+{"process":"b","type":"invoke","f":"acquire","key":"lock","value":null,"time":30000000}
+{"process":"b","type":"ok","f":"acquire","key":"lock","value":"tb","time":31000000,"lease_ms":1000}
+{"process":"b","type":"invoke","f":"write","key":"d","value":"vb","token":1,"time":40000000}
+{"process":"b","type":"ok","f":"write","key":"d","value":"vb","token":1,"time":41000000}
+{"process":"b","type":"invoke","f":"release","key":"lock","value":"tb","time":50000000}
+{"process":"b","type":"ok","f":"release","key":"lock","value":"tb","time":51000000}
+`
+	r := checkJSONL(t, text)
+	if got, want := summary(r), "violation\ndamage "+checker.CauseFenceRegression+" d a,b"; got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if r.Damage.Total() == 0 {
+		t.Fatalf("damage %+v: none counted under a damage violation", r.Damage)
+	}
+	// Tokens in order: nothing.
+	if r := checkJSONL(t, strings.ReplaceAll(text, `"token":2`, `"token":0`)); r.Verdict != checker.VerdictOK || r.Damage.Total() != 0 {
+		t.Fatalf("tokens in order: %s, damage %+v", summary(r), r.Damage)
+	}
+}
