@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
 )
@@ -14,6 +15,18 @@ import (
 // Advice is one change to a violating scenario, tried: the same seed and
 // faults re-run with the change, and what that run found. Only changes
 // whose re-run no longer breaks the property they target are offered.
+//
+// Advice credits a mechanism only for what it demonstrably did in the
+// re-run. A change made by running another lock of the catalog is
+// offered under the change's name only when that lock differs from the
+// original in the named change alone (or the change names the whole
+// lock: the release that fixed a published bug), or when the re-run
+// shows the named mechanism at work: fencing must have refused at least
+// one stale write (the report's stale_writes_rejected), an owner-checked
+// renewal must have refused to renew a key that was not its own, a Redis
+// lock must have refused an acquire. A re-run clean for another reason
+// (RFencedLock's watchdog renewing the lease, its WAIT for the replicas)
+// is not offered.
 type Advice struct {
 	Change string `json:"change"` // what to change, in the user's words
 	// Properties are what the change is meant to stop being broken, and
@@ -38,10 +51,17 @@ type remedy struct {
 	causes     []string
 	// apply changes sc; false when the change does not apply to it.
 	apply func(sc protocols.Scenario) (protocols.Scenario, bool)
+	// shown, when set, says whether the re-run shows the change's
+	// mechanism at work. A remedy that swaps in a lock differing from the
+	// original in more than the change sets it: without it, the other
+	// differences could be what cleaned the re-run.
+	shown func(re *Outcome) bool
 }
 
 // withProtocol swaps the lock for another of the catalog, all else kept
-// (the lease included, so the change is the lock's code alone).
+// (the lease included: the scenario is normalized, so the change is the
+// lock's code alone). The other lock may differ in more than the change
+// the remedy names; such a remedy sets shown.
 func withProtocol(name string, from ...string) func(protocols.Scenario) (protocols.Scenario, bool) {
 	return func(sc protocols.Scenario) (protocols.Scenario, bool) {
 		if len(from) > 0 && !slices.Contains(from, sc.Protocol) || sc.Protocol == name {
@@ -73,6 +93,18 @@ func leaseBeyondPauses(sc protocols.Scenario) (protocols.Scenario, bool) {
 	return sc, true
 }
 
+// fenceRefused: the protected data refused at least one stale write.
+func fenceRefused(re *Outcome) bool { return re.File.Report.Damage.StaleWritesRejected > 0 }
+
+// answered returns whether a re-run has an operation of kind that
+// answered result: a release or renewal the owner check refused
+// (not-owner), an acquire Redis refused (fail).
+func answered(kind, result string) func(re *Outcome) bool {
+	return func(re *Outcome) bool {
+		return slices.ContainsFunc(re.File.Trace.Ops, func(op trace.Op) bool { return op.Kind == kind && op.Result == result })
+	}
+}
+
 // expiryCauses are the ways a lease ends under its holder: fencing is what
 // keeps the data safe from all of them.
 var expiryCauses = []string{
@@ -91,6 +123,18 @@ var (
 // remedies are tried in this order: the lock's own defects first, then
 // fencing, which protects the data whatever ends a lease, then a longer
 // lease, which only holds while no pause outlasts it.
+//
+// The owner-checked release swaps in a lock that differs in its release
+// alone (and the token it compares), the validity check one that differs
+// in the check alone; the other swaps bring more with them and must show
+// their mechanism at work. redisson-3.16.1 is a whole other lock than
+// setnx-daemon-renew (a hash, pub/sub, its own watchdog): it must refuse
+// a renewal. setnx-lua-del brings a lease and a compare-and-delete to
+// local-mutex: Redis must refuse an acquire. RFencedLock brings
+// Redisson's watchdog and its WAIT for the replicas: the fence must
+// refuse a write. No remedy swaps redlock-setnx-extend for an
+// owner-checked extend: plain redlock, the catalog's only candidate, has
+// no keep-alive at all, so it could never show an extend refused.
 var remedies = []remedy{
 	{
 		change: "release with a script that deletes the key only if it still holds this client's token (compare-and-delete)",
@@ -103,6 +147,7 @@ var remedies = []remedy{
 		short:  "an owner-checked renewal", properties: ownership,
 		causes: []string{checker.CauseForeignRenewal},
 		apply:  withProtocol("redisson-3.16.1", "setnx-daemon-renew"),
+		shown:  answered(model.OpRenew, model.ResNotOwner),
 	},
 	{
 		change: "check the time left on the lock after acquiring it and give it up when its validity is spent (redsync's check)",
@@ -111,22 +156,18 @@ var remedies = []remedy{
 		apply:  withProtocol("redlock", "redlock-unchecked"),
 	},
 	{
-		change: "extend with a script that checks the owner instead of SET NX (redsync without WithSetNXOnExtend)",
-		short:  "an owner-checked extend", properties: exclusion,
-		causes: []string{checker.CausePrematureExpiry},
-		apply:  withProtocol("redlock", "redlock-setnx-extend"),
-	},
-	{
 		change: "take the lock in Redis, not only inside the process",
 		short:  "a Redis lock", properties: exclusion,
 		causes: []string{checker.CauseLocalLockOnly},
 		apply:  withProtocol("setnx-lua-del", "local-mutex"),
+		shown:  answered(model.OpAcquire, model.ResFail),
 	},
 	{
 		change: "pass a fencing token with every write and make the protected data reject older tokens",
 		short:  "fencing", properties: damage,
 		causes: expiryCauses,
 		apply:  withProtocol("fenced"),
+		shown:  fenceRefused,
 	},
 	{
 		change: "make the lease longer than the longest pause plus the work (and renew it while working)",
@@ -172,7 +213,8 @@ func remediesFor(sc protocols.Scenario) []remedy {
 }
 
 // try re-runs sc with r's change if rep has a violation r targets, and
-// returns the advice when the re-run has none.
+// returns the advice when the re-run has none and shows r's mechanism at
+// work where r must show it.
 func (r remedy) try(sc protocols.Scenario, rep checker.Report) (Advice, bool) {
 	if !r.targets(rep) {
 		return Advice{}, false
@@ -184,6 +226,9 @@ func (r remedy) try(sc protocols.Scenario, rep checker.Report) (Advice, bool) {
 	re, err := Execute(changed)
 	if err != nil || re.File.Report.Verdict == checker.VerdictUnknown || r.targets(re.File.Report) {
 		return Advice{}, false
+	}
+	if r.shown != nil && !r.shown(re) {
+		return Advice{}, false // clean, but not by the change's doing
 	}
 	return Advice{
 		Change: r.change, Properties: r.properties, Causes: r.removed(rep), Protocol: changed.Protocol,

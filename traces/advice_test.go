@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // TestAdviceOnReferences pins the changes offered for the reference
@@ -14,14 +17,18 @@ import (
 func TestAdviceOnReferences(t *testing.T) {
 	want := map[string][]string{ // scenario: changes offered, each by its result's start
 		"pause-no-fencing":                       {"fencing: mutual-exclusion still broken (premature-expiry), no damage, 1 stale write rejected by fencing", "a longer lease: no violation"},
-		"non-atomic-release":                     {"an owner-checked release: no violation", "fencing: no violation"},
+		"non-atomic-release":                     {"an owner-checked release: no violation"},
 		"foreign-release":                        {"an owner-checked release:", "a longer lease: no violation"},
 		"pause-during-acquire":                   {"the validity check: no violation"},
-		"redisson-3712-stale-renewal-entry":      {"redisson-3.16.1: no violation", "fencing: no violation", "a longer lease: no violation"},
-		"redisson-2515-failed-renewal-entry":     {"redisson: no violation", "fencing: no violation"},
-		"redisson-4305-unsynced-renewal":         {"redisson-latest: no violation", "fencing: no violation"},
+		"redisson-3712-stale-renewal-entry":      {"redisson-3.16.1: no violation", "a longer lease: no violation"},
+		"redisson-2515-failed-renewal-entry":     {"redisson: no violation"},
+		"redisson-4305-unsynced-renewal":         {"redisson-latest: no violation"},
 		"redisson-7272-watchdog-outlives-unlock": {"redisson-pr7277: no violation"},
 		"orphan-acquire":                         nil,
+		// RFencedLock's WAIT and watchdog, not its tokens, keep these
+		// re-runs clean: fencing refuses no write, so is not offered.
+		"failover-before-replication": nil,
+		"delayed-write":               nil,
 	}
 	for name, results := range want {
 		ref, err := LookupReference(name)
@@ -57,6 +64,87 @@ func TestAdviceOnReferences(t *testing.T) {
 				t.Errorf("%s: %q leaves damage %+v", name, a.Change, d)
 			}
 		}
+	}
+}
+
+// TestFencingAdviceRefusedAWrite: fencing is offered only when its re-run
+// shows the fence refusing a stale write. The lock that carries the
+// tokens also brings a watchdog and a WAIT for the replicas, either of
+// which can keep a re-run clean with no write ever refused; the report's
+// stale_writes_rejected is the fence's own count. Every reference
+// scenario is tried.
+func TestFencingAdviceRefusedAWrite(t *testing.T) {
+	fencing := 0
+	for _, ref := range References() {
+		o, fenced := runFenced(t, ref.Scenario)
+		for _, a := range Advise(o) {
+			re, refenced := runFenced(t, a.Scenario)
+			if fenced || !refenced {
+				continue // not the change to a fenced lock
+			}
+			fencing++
+			if n := re.File.Report.Damage.StaleWritesRejected; n == 0 {
+				t.Errorf("%s: %q offered (%s) although its re-run refused no stale write", ref.Name, a.Change, a.Result)
+			}
+		}
+	}
+	if fencing == 0 {
+		t.Error("no reference scenario was offered fencing")
+	}
+}
+
+// runFenced runs sc and says whether its lock hands out fencing tokens.
+func runFenced(t *testing.T, sc protocols.Scenario) (*Outcome, bool) {
+	t.Helper()
+	o, err := Execute(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := o.File.Scenario.LookupProtocol()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, protocols.IsFenced(p)
+}
+
+// TestOwnerCheckedRenewalAdviceRefusedARenewal: the owner-checked renewal
+// swaps setnx-daemon-renew for a whole other lock (Redisson's), so it is
+// offered only when its re-run shows a renewal refused because the key
+// was not the renewer's. Swarm draws over setnx-daemon-renew's faults
+// include re-runs whose foreign renewal is gone for other reasons.
+func TestOwnerCheckedRenewalAdviceRefusedARenewal(t *testing.T) {
+	var renewal remedy
+	for _, r := range remedies {
+		if slices.Contains(r.causes, checker.CauseForeignRenewal) {
+			renewal = r
+		}
+	}
+	offered := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		sc := protocols.Scenario{Protocol: "setnx-daemon-renew", Workload: "unique-name", Seed: seed, Swarm: true,
+			FaultKinds: []string{"gc-pause", "watchdog-stall", "slow-work", "partition", "delay"}}
+		o, err := Execute(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range Advise(o) {
+			if a.Change != renewal.change {
+				continue
+			}
+			offered++
+			re, err := Execute(a.Scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(re.File.Trace.Ops, func(op trace.Op) bool {
+				return op.Kind == model.OpRenew && op.Result == model.ResNotOwner
+			}) {
+				t.Errorf("seed %d: %q offered (%s) although no renewal of its re-run was refused", seed, a.Change, a.Result)
+			}
+		}
+	}
+	if offered == 0 {
+		t.Error("the owner-checked renewal was never offered")
 	}
 }
 
