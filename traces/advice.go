@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/locksim/locksim/checker"
@@ -39,6 +40,9 @@ type Advice struct {
 	// the hash of its trace.
 	Scenario    protocols.Scenario `json:"-"`
 	TraceSHA256 string             `json:"trace_sha256"`
+	// Flags are the flags of locksim run that make the change on the
+	// scenario as it ran: --protocol NAME, --lease-ms N.
+	Flags []string `json:"-"`
 }
 
 // remedy is a change that removes some causes of violations.
@@ -49,8 +53,9 @@ type remedy struct {
 	// properties: what the re-run must no longer break.
 	properties []string
 	causes     []string
-	// apply changes sc; false when the change does not apply to it.
-	apply func(sc protocols.Scenario) (protocols.Scenario, bool)
+	// apply changes sc and returns the flags of locksim run that make the
+	// change; false when the change does not apply to sc.
+	apply func(sc protocols.Scenario) (protocols.Scenario, []string, bool)
 	// shown, when set, says whether the re-run shows the change's
 	// mechanism at work. A remedy that swaps in a lock differing from the
 	// original in more than the change sets it: without it, the other
@@ -62,19 +67,19 @@ type remedy struct {
 // (the lease included: the scenario is normalized, so the change is the
 // lock's code alone). The other lock may differ in more than the change
 // the remedy names; such a remedy sets shown.
-func withProtocol(name string, from ...string) func(protocols.Scenario) (protocols.Scenario, bool) {
-	return func(sc protocols.Scenario) (protocols.Scenario, bool) {
+func withProtocol(name string, from ...string) func(protocols.Scenario) (protocols.Scenario, []string, bool) {
+	return func(sc protocols.Scenario) (protocols.Scenario, []string, bool) {
 		if len(from) > 0 && !slices.Contains(from, sc.Protocol) || sc.Protocol == name {
-			return sc, false
+			return sc, nil, false
 		}
 		sc.Protocol, sc.ProtocolFile = name, nil // a catalog protocol instead of a described one
-		return sc, true
+		return sc, []string{"--protocol", name}, true
 	}
 }
 
 // leaseBeyondPauses makes the lease outlast the longest pause plus the
 // work it interrupts.
-func leaseBeyondPauses(sc protocols.Scenario) (protocols.Scenario, bool) {
+func leaseBeyondPauses(sc protocols.Scenario) (protocols.Scenario, []string, bool) {
 	var worst int64
 	for _, f := range sc.Faults {
 		if f.Kind == trace.FaultGCPause || f.Kind == trace.FaultSlowWork {
@@ -82,15 +87,15 @@ func leaseBeyondPauses(sc protocols.Scenario) (protocols.Scenario, bool) {
 		}
 	}
 	if worst == 0 {
-		return sc, false
+		return sc, nil, false
 	}
 	want := (worst + sc.WorkMs) * 3 / 2
 	want = (want + 999) / 1000 * 1000
 	if want <= sc.LeaseMs {
-		return sc, false
+		return sc, nil, false
 	}
 	sc.LeaseMs = want
-	return sc, true
+	return sc, []string{"--lease-ms", strconv.FormatInt(want, 10)}, true
 }
 
 // fenceRefused: the protected data refused at least one stale write.
@@ -219,7 +224,7 @@ func (r remedy) try(sc protocols.Scenario, rep checker.Report) (Advice, bool) {
 	if !r.targets(rep) {
 		return Advice{}, false
 	}
-	changed, ok := r.apply(sc)
+	changed, flags, ok := r.apply(sc)
 	if !ok {
 		return Advice{}, false
 	}
@@ -233,7 +238,7 @@ func (r remedy) try(sc protocols.Scenario, rep checker.Report) (Advice, bool) {
 	return Advice{
 		Change: r.change, Properties: r.properties, Causes: r.removed(rep), Protocol: changed.Protocol,
 		Result: r.short + ": " + resultLine(re.File.Report), Scenario: re.File.Scenario,
-		TraceSHA256: re.File.TraceSHA256,
+		TraceSHA256: re.File.TraceSHA256, Flags: flags,
 	}, true
 }
 

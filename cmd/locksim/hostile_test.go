@@ -100,7 +100,7 @@ func hostileCases() []hostileCase {
 		usage("run --protocol setnx-del --topology mesh", "mesh"),
 		usage("run --scenario ''", "--scenario \"\": must not be empty"),
 		usage("run --scenario nope", "nope"),
-		usage("run --scenario pause-no-fencing --protocol setnx-del", "not both"),
+		usage("run --scenario pause-no-fencing --swarm", "drawn already"),
 		usage("run --seed 3", "needs --protocol"),
 		usage("explore", "--protocol or --protocol-file is required"),
 		usage("explore --protocol ''", "--protocol \"\": must not be empty"),

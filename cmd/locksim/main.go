@@ -97,9 +97,9 @@ var scenarioLimits = "Limits: 1 to 1,000 clients, 1 to 64 threads per client, 1 
 func commands() []command {
 	return []command{
 		{"run", "run one scenario, check it, explain violations",
-			"locksim run [--scenario NAME | --protocol NAME [flags]] [--trace FILE] [--html FILE] [--json]",
+			"locksim run [--scenario NAME | --protocol NAME] [flags] [--trace FILE] [--html FILE] [--json]",
 			"locksim run --protocol setnx-del --faults gc-pause --seed 7 --trace trace.json",
-			"Without --protocol, runs the reference scenario NAME (default " + defaultReferenceName + ").\n" + scenarioLimits, cmdRun},
+			"Without --protocol, runs the reference scenario NAME (default " + defaultReferenceName + "); scenario flags given with --scenario change that scenario as --print-scenario shows it (--fault replaces its faults; --faults, --intensity, --swarm and --anchor-pct, which draw faults, are refused).\n" + scenarioLimits, cmdRun},
 		{"replay", "re-run a trace file's scenario and verify its hash",
 			"locksim replay FILE [--trace FILE] [--html FILE] [--json]", "locksim replay trace.json",
 			"The file's scenario, events and report are checked against its hash before it is trusted, and a scenario whose size needs more than --max-events events is refused unrun.\n" + inputLimitNote, cmdReplay},

@@ -31,7 +31,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"run", "--protocol", "setnx-del", "--clients", "x"},
 		{"run", "--protocol", "setnx-del", "--seed", "-1"},
 		{"run", "--scenario", "nope"},
-		{"run", "--scenario", "pause-no-fencing", "--protocol", "setnx-del"},
+		{"run", "--scenario", "pause-no-fencing", "--faults", "gc-pause"},
 		{"run", "--seed", "3"},
 		{"run", "extra"},
 		{"run", "--protocol", "setnx-del", "--trace", filepath.Join(garbage, "dir", "t.json")},

@@ -47,7 +47,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "replay", fmt.Errorf("%s: %w", pos[0], err))
 	}
-	return finish(o, "locksim replay "+pos[0], out, stdout, stderr)
+	// The advice's commands run the file's scenario with their change.
+	return finish(o, "locksim replay "+pos[0], origin{scenario: pos[0], base: f.Scenario}, out, stdout, stderr)
 }
 
 // locktestReplayFlag is locktest.ReplayFlag; the CLI does not link

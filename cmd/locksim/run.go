@@ -2,8 +2,9 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -36,7 +37,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	var out outputFlags
 	out.register(fs)
 	scenario := fs.String("scenario", "", "run the named reference scenario `NAME` (see locksim list), or a scenario FILE "+
-		"(a name ending in .json or an existing file: a scenario as --print-scenario writes it, or a trace file, whose embedded scenario runs)")
+		"(a name ending in .json or an existing file: a scenario as --print-scenario writes it, or a trace file, whose embedded scenario runs); "+
+		"the scenario flags given change it")
 	printScenario := fs.Bool("print-scenario", false, "print the scenario as JSON (every field, a stable order) and exit without running it; save it, edit it, run it with --scenario FILE")
 	maxMB := registerMaxInput(fs)
 	sc := protocols.Scenario{Seed: defaultSeed}
@@ -51,32 +53,29 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if err := checkOutputs(nil, out.trace, out.html); err != nil {
 		return usageErr(stderr, "run", err)
 	}
-	replay := ""
-	if !fs.isSet("protocol") && !fs.isSet("protocol-file") {
-		name := *scenario
-		if name == "" {
-			name = traces.DefaultReference
+	replay, from := "", origin{}
+	if *scenario != "" || !fs.isSet("protocol") && !fs.isSet("protocol-file") {
+		from.flags = scenarioArgs(fs, args)
+		if *scenario == "" && len(from.flags) > 0 {
+			name, _, _ := strings.Cut(from.flags[0], "=")
+			return usageErr(stderr, "run", fmt.Errorf("%s needs --protocol or --protocol-file, or --scenario NAME whose scenario it changes", name))
 		}
-		for _, f := range explore.ScenarioFlagNames() {
-			if fs.isSet(f) {
-				return usageErr(stderr, "run", fmt.Errorf("--%s needs --protocol or --protocol-file (a reference scenario or a scenario file is fixed: edit its --print-scenario output instead)", f))
-			}
-		}
+		from.scenario = cmp.Or(*scenario, traces.DefaultReference)
 		var fromTrace bool
-		sc, fromTrace, err = namedScenario(name, *maxMB)
+		from.base, fromTrace, err = namedScenario(from.scenario, *maxMB)
 		if err != nil {
 			return usageErr(stderr, "run", err)
 		}
+		if sc, err = override(from.base, from.flags); err != nil {
+			return usageErr(stderr, "run", err)
+		}
 		if fromTrace {
-			if err := checkReplayCost(sc, defaultReplayEvents, "run", name); err != nil {
+			if err := checkReplayCost(sc, defaultReplayEvents, "run", from.scenario); err != nil {
 				return usageErr(stderr, "run", err)
 			}
 		}
-		replay = "locksim run --scenario " + name
+		replay = from.command(nil)
 	} else {
-		if *scenario != "" {
-			return usageErr(stderr, "run", errors.New("give --scenario or --protocol, not both"))
-		}
 		replay = explore.ReplayCommand(sc, out.trace)
 	}
 	if *printScenario {
@@ -86,7 +85,123 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "run", err)
 	}
-	return finish(o, replay, out, stdout, stderr)
+	return finish(o, replay, from, out, stdout, stderr)
+}
+
+// origin is where a run's scenario came from, for the commands that
+// re-run its advice: the scenario --scenario named (a reference or a
+// file) and the scenario flags that changed it; no scenario when flags
+// alone built it.
+type origin struct {
+	scenario string
+	base     protocols.Scenario
+	flags    []string // --name value, or --name=value for a boolean
+}
+
+// command is `locksim run --scenario` with o's flags and then flags.
+func (o origin) command(flags []string) string {
+	words := append([]string{"locksim", "run", "--scenario", o.scenario}, o.flags...)
+	words = append(words, flags...)
+	for i, w := range words {
+		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:@+=") != "" {
+			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// scenarioArgs lists the scenario flags args gives, in their order, as
+// --name value (--name=value for a boolean); fs has parsed args.
+func scenarioArgs(fs *flagSet, args []string) []string {
+	names := explore.ScenarioFlagNames()
+	var out []string
+	rec := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	rec.SetOutput(io.Discard)
+	fs.VisitAll(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			rec.BoolFunc(f.Name, "", func(v string) error {
+				if slices.Contains(names, f.Name) {
+					out = append(out, "--"+f.Name+"="+v)
+				}
+				return nil
+			})
+			return
+		}
+		rec.Func(f.Name, "", func(v string) error {
+			if slices.Contains(names, f.Name) {
+				out = append(out, "--"+f.Name, v)
+			}
+			return nil
+		})
+	})
+	rec.Parse(args)
+	return out
+}
+
+// override is base as it runs (normalized: what --print-scenario shows)
+// with each of flags, scenario flags as scenarioArgs lists them,
+// replacing its field; --fault replaces the whole schedule. The flags
+// that draw faults are refused: base's are drawn already.
+func override(base protocols.Scenario, flags []string) (protocols.Scenario, error) {
+	if len(flags) == 0 {
+		return base, nil
+	}
+	sc, err := base.Normalize()
+	if err != nil {
+		return sc, err
+	}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	explore.RegisterScenarioFlags(fs, &sc)
+	faults := false
+	for i := 0; i < len(flags); i++ {
+		name, value, isBool := strings.Cut(strings.TrimPrefix(flags[i], "--"), "=")
+		if !isBool && i+1 < len(flags) {
+			i++
+			value = flags[i]
+		}
+		switch name {
+		case "faults", "intensity", "swarm", "anchor-pct":
+			return sc, fmt.Errorf("--%s draws faults, and the scenario's are drawn already: give them with --fault instead", name)
+		case "protocol":
+			sc.ProtocolFile = nil
+		case "protocol-file":
+			sc.Protocol = ""
+		case "fault":
+			if !faults {
+				sc.Faults, faults = nil, true
+			}
+		}
+		if err := fs.Set(name, value); err != nil {
+			return sc, fmt.Errorf("--%s %q: %v", name, value, err)
+		}
+	}
+	return sc, nil
+}
+
+// adviceCommand is the command that runs exactly a's re-run: the flags
+// that build its scenario when they can say it all, or else the run's
+// own --scenario and flags with a's change after them; "" when neither
+// parses back to a's scenario.
+func adviceCommand(a traces.Advice, from origin) string {
+	if cmd := explore.ReplayCommand(a.Scenario, ""); cmd != "" || from.scenario == "" {
+		return cmd
+	}
+	sc, err := override(from.base, append(slices.Clone(from.flags), a.Flags...))
+	if err != nil {
+		return ""
+	}
+	got, err1 := sc.Normalize()
+	want, err2 := a.Scenario.Normalize()
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if !bytes.Equal(g, w) {
+		return ""
+	}
+	return from.command(a.Flags)
 }
 
 // namedScenario is the scenario --scenario names: a reference by name,
@@ -122,7 +237,7 @@ func printScenarioJSON(sc protocols.Scenario, stdout, stderr io.Writer) int {
 
 // finish writes the requested files, prints the outcome and returns the
 // exit code of its verdict.
-func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io.Writer) int {
+func finish(o *traces.Outcome, replay string, from origin, out outputFlags, stdout, stderr io.Writer) int {
 	notes := stdout // what was written; on stderr when stdout carries JSON
 	if out.json {
 		notes = stderr
@@ -146,10 +261,10 @@ func finish(o *traces.Outcome, replay string, out outputFlags, stdout, stderr io
 	}
 	advice := traces.Advise(o)
 	if out.json {
-		b, _ := json.MarshalIndent(summary(o, advice, replay), "", "  ")
+		b, _ := json.MarshalIndent(summary(o, advice, replay, from), "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printHuman(stdout, o, advice, replay, *out.failOn)
+		printHuman(stdout, o, advice, replay, from, *out.failOn)
 		if out.cmd == "replay" {
 			// traces.Verify refused any difference before this point.
 			fmt.Fprintf(stdout, "  replayed: the same %s and verdict as the file (trace %s)\n",
@@ -194,10 +309,10 @@ type jsonAdvice struct {
 	Replay string `json:"replay,omitempty"`
 }
 
-func summary(o *traces.Outcome, advice []traces.Advice, replay string) jsonSummary {
+func summary(o *traces.Outcome, advice []traces.Advice, replay string, from origin) jsonSummary {
 	var adv []jsonAdvice
 	for _, a := range advice {
-		adv = append(adv, jsonAdvice{a, explore.ReplayCommand(a.Scenario, "")})
+		adv = append(adv, jsonAdvice{a, adviceCommand(a, from)})
 	}
 	f := o.File
 	return jsonSummary{
@@ -213,7 +328,7 @@ func summary(o *traces.Outcome, advice []traces.Advice, replay string) jsonSumma
 	}
 }
 
-func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay string, failOn checker.FailOn) {
+func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay string, from origin, failOn checker.FailOn) {
 	f := o.File
 	sc := f.Scenario
 	faults := "no faults"
@@ -230,7 +345,7 @@ func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay s
 	}
 	printFaults(w, f, "  ")
 	printFindings(w, f.Report)
-	printAdvice(w, advice)
+	printAdvice(w, advice, from)
 	printPassesFailOn(w, f.Report, failOn)
 	fmt.Fprintf(w, "  %d events, %d redis commands, %.1f s simulated in %d ms; trace %s\n",
 		f.Trace.Stats.Events, f.Trace.Stats.RedisCommands, float64(f.Trace.Stats.SimNs)/1e9,
@@ -276,15 +391,16 @@ func printPassesFailOn(w io.Writer, r checker.Report, failOn checker.FailOn) {
 }
 
 // printAdvice prints the changes that removed the violations when the
-// same seed and faults were re-run with them.
-func printAdvice(w io.Writer, advice []traces.Advice) {
+// same seed and faults were re-run with them, each with the command that
+// runs its re-run.
+func printAdvice(w io.Writer, advice []traces.Advice, from origin) {
 	if len(advice) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "  what to change (each re-run on the same seed and faults):")
 	for _, a := range advice {
 		fmt.Fprintf(w, "    - %s\n      with %s\n", a.Change, a.Result)
-		if cmd := explore.ReplayCommand(a.Scenario, ""); cmd != "" {
+		if cmd := adviceCommand(a, from); cmd != "" {
 			fmt.Fprintf(w, "      %s\n", cmd)
 		}
 	}

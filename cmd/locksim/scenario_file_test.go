@@ -96,8 +96,8 @@ func TestMisspeltScenarioFileExitsTwoWithASuggestion(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "missing.json") {
 		t.Errorf("missing file: exit %d, %q", code, stderr)
 	}
-	code, _, stderr = runCLI("run", "--scenario", "pause-no-fencing", "--clients", "4")
+	code, _, stderr = runCLI("run", "--clients", "4")
 	if code != exitUsage || !strings.Contains(stderr, "--clients needs --protocol") {
-		t.Errorf("a flag on a fixed scenario: exit %d, %q", code, stderr)
+		t.Errorf("a scenario flag with neither --scenario nor --protocol: exit %d, %q", code, stderr)
 	}
 }
