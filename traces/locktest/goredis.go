@@ -63,10 +63,15 @@ type GoRedis struct {
 	// FailoverOptions, when set, are the failover client's options on
 	// topology replicated (instead of Options): MasterName (the
 	// simulated sentinel monitors the master by it), timeouts, retries,
-	// pool settings. The bridge sets the sentinel's address and the
-	// dialer (leave SentinelAddrs and Dialer empty); reads from replicas
-	// (RouteByLatency, RouteRandomly, ReplicaOnly), TLS and passwords are
-	// refused. Setting it makes replicated the lock's default topology.
+	// pool settings, OnConnect. The bridge sets the sentinel's address
+	// and the dialer (leave SentinelAddrs and Dialer empty); reads from
+	// replicas (RouteByLatency, RouteRandomly, ReplicaOnly), TLS and
+	// passwords are refused. Setting it makes replicated the lock's
+	// default topology. On topology single, without Options, the client
+	// to the master gets the settings the failover client gives its
+	// connections to the master (go-redis's conversion: every field the
+	// two types share), so the same timeouts, retries, pool and OnConnect
+	// apply on both topologies.
 	FailoverOptions *redis.FailoverOptions
 }
 
@@ -150,6 +155,9 @@ func attachBridge(w *sim.World, sc protocols.Scenario, opts *redis.Options, fail
 			return fmt.Errorf("fault %s on %s: a process run through the go-redis bridge has no clock of its own (its goroutines share the bubble's clock); aim clock faults at nodes", f.Kind, f.Target)
 		}
 	}
+	if opts == nil && failover != nil {
+		opts = masterOptions(failover) // topology single: the master's client, as the failover client builds it
+	}
 	topo := bridge.Topology{Kind: bridge.Single, Nodes: protocols.LockNodes(sc), Options: opts}
 	switch sc.Topology {
 	case protocols.TopoReplicated:
@@ -159,6 +167,67 @@ func attachBridge(w *sim.World, sc protocols.Scenario, opts *redis.Options, fail
 	}
 	_, err := bridge.Attach(w, topo)
 	return err
+}
+
+// masterOptions is the redis.Options go-redis's failover client builds
+// from fo for its connections to the master (FailoverOptions.clientOptions,
+// unexported: every field the two types share, FailingTimeoutSeconds
+// aside), so that a lock given FailoverOptions runs on topology single
+// with the settings it has on replicated. Addr and the maintenance
+// notifications are the bridge's; the fields CheckFailoverOptions refuses
+// never reach here.
+func masterOptions(fo *redis.FailoverOptions) *redis.Options {
+	return &redis.Options{
+		ClientName: fo.ClientName,
+		Dialer:     fo.Dialer,
+		OnConnect:  fo.OnConnect,
+
+		DB:                           fo.DB,
+		Protocol:                     fo.Protocol,
+		Username:                     fo.Username,
+		Password:                     fo.Password,
+		CredentialsProvider:          fo.CredentialsProvider,
+		CredentialsProviderContext:   fo.CredentialsProviderContext,
+		StreamingCredentialsProvider: fo.StreamingCredentialsProvider,
+
+		MaxRetries:      fo.MaxRetries,
+		MinRetryBackoff: fo.MinRetryBackoff,
+		MaxRetryBackoff: fo.MaxRetryBackoff,
+
+		ReadBufferSize:          fo.ReadBufferSize,
+		WriteBufferSize:         fo.WriteBufferSize,
+		PipelineReadBufferSize:  fo.PipelineReadBufferSize,
+		PipelineWriteBufferSize: fo.PipelineWriteBufferSize,
+		PipelinePoolSize:        fo.PipelinePoolSize,
+		AutoPipelineOptions:     fo.AutoPipelineOptions,
+
+		DialTimeout:           fo.DialTimeout,
+		DialerRetries:         fo.DialerRetries,
+		DialerRetryTimeout:    fo.DialerRetryTimeout,
+		DialerRetryBackoff:    fo.DialerRetryBackoff,
+		ReadTimeout:           fo.ReadTimeout,
+		WriteTimeout:          fo.WriteTimeout,
+		ContextTimeoutEnabled: fo.ContextTimeoutEnabled,
+
+		PoolFIFO:              fo.PoolFIFO,
+		PoolSize:              fo.PoolSize,
+		MaxConcurrentDials:    fo.MaxConcurrentDials,
+		PoolTimeout:           fo.PoolTimeout,
+		MinIdleConns:          fo.MinIdleConns,
+		MaxIdleConns:          fo.MaxIdleConns,
+		MaxActiveConns:        fo.MaxActiveConns,
+		ConnMaxIdleTime:       fo.ConnMaxIdleTime,
+		ConnMaxLifetime:       fo.ConnMaxLifetime,
+		ConnMaxLifetimeJitter: fo.ConnMaxLifetimeJitter,
+
+		TLSConfig: fo.TLSConfig,
+
+		DisableIdentity:           fo.DisableIdentity,
+		DisableIndentity:          fo.DisableIndentity,
+		IdentitySuffix:            fo.IdentitySuffix,
+		UnstableResp3:             fo.UnstableResp3,
+		PushNotificationProcessor: fo.PushNotificationProcessor,
+	}
 }
 
 // goLock is one operation's lock: the user's Locker, built on the
