@@ -56,7 +56,20 @@ type Data struct {
 }
 
 // Harm is what Data.Invariant found wrong: counts as the built-in
-// workloads' damage, and one sentence that says what is wrong.
+// workloads' damage, and one sentence that says what is wrong. Its
+// fields (it is model.Harm):
+//
+//	LostUpdates      int    // updates another holder's write overwrote
+//	DuplicateInserts int    // records inserted twice
+//	OversoldUnits    int    // units sold beyond the stock
+//	LostElements     int    // elements added and then lost
+//	Explanation      string // one sentence: "stock is 97 after 5 sales of 100"
+//
+// The zero Harm means the data is as serial use would leave it; a
+// negative count is taken as 0, and counts without an Explanation get
+// one listing the protected keys' final values.
+//
+//	return locktest.Harm{LostUpdates: lost, Explanation: "stock:apples is 98 after 3 sales of 100"}
 type Harm = model.Harm
 
 // Operation is one operation of Data.Critical.

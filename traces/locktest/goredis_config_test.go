@@ -2,7 +2,11 @@ package locktest
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"reflect"
+	"regexp"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9/auth"
 	"github.com/redis/go-redis/v9/push"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/protocols"
 )
 
@@ -109,4 +114,30 @@ func sameValue(a, b reflect.Value) bool {
 		return a.Pointer() == b.Pointer()
 	}
 	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// TestHarmFieldsDocumented: go doc on locktest.Harm (an alias, which go
+// doc does not expand) lists every field of model.Harm.
+func TestHarmFieldsDocumented(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "data.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := ""
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE && g.Specs[0].(*ast.TypeSpec).Name.Name == "Harm" {
+			text = g.Doc.Text()
+		}
+	}
+	if text == "" {
+		t.Fatal("no doc comment on type Harm in data.go")
+	}
+	h := reflect.TypeFor[model.Harm]()
+	for i := range h.NumField() {
+		f := h.Field(i)
+		if !regexp.MustCompile(`(?m)^\s*` + f.Name + `\s+` + regexp.QuoteMeta(f.Type.String()) + `\b`).MatchString(text) {
+			t.Errorf("Harm's doc does not list field %s %s:\n%s", f.Name, f.Type, text)
+		}
+	}
 }
