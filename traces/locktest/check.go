@@ -203,10 +203,20 @@ func (c *capture) fail(msg string) {
 }
 
 func (c *capture) Logf(format string, args ...any) {
+	if strings.HasPrefix(format, rapidPassed) {
+		return // Check's own line counts the scenarios (see rapidPassed)
+	}
 	if !c.Failed() {
 		c.TB.Logf(format, args...)
 	}
 }
+
+// rapidPassed starts the line rapid logs after a passing rapid.Check:
+// "[rapid] OK, passed 100 tests". Its count is -rapid.checks, not
+// Config.Checks: past the budget, rapid's cases pass untried, and a
+// budget above -rapid.checks takes several rapid.Checks. Check drops the
+// line: its own "held in N scenarios" says how many ran.
+const rapidPassed = "[rapid] OK, passed "
 
 func (c *capture) Log(args ...any) {
 	if !c.Failed() {
