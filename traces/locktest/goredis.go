@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,10 +120,10 @@ func (g *GoRedis) protocol() (protocols.Protocol, error) {
 	case g.Lease <= 0:
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s needs its Lease", g.Name)
 	}
-	if err := bridge.CheckOptions(g.Options); err != nil {
+	if err := refusal(g.Options, bridge.CheckOptions); err != nil {
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: %v", g.Name, err)
 	}
-	if err := bridge.CheckFailoverOptions(g.FailoverOptions); err != nil {
+	if err := refusal(g.FailoverOptions, bridge.CheckFailoverOptions); err != nil {
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: %v", g.Name, err)
 	}
 	if g.FailoverOptions != nil && g.NewPool != nil {
@@ -142,6 +144,40 @@ func (g *GoRedis) protocol() (protocols.Protocol, error) {
 		p.Topologies = []string{protocols.TopoReplicated, protocols.TopoSingle}
 	}
 	return p, nil
+}
+
+// refusal is check's refusal of the options o (bridge.CheckOptions,
+// bridge.CheckFailoverOptions), naming the fields of o that are set.
+// The bridge names a group of fields with one reason ("Options.Username,
+// Password, CredentialsProvider: the simulated nodes have no password")
+// when any of them is set; refusal asks it again about each field set,
+// alone, and names the ones refused for that reason.
+func refusal[O any](o *O, check func(*O) error) error {
+	err := check(o)
+	if err == nil {
+		return nil
+	}
+	group, reason, ok := strings.Cut(err.Error(), ": ")
+	if !ok {
+		return err
+	}
+	typ, _, _ := strings.Cut(group, ".") // Options, FailoverOptions
+	v := reflect.ValueOf(o).Elem()
+	var set []string
+	for i := range v.NumField() {
+		if !v.Type().Field(i).IsExported() || v.Field(i).IsZero() {
+			continue
+		}
+		alone := new(O)
+		reflect.ValueOf(alone).Elem().Field(i).Set(v.Field(i))
+		if e := check(alone); e != nil && strings.HasSuffix(e.Error(), ": "+reason) {
+			set = append(set, typ+"."+v.Type().Field(i).Name)
+		}
+	}
+	if len(set) == 0 {
+		return err
+	}
+	return fmt.Errorf("%s: %s", strings.Join(set, ", "), reason)
 }
 
 // attachBridge connects a scenario's world to the bridge, refusing the

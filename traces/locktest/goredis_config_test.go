@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"reflect"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/protocols"
+	"github.com/locksim/locksim/sim/bridge"
 )
 
 // TestGoRedisFailoverOptionsOnSingle: a lock given FailoverOptions (and
@@ -138,6 +140,44 @@ func TestHarmFieldsDocumented(t *testing.T) {
 		f := h.Field(i)
 		if !regexp.MustCompile(`(?m)^\s*` + f.Name + `\s+` + regexp.QuoteMeta(f.Type.String()) + `\b`).MatchString(text) {
 			t.Errorf("Harm's doc does not list field %s %s:\n%s", f.Name, f.Type, text)
+		}
+	}
+}
+
+// TestGoRedisOptionRefusalNamesFieldsSet: an option the bridge refuses
+// is refused naming exactly the fields the user set, with the bridge's
+// reason, not the group of fields the bridge checks together.
+func TestGoRedisOptionRefusalNamesFieldsSet(t *testing.T) {
+	creds := func(context.Context) (string, string, error) { return "", "", nil }
+	for _, tc := range []struct {
+		opts     *redis.Options
+		failover *redis.FailoverOptions
+		fields   string
+	}{
+		{opts: &redis.Options{Username: "app"}, fields: "Options.Username"},
+		{opts: &redis.Options{Password: "secret", Username: "app", ReadTimeout: time.Second}, fields: "Options.Username, Options.Password"},
+		{opts: &redis.Options{CredentialsProviderContext: creds}, fields: "Options.CredentialsProviderContext"},
+		{opts: &redis.Options{UnstableResp3: true}, fields: "Options.UnstableResp3"},
+		{opts: &redis.Options{ClientSideCacheConfig: &redis.ClientSideCacheConfig{}}, fields: "Options.ClientSideCacheConfig"},
+		{failover: &redis.FailoverOptions{MasterName: "orders", SentinelPassword: "secret"}, fields: "FailoverOptions.SentinelPassword"},
+		{failover: &redis.FailoverOptions{MasterName: "orders", UseDisconnectedReplicas: true}, fields: "FailoverOptions.UseDisconnectedReplicas"},
+		{failover: &redis.FailoverOptions{MasterName: "orders", ReplicaOnly: true}, fields: "FailoverOptions.ReplicaOnly"},
+	} {
+		g := *plainGoRedis
+		g.Options, g.FailoverOptions = tc.opts, tc.failover
+		// The reason is the bridge's, whatever group it names.
+		bridgeErr := bridge.CheckOptions(tc.opts)
+		if bridgeErr == nil {
+			bridgeErr = bridge.CheckFailoverOptions(tc.failover)
+		}
+		if bridgeErr == nil {
+			t.Fatalf("%s: the bridge accepts it", tc.fields)
+		}
+		_, reason, _ := strings.Cut(bridgeErr.Error(), ": ")
+		_, err := g.protocol()
+		want := "locktest: Config.GoRedis " + g.Name + ": " + tc.fields + ": " + reason
+		if err == nil || err.Error() != want {
+			t.Errorf("got  %v\nwant %s", err, want)
 		}
 	}
 }

@@ -218,7 +218,7 @@ func TestGoRedisOptionsRefused(t *testing.T) {
 	g.Options = &redis.Options{Password: "secret"}
 	r := newRecorder(t)
 	Check(r, Config{GoRedis: &g})
-	if msg, want := r.message(), "locktest: Config.GoRedis go:plain-tls: Options.Username, Password, CredentialsProvider: the simulated nodes have no password"; msg != want {
+	if msg, want := r.message(), "locktest: Config.GoRedis go:plain-tls: Options.Password: the simulated nodes have no password"; msg != want {
 		t.Fatalf("message %q, want %q", msg, want)
 	}
 	if _, err := plainGoRedis.registered(); err != nil {

@@ -269,7 +269,7 @@ func TestGoRedisFailoverOptionsSurviveFailover(t *testing.T) {
 	bad.FailoverOptions = &redis.FailoverOptions{ReplicaOnly: true}
 	r := newRecorder(t)
 	Check(r, Config{GoRedis: &bad})
-	if msg := r.message(); !strings.HasPrefix(msg, "locktest: Config.GoRedis go:plain-replica-reads: FailoverOptions.RouteByLatency, RouteRandomly, ReplicaOnly:") {
+	if msg := r.message(); !strings.HasPrefix(msg, "locktest: Config.GoRedis go:plain-replica-reads: FailoverOptions.ReplicaOnly: the simulated sentinel lists no replicas") {
 		t.Fatalf("message %q", msg)
 	}
 }
