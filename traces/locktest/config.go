@@ -3,6 +3,7 @@ package locktest
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,7 +42,9 @@ const (
 	// token after a newer one (the fenced-register check passed), whatever
 	// the holds did. Only workloads that write through fencing tokens
 	// (a fencing lock on a workload with a fenced storage, or a
-	// Config.Resource written through Section.Write) are judged.
+	// Config.Resource written through Section.Write) are judged; a lock
+	// that hands out no tokens (not a protocols.Fencer, as every GoRedis
+	// lock) is refused with FenceHeld, which could only hold vacuously.
 	FenceHeld Invariant = "fence-held"
 )
 
@@ -53,7 +56,8 @@ const FaultDelay = trace.FaultDelay
 type Config struct {
 	// Protocol is the lock under test, by catalog name (see `locksim
 	// list`), or the name of a protocol registered with
-	// protocols.Register. Ignored when Lock is set.
+	// protocols.Register. The lock under test is one of Protocol, Lock
+	// and GoRedis: a Config that sets two of them is refused.
 	Protocol string
 	// Lock is a protocol of one's own, passed directly: it is registered
 	// with protocols.Register on first use. Names are global to the test
@@ -63,13 +67,14 @@ type Config struct {
 	// their own names.
 	Lock *protocols.Protocol
 	// GoRedis is a lock written with go-redis, run unmodified through
-	// locksim's bridge (see GoRedis); ignored when Lock is set. Check
+	// locksim's bridge (see GoRedis). Check
 	// and Fuzz run it; it needs their *testing.T, because every run
 	// happens in a testing/synctest bubble, and it cannot be checked in
 	// parallel tests. Its Name is registered as Lock's is.
 	GoRedis *GoRedis
-	// Workload is the application code that uses the lock; default
-	// unique-name. Ignored when Resource is set.
+	// Workload is the application code that uses the lock, by name;
+	// default unique-name. The workload is one of Workload, Resource and
+	// Data: a Config that sets two of them is refused.
 	Workload string
 	// Resource is a protected resource of one's own, with its model: it
 	// becomes the workload (named after its Spec), and the checker checks
@@ -171,6 +176,10 @@ func (cfg Config) prepare() (*config, error) {
 // resolveLock registers Config.Lock (or the GoRedis lock) and looks up
 // the protocol under test.
 func (c *config) resolveLock() error {
+	if err := oneOf("the lock under test", set{"Config.Protocol", c.Protocol != ""},
+		set{fieldLock, c.Lock != nil}, set{fieldGoRedis, c.GoRedis != nil}); err != nil {
+		return err
+	}
 	field := fieldLock
 	if c.Lock == nil && c.GoRedis != nil {
 		p, err := c.GoRedis.registered()
@@ -190,7 +199,7 @@ func (c *config) resolveLock() error {
 		c.slot, c.Protocol = s, c.Lock.Name
 	}
 	if c.Protocol == "" {
-		return errors.New("locktest: Config needs a Protocol or a Lock")
+		return errors.New("locktest: Config needs a Protocol, a Lock or a GoRedis")
 	}
 	p, err := protocols.Lookup(c.Protocol)
 	if err != nil {
@@ -202,13 +211,55 @@ func (c *config) resolveLock() error {
 	return nil
 }
 
+// set is a Config field and whether the user set it.
+type set struct {
+	field string
+	on    bool
+}
+
+// oneOf refuses a Config where more than one of fields, which all say
+// what, is set.
+func oneOf(what string, fields ...set) error {
+	var on []string
+	for _, f := range fields {
+		if f.on {
+			on = append(on, f.field)
+		}
+	}
+	if len(on) < 2 {
+		return nil
+	}
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = strings.TrimPrefix(f.field, "Config.")
+	}
+	both := "both"
+	if len(on) > 2 {
+		both = "all"
+	}
+	return fmt.Errorf("locktest: %s are %s set: %s is one of %s; set only one", and(on), both, what, and(names))
+}
+
+// and joins words as a list: "a, b and c".
+func and(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
 // checkOwn fills and checks the fields only locktest has: the property
 // and the bounds of what it draws.
 func (c *config) checkOwn() error {
 	switch c.Property {
 	case "":
 		c.Property = MutualExclusion
-	case MutualExclusion, NoDamage, Both, FenceHeld, Ownership:
+	case MutualExclusion, NoDamage, Both, Ownership:
+	case FenceHeld:
+		if fences, known := handsOutTokens(c.proto); known && !fences {
+			return fmt.Errorf("locktest: Config.Property %s: %s hands out no fencing tokens (its locks are not a protocols.Fencer), so no write is fenced and there is nothing to check; check a fencing lock, or another Property",
+				c.Property, c.Protocol)
+		}
 	default:
 		return fmt.Errorf("locktest: unknown Config.Property %q (%s, %s, %s, %s or %s)", c.Property, MutualExclusion, NoDamage, Ownership, Both, FenceHeld)
 	}
@@ -254,10 +305,26 @@ func (c *config) checkOwn() error {
 	return nil
 }
 
+// handsOutTokens reports whether p's locks hand out fencing tokens
+// (protocols.IsFenced); known is false when p's New cannot build a lock
+// outside a run (it panicked).
+func handsOutTokens(p protocols.Protocol) (fences, known bool) {
+	defer func() {
+		if recover() != nil {
+			fences, known = false, false
+		}
+	}()
+	return protocols.IsFenced(p), true
+}
+
 // checkScenarios fills the workload and topologies and has protocols
 // validate the largest scenario of each topology and lease locktest may
 // draw.
 func (c *config) checkScenarios() error {
+	if err := oneOf("the workload", set{"Config.Workload", c.Workload != ""},
+		set{"Config.Resource", c.Resource != nil}, set{"Config.Data", c.Data != nil}); err != nil {
+		return err
+	}
 	if c.Resource != nil {
 		if err := registerResource(c.Resource); err != nil {
 			return err

@@ -32,7 +32,8 @@ import (
 // the first two operations that ran at once and the cause of their
 // clients' overlapping holds, as for the built-in workloads.
 type Data struct {
-	// Name names the workload and its lock: letters, digits, '-' and '_'.
+	// Name names the workload and its lock: letters, digits, '-' and '_'
+	// (the rule GoRedis.Name follows too).
 	Name string
 	// Keys are the protected keys and their values before the run, set
 	// as strings on the master.
@@ -87,6 +88,24 @@ type Operation struct {
 	Call, Return time.Duration
 }
 
+// fieldData is the Config field of a user's data, for messages.
+const fieldData = "Config.Data"
+
+// checkName refuses the Name of a lock or data of one's own (field is
+// the Config field the user set): letters, digits, - and _ only, the one
+// rule for both. The name becomes part of the workload and model names of
+// traces ("data:<name>:final") and of the protocol name a trace and its
+// replay command carry.
+func checkName(field, name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("locktest: %s needs a Name", field)
+	case !model.IsName(name):
+		return fmt.Errorf("locktest: %s.Name %q: letters, digits, - and _ only", field, name)
+	}
+	return nil
+}
+
 // dataSlot is the workload a Data name is registered as: each run uses
 // the Data value its Check bound last (a literal built in the test is a
 // new value on every run of the test).
@@ -104,11 +123,10 @@ var dataSlots = struct {
 // bindData registers d as a workload, or binds it to the workload of
 // its name.
 func bindData(d *Data) error {
+	if err := checkName(fieldData, d.Name); err != nil {
+		return err
+	}
 	switch {
-	case d.Name == "":
-		return errors.New("locktest: Config.Data needs a Name")
-	case !model.IsName(d.Name):
-		return fmt.Errorf("locktest: Config.Data name %q: letters, digits, - and _ only", d.Name)
 	case len(d.Keys) == 0:
 		return fmt.Errorf("locktest: Config.Data %s needs Keys: the protected keys and their initial values", d.Name)
 	case d.Critical == nil:

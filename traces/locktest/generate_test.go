@@ -131,7 +131,7 @@ func TestConfigErrors(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{}, "needs a Protocol or a Lock"},
+		{Config{}, "needs a Protocol, a Lock or a GoRedis"},
 		{Config{Protocol: "nope"}, `unknown protocol "nope"`},
 		{Config{Protocol: "setnx-del", Faults: []string{"meteor"}}, `unknown fault kind "meteor"`},
 		{Config{Protocol: "setnx-del", Topologies: []string{protocols.TopoIndependent}}, "does not run on topology"},

@@ -36,6 +36,7 @@ type Locker interface {
 // calls Lock and Unlock from ordinary goroutines in virtual time.
 type GoRedis struct {
 	// Name is the lock's name in traces; give each lock its own.
+	// Letters, digits, '-' and '_' (the rule Data.Name follows too).
 	Name string
 	// New returns a lock on key over client: a redis.Client to the
 	// master (topology single), or a failover client that finds the
@@ -63,8 +64,9 @@ type GoRedis struct {
 	// to the failover client. nil: go-redis's defaults.
 	Options *redis.Options
 	// FailoverOptions, when set, are the failover client's options on
-	// topology replicated (instead of Options): MasterName (the
-	// simulated sentinel monitors the master by it), timeouts, retries,
+	// topology replicated (instead of Options): MasterName (required, as
+	// go-redis requires it; the simulated sentinel monitors the master
+	// by it), timeouts, retries,
 	// pool settings, OnConnect. The bridge sets the sentinel's address
 	// and the dialer (leave SentinelAddrs and Dialer empty); reads from
 	// replicas (RouteByLatency, RouteRandomly, ReplicaOnly), TLS and
@@ -112,9 +114,10 @@ func (g *GoRedis) registered() (*protocols.Protocol, error) {
 
 // protocol describes g as a protocol of the registry.
 func (g *GoRedis) protocol() (protocols.Protocol, error) {
+	if err := checkName(fieldGoRedis, g.Name); err != nil {
+		return protocols.Protocol{}, err
+	}
 	switch {
-	case g.Name == "":
-		return protocols.Protocol{}, errors.New("locktest: Config.GoRedis needs a Name")
 	case (g.New == nil) == (g.NewPool == nil):
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s needs exactly one of New and NewPool", g.Name)
 	case g.Lease <= 0:
@@ -125,6 +128,9 @@ func (g *GoRedis) protocol() (protocols.Protocol, error) {
 	}
 	if err := refusal(g.FailoverOptions, bridge.CheckFailoverOptions); err != nil {
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: %v", g.Name, err)
+	}
+	if g.FailoverOptions != nil && g.FailoverOptions.MasterName == "" {
+		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: FailoverOptions.MasterName is empty: go-redis's failover client asks the sentinel for the master by this name (the simulated sentinel monitors it under the name you give)", g.Name)
 	}
 	if g.FailoverOptions != nil && g.NewPool != nil {
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: FailoverOptions is for a lock built by New on topology replicated, not NewPool", g.Name)

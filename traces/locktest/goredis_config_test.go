@@ -27,7 +27,7 @@ import (
 func TestGoRedisFailoverOptionsOnSingle(t *testing.T) {
 	var connects atomic.Int64
 	g := *plainGoRedis
-	g.Name = "go:plain-failover-single"
+	g.Name = "go-plain-failover-single"
 	g.FailoverOptions = &redis.FailoverOptions{MasterName: "orders", ReadTimeout: time.Second,
 		OnConnect: func(context.Context, *redis.Conn) error { connects.Add(1); return nil }}
 	cfg := Config{GoRedis: &g, Topologies: []string{protocols.TopoReplicated, protocols.TopoSingle}}

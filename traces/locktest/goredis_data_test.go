@@ -117,7 +117,7 @@ func TestGoRedisDataRefused(t *testing.T) {
 
 // redislockGoRedisForData is a pool lock (topology independent).
 func redislockGoRedisForData() *GoRedis {
-	return &GoRedis{Name: "go:data-pool", Lease: 10 * time.Second,
+	return &GoRedis{Name: "go-data-pool", Lease: 10 * time.Second,
 		NewPool: func(clients []redis.UniversalClient, key string) Locker { return newPlainLock(clients[0], key) }}
 }
 
@@ -176,7 +176,7 @@ func shelves() *Data {
 // user's client options reach the clients Critical is given.
 func TestGoRedisDataLockKeys(t *testing.T) {
 	g := *plainGoRedis
-	g.Name = "go:plain-options"
+	g.Name = "go-plain-options"
 	g.Options = &redis.Options{ReadTimeout: 1500 * time.Millisecond, MaxRetries: 1}
 	d := shelves()
 	seen := map[string]bool{}
@@ -214,11 +214,11 @@ func TestGoRedisDataLockKeys(t *testing.T) {
 // honour are refused in one line naming the field.
 func TestGoRedisOptionsRefused(t *testing.T) {
 	g := *plainGoRedis
-	g.Name = "go:plain-tls"
+	g.Name = "go-plain-tls"
 	g.Options = &redis.Options{Password: "secret"}
 	r := newRecorder(t)
 	Check(r, Config{GoRedis: &g})
-	if msg, want := r.message(), "locktest: Config.GoRedis go:plain-tls: Options.Password: the simulated nodes have no password"; msg != want {
+	if msg, want := r.message(), "locktest: Config.GoRedis go-plain-tls: Options.Password: the simulated nodes have no password"; msg != want {
 		t.Fatalf("message %q, want %q", msg, want)
 	}
 	if _, err := plainGoRedis.registered(); err != nil {
@@ -228,7 +228,7 @@ func TestGoRedisOptionsRefused(t *testing.T) {
 	other.Options = &redis.Options{ReadTimeout: time.Second}
 	r = newRecorder(t)
 	Check(r, Config{GoRedis: &other})
-	if msg := r.message(); !strings.HasPrefix(msg, `locktest: another Config.GoRedis is already registered as "go:plain-setnx", with other settings (Options {`) {
+	if msg := r.message(); !strings.HasPrefix(msg, `locktest: another Config.GoRedis is already registered as "go-plain-setnx", with other settings (Options {`) {
 		t.Fatalf("message %q", msg)
 	}
 }

@@ -26,7 +26,7 @@ type delLock struct{ plainLock }
 func (l *delLock) Unlock(ctx context.Context) error { return l.rdb.Del(ctx, l.key).Err() }
 
 func newDelGoRedis() *GoRedis {
-	return &GoRedis{Name: "go:setnx-del", Lease: 10 * time.Second,
+	return &GoRedis{Name: "go-setnx-del", Lease: 10 * time.Second,
 		New: func(rdb redis.UniversalClient, key string) Locker {
 			return &delLock{plainLock{rdb: rdb, key: key, ttl: 10 * time.Second}}
 		},
@@ -49,7 +49,7 @@ func TestExpectNaiveGoRedisLock(t *testing.T) {
 	if f.Property != checker.PropMutex || f.Cause != checker.CausePrematureExpiry || f.Mechanism != "holder paused" {
 		t.Fatalf("property %q cause %q mechanism %q:\n%s", f.Property, f.Cause, f.Mechanism, f.Message)
 	}
-	if len(f.Clients) != 2 || f.Seed != f.Scenario.Seed || f.Scenario.Protocol != "go:setnx-del" {
+	if len(f.Clients) != 2 || f.Seed != f.Scenario.Seed || f.Scenario.Protocol != "go-setnx-del" {
 		t.Fatalf("clients %v seed %d scenario %+v", f.Clients, f.Seed, f.Scenario)
 	}
 	if _, err := os.Stat(f.TracePath); err != nil || !strings.Contains(f.Replay, "-"+ReplayFlag+"="+f.TracePath) {
@@ -97,7 +97,7 @@ func TestExpectFailsWhenTheLockHolds(t *testing.T) {
 	if f := Expect(r, Config{GoRedis: plainGoRedis, Checks: 5, TraceDir: t.TempDir()}); f != nil {
 		t.Fatalf("a failure from a correct lock: %s", f.Message)
 	}
-	if msg := r.message(); !strings.HasPrefix(msg, "locktest: expected a violation, but mutual-exclusion held in 5 scenarios of go:plain-setnx") {
+	if msg := r.message(); !strings.HasPrefix(msg, "locktest: expected a violation, but mutual-exclusion held in 5 scenarios of go-plain-setnx") {
 		t.Fatalf("message:\n%s", msg)
 	}
 	r = newRecorder(t)

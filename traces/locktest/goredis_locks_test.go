@@ -59,7 +59,7 @@ func (l *plainLock) Unlock(ctx context.Context) error {
 var errNotOwner = errors.New("lock no longer ours")
 
 // plainGoRedis is plainLock as locktest takes it.
-var plainGoRedis = &GoRedis{Name: "go:plain-setnx", New: newPlainLock, Lease: 10 * time.Second,
+var plainGoRedis = &GoRedis{Name: "go-plain-setnx", New: newPlainLock, Lease: 10 * time.Second,
 	Refused:  func(err error) bool { return errors.Is(err, errNotAcquired) },
 	NotOwner: func(err error) bool { return errors.Is(err, errNotOwner) }}
 
@@ -95,7 +95,7 @@ func redsyncRefused(err error) bool {
 
 func redsyncNotOwner(err error) bool { return errors.Is(err, redsync.ErrLockAlreadyExpired) }
 
-var redsyncGoRedis = &GoRedis{Name: "go:redsync", NewPool: newRedsync(), Lease: 8 * time.Second,
+var redsyncGoRedis = &GoRedis{Name: "go-redsync", NewPool: newRedsync(), Lease: 8 * time.Second,
 	Refused: redsyncRefused, NotOwner: redsyncNotOwner}
 
 // redislockLock is bsm/redislock's Obtain and Release with its defaults
@@ -126,6 +126,6 @@ func (l *redislockLock) Unlock(ctx context.Context) error {
 	return l.l.Release(ctx)
 }
 
-var redislockGoRedis = &GoRedis{Name: "go:redislock", New: newRedislock, Lease: 10 * time.Second,
+var redislockGoRedis = &GoRedis{Name: "go-redislock", New: newRedislock, Lease: 10 * time.Second,
 	Refused:  func(err error) bool { return errors.Is(err, redislock.ErrNotObtained) },
 	NotOwner: func(err error) bool { return errors.Is(err, redislock.ErrLockNotHeld) }}

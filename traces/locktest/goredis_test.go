@@ -104,14 +104,14 @@ func (l *unseededLock) Lock(ctx context.Context) error {
 // bridge does not control is reported as such before any search.
 func TestGoRedisNondeterminismReported(t *testing.T) {
 	g := *plainGoRedis
-	g.Name = "go:unseeded"
+	g.Name = "go-unseeded"
 	g.New = func(rdb redis.UniversalClient, key string) Locker {
 		return &unseededLock{plainLock{rdb: rdb, key: key}}
 	}
 	r := newRecorder(t)
 	Check(r, Config{GoRedis: &g, TraceDir: t.TempDir()})
 	msg := r.message()
-	if !strings.HasPrefix(msg, "locktest: go:unseeded is not deterministic: two runs of the same scenario gave different traces") ||
+	if !strings.HasPrefix(msg, "locktest: go-unseeded is not deterministic: two runs of the same scenario gave different traces") ||
 		!strings.Contains(msg, "first difference: ") || !strings.Contains(msg, "Give it a seeded source") {
 		t.Fatalf("message:\n%s", msg)
 	}
@@ -140,11 +140,11 @@ func TestGoRedisRefusedFaults(t *testing.T) {
 // (go test -count=N, one subtest per case): each run binds it to the
 // name, and the runs agree byte for byte.
 func TestGoRedisLiteralPerRun(t *testing.T) {
-	sc := protocols.Scenario{Seed: 3, Protocol: "go:literal", Clients: 2, Ops: 1}
+	sc := protocols.Scenario{Seed: 3, Protocol: "go-literal", Clients: 2, Ops: 1}
 	var hash string
 	for i := range 3 {
 		t.Run(fmt.Sprint("run", i), func(t *testing.T) {
-			g := &GoRedis{Name: "go:literal", New: newPlainLock, Lease: 10 * time.Second,
+			g := &GoRedis{Name: "go-literal", New: newPlainLock, Lease: 10 * time.Second,
 				Refused: func(err error) bool { return errors.Is(err, errNotAcquired) }}
 			r := newRecorder(t)
 			Check(r, Config{GoRedis: g, Checks: 3, TraceDir: t.TempDir()})
@@ -161,9 +161,9 @@ func TestGoRedisLiteralPerRun(t *testing.T) {
 			hash = res.Outcome.File.TraceSHA256
 		})
 	}
-	longer := &GoRedis{Name: "go:literal", New: newPlainLock, Lease: 20 * time.Second}
+	longer := &GoRedis{Name: "go-literal", New: newPlainLock, Lease: 20 * time.Second}
 	_, err := EvaluateT(t, Config{GoRedis: longer}, sc)
-	if err == nil || !strings.Contains(err.Error(), `another Config.GoRedis is already registered as "go:literal", with other settings (Lease 20s, earlier 10s)`) {
+	if err == nil || !strings.Contains(err.Error(), `another Config.GoRedis is already registered as "go-literal", with other settings (Lease 20s, earlier 10s)`) {
 		t.Fatalf("another lock under the name: %v", err)
 	}
 }
@@ -176,7 +176,7 @@ func TestGoRedisInParallelTest(t *testing.T) {
 			t.Parallel()
 			r := newRecorder(t)
 			Check(r, Config{GoRedis: plainGoRedis, Checks: 1, TraceDir: t.TempDir()})
-			want := "locktest: Config.GoRedis go:plain-setnx cannot run in a parallel test: each run seeds crypto/rand and math/rand for the whole process"
+			want := "locktest: Config.GoRedis go-plain-setnx cannot run in a parallel test: each run seeds crypto/rand and math/rand for the whole process"
 			if msg := r.message(); !strings.HasPrefix(msg, want) {
 				t.Fatalf("message:\n%s", msg)
 			}
@@ -206,7 +206,7 @@ func (l *ctxIgnoringLock) Lock(ctx context.Context) error {
 // the client and the call where it waits, not by synctest's deadlock
 // panic (which would stop the test binary and fail this test).
 func TestGoRedisContextIgnoredDiagnosed(t *testing.T) {
-	g := &GoRedis{Name: "go:ctx-ignoring", Lease: 10 * time.Second,
+	g := &GoRedis{Name: "go-ctx-ignoring", Lease: 10 * time.Second,
 		New: func(rdb redis.UniversalClient, key string) Locker {
 			return &ctxIgnoringLock{plainLock{rdb: rdb, key: key, ttl: 10 * time.Second}, make(chan struct{})}
 		},
@@ -231,7 +231,7 @@ func TestGoRedisContextIgnoredDiagnosed(t *testing.T) {
 // and keeps taking the lock after a failover.
 func TestGoRedisFailoverOptionsSurviveFailover(t *testing.T) {
 	g := *plainGoRedis
-	g.Name = "go:plain-sentinel"
+	g.Name = "go-plain-sentinel"
 	g.FailoverOptions = &redis.FailoverOptions{MasterName: "orders", ReadTimeout: time.Second, MaxRetries: 2}
 	sc := protocols.Scenario{Seed: 2, Protocol: g.Name, Topology: protocols.TopoReplicated, Clients: 2, Ops: 8,
 		Faults: []trace.Fault{{Kind: trace.FaultFailover, Target: protocols.MasterNode, AtMs: 3000, DurMs: 60000}}}
@@ -265,11 +265,11 @@ func TestGoRedisFailoverOptionsSurviveFailover(t *testing.T) {
 	}
 	// Options the simulated sentinel cannot honour are refused, naming the field.
 	bad := *plainGoRedis
-	bad.Name = "go:plain-replica-reads"
+	bad.Name = "go-plain-replica-reads"
 	bad.FailoverOptions = &redis.FailoverOptions{ReplicaOnly: true}
 	r := newRecorder(t)
 	Check(r, Config{GoRedis: &bad})
-	if msg := r.message(); !strings.HasPrefix(msg, "locktest: Config.GoRedis go:plain-replica-reads: FailoverOptions.ReplicaOnly: the simulated sentinel lists no replicas") {
+	if msg := r.message(); !strings.HasPrefix(msg, "locktest: Config.GoRedis go-plain-replica-reads: FailoverOptions.ReplicaOnly: the simulated sentinel lists no replicas") {
 		t.Fatalf("message %q", msg)
 	}
 }
