@@ -295,7 +295,7 @@ func resultLine(rep checker.Report) string {
 		}
 	}
 	if harmless > 0 {
-		parts = append(parts, fmt.Sprintf("%d harmless late %s (nobody else held the lock)", harmless, map[bool]string{true: "write", false: "writes"}[harmless == 1]))
+		parts = append(parts, fmt.Sprintf("%d late %s with no newer writer", harmless, map[bool]string{true: "write", false: "writes"}[harmless == 1]))
 	}
 	return strings.Join(parts, ", ")
 }
