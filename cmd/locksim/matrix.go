@@ -27,7 +27,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	faults := fs.String("faults", "", "comma-separated fault kinds, \"none\" included (default: none and every kind)")
 	clients := fs.Int("clients", 0, "number of client processes (default: drawn per seed, as explore does)")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
-	verify := fs.Bool("verify", false, "add each cell's bounded exhaustive verdict (as locksim verify)")
+	verify := fs.Bool("verify", false, "add each cell's bounded exhaustive verdict (as locksim verify, with --seed as its seed)")
 	fs.Bool("rates", true, "ignored: every cell runs all its seeds and shows its rate (kept for old scripts)")
 	asJSON := fs.Bool("json", false, "print the matrices as JSON (one array, one per workload)")
 	pos, err := parse(fs, args)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -66,6 +67,40 @@ func TestMatrixBadInputExitsTwo(t *testing.T) {
 		}
 		if lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "locksim matrix") {
 			t.Errorf("%v: stderr %q, want one line", args, stderr)
+		}
+	}
+}
+
+// matrix --verify's bounded verdict is `locksim verify`'s on the same
+// cell with the same seed: --seed reaches it, so the two commands give
+// the same answer (the same scope, placements and claim).
+func TestMatrixVerifyIsVerifyAtTheSameSeed(t *testing.T) {
+	cell := []string{"--protocols", "setnx-lua-del", "--faults", "reply-loss"}
+	for _, seed := range []string{"5", "1"} {
+		code, out, errs := runCLI(append([]string{"matrix", "--json", "--verify", "--runs", "2", "--seed", seed}, cell...)...)
+		if code != exitOK {
+			t.Fatalf("matrix --seed %s: exit %d\n%s%s", seed, code, out, errs)
+		}
+		var ms []explore.Matrix
+		if err := json.Unmarshal([]byte(out), &ms); err != nil || len(ms) != 1 {
+			t.Fatalf("matrix --seed %s: %v", seed, err)
+		}
+		c, ok := ms[0].Cell("setnx-lua-del", "reply-loss")
+		if !ok || c.Bounded == nil {
+			t.Fatalf("matrix --seed %s: no bounded verdict", seed)
+		}
+		code, out, errs = runCLI(append([]string{"verify", "--json", "--seed", seed}, cell...)...)
+		if code != exitOK {
+			t.Fatalf("verify --seed %s: exit %d\n%s%s", seed, code, out, errs)
+		}
+		var v explore.Verification
+		if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Cells) != 1 {
+			t.Fatalf("verify --seed %s: %v", seed, err)
+		}
+		got, want := *c.Bounded, v.Cells[0]
+		got.WallMs, want.WallMs = 0, 0
+		if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
+			t.Errorf("--seed %s: matrix --verify says\n  %s\nverify says\n  %s", seed, g, w)
 		}
 	}
 }

@@ -40,9 +40,12 @@ type MatrixOptions struct {
 	Workload  string   // empty: unique-name
 	Runs      int      // seeds per cell, FirstSeed to FirstSeed+Runs-1; 0: DefaultMatrixRuns
 	FirstSeed uint64
-	Clients   int  // 0: drawn per seed, as explore draws them
-	Workers   int  // parallel runs; 0: GOMAXPROCS
-	Verify    bool // add each cell's bounded exhaustive verdict (Verify's default scope)
+	Clients   int // 0: drawn per seed, as explore draws them
+	Workers   int // parallel runs; 0: GOMAXPROCS
+	// Verify adds each cell's bounded exhaustive verdict: Verify's
+	// default scope, FirstSeed its noise seed, so that `locksim verify
+	// --seed S` gives the same verdict on the same cell.
+	Verify bool
 }
 
 // Cell is the verdict of one protocol under one fault kind: the summary
@@ -170,7 +173,8 @@ func (c *Cell) fill(s *Summary) {
 }
 
 // addBounded runs Verify over the matrix's rows and columns and attaches
-// each cell's bounded verdict.
+// each cell's bounded verdict: Verify's scope as `locksim verify` runs it,
+// the matrix's first seed its noise seed (both default to 1).
 func (m *Matrix) addBounded(ctx context.Context, opt MatrixOptions) error {
 	var kinds []string
 	for _, f := range opt.Faults {
@@ -181,7 +185,8 @@ func (m *Matrix) addBounded(ctx context.Context, opt MatrixOptions) error {
 	if len(kinds) == 0 {
 		return nil
 	}
-	v, err := Verify(ctx, VerifyOptions{Protocols: opt.Protocols, Files: opt.Files, Faults: kinds, Workload: opt.Workload, Workers: opt.Workers})
+	v, err := Verify(ctx, VerifyOptions{Protocols: opt.Protocols, Files: opt.Files, Faults: kinds, Workload: opt.Workload,
+		Seed: opt.FirstSeed, Workers: opt.Workers})
 	if err != nil {
 		return err
 	}
