@@ -88,11 +88,22 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printSummary(stdout, s)
 	}
-	if failOn.Fails(s.Broken()) {
+	return exploreExit(s, *failOn)
+}
+
+// exploreExit is the exit status of an exploration (explore's, merge's),
+// as Jepsen composes its checkers' results and as matrix does its cells:
+// 1 when a run violated (a property failOn fails on), else 4 when a run
+// failed, else 3 when a run was not judged (inconclusive: a budget
+// stopped it, or the checker could not decide), else 0.
+func exploreExit(s *explore.Summary, failOn checker.FailOn) int {
+	switch {
+	case failOn.Fails(s.Broken()):
 		return exitViolation
-	}
-	if s.Errors > 0 {
+	case s.Errors > 0:
 		return exitInternal
+	case s.Unknown > 0:
+		return exitUnknown
 	}
 	return exitOK
 }

@@ -36,13 +36,15 @@ var exitCodes = map[string]string{
 		"included), 3 inconclusive, 4 internal error.",
 	"check": "0 no violation, 1 a violation was found, 2 bad usage or input (FILE:LINE: reason),\n" +
 		"3 inconclusive (the checker's step budget ran out), 4 internal error.",
-	"view":    "0 the page was written, 2 bad usage or input, 4 internal error.",
-	"list":    "0 listed, 2 bad usage, 4 internal error.",
-	"explore": "0 no run violated, 1 a run violated, 2 bad usage or input, 4 a run failed or internal error.",
+	"view": "0 the page was written, 2 bad usage or input, 4 internal error.",
+	"list": "0 listed, 2 bad usage, 4 internal error.",
+	"explore": "0 no run violated and every run was judged, 1 a run violated, 2 bad usage or input,\n" +
+		"3 no run violated but some were inconclusive (a budget stopped them, or the checker could not decide;\n" +
+		"the summary says which and how many), 4 a run failed or internal error.",
 	"shrink": "1 the minimal trace was written (it still violates: that is what was kept), 2 bad usage or\n" +
 		"input (a trace without a violation included), 4 internal error.",
-	"merge": "0 no merged run violated, 1 a merged run violated, 2 bad usage or input,\n" +
-		"4 a shard counted failed runs, or internal error.",
+	"merge": "0 no merged run violated and every one was judged, 1 a merged run violated, 2 bad usage or input,\n" +
+		"3 no merged run violated but some were inconclusive, 4 a shard counted failed runs, or internal error.",
 	"matrix": "0 every cell safe, 1 a cell is unsafe, 2 bad usage or input, or a cell's runs could not be built,\n" +
 		"3 no cell unsafe but one inconclusive, 4 internal error.",
 	"verify": "0 every cell safe, 1 a cell is unsafe, 2 bad usage or input, or a cell's runs failed, 4 internal error.",

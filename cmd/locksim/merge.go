@@ -72,11 +72,5 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printSummary(stdout, m)
 	}
-	if m.Violating > 0 {
-		return exitViolation
-	}
-	if m.Errors > 0 {
-		return exitInternal
-	}
-	return exitOK
+	return exploreExit(m, nil)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
 
@@ -39,6 +40,12 @@ type CauseCount struct {
 	Replay    string `json:"replay,omitempty"` // the command that reruns FirstSeed
 }
 
+// WhyCount is how many runs were not judged for one reason.
+type WhyCount struct {
+	Why  string `json:"why"`
+	Runs int    `json:"runs"`
+}
+
 // Summary aggregates an exploration. It holds counters only, so memory
 // stays flat however many runs there are.
 type Summary struct {
@@ -55,12 +62,17 @@ type Summary struct {
 	// mutual-exclusion violation); DataLost the others, whose only damage
 	// is a write the data store lost (a crash or a promotion undid it),
 	// which no lock could prevent.
-	LockViolated int          `json:"lock_violated_runs"`
-	DataLost     int          `json:"data_lost_runs"`
-	Unknown      int          `json:"unknown_runs"`
-	Errors       int          `json:"errors"`
-	FirstError   string       `json:"first_error,omitempty"`
-	Causes       []CauseCount `json:"causes"`
+	LockViolated int `json:"lock_violated_runs"`
+	DataLost     int `json:"data_lost_runs"`
+	// Unknown counts the runs not judged: the checker's verdict was
+	// unknown (a run budget stopped the run, or the checker ran out of
+	// search steps) and ground truth showed no harm. The rates are over
+	// the other runs; UnknownWhy says why, a count per reason.
+	Unknown    int          `json:"unknown_runs"`
+	UnknownWhy []WhyCount   `json:"unknown_why,omitempty"`
+	Errors     int          `json:"errors"`
+	FirstError string       `json:"first_error,omitempty"`
+	Causes     []CauseCount `json:"causes"`
 	// The judged counts behind Verdict, counted as matrix and verify
 	// count them: Judge, run by run (a fenced lock's overlaps alone are
 	// not unsafe, only damage to its data is; a write the data store lost
@@ -252,9 +264,60 @@ func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string)
 		s.split(r.file.Report)
 		return s.count(causes, r.seed, r.file, out)
 	case checker.VerdictUnknown:
-		s.Unknown++
+		if !r.judged.Unsafe && !r.judged.DataLoss { // harm ground truth showed is judged
+			s.Unknown++
+			s.UnknownWhy = addWhy(s.UnknownWhy, unknownWhy(r.report), 1)
+		}
 	}
 	return nil
+}
+
+// unknownWhy says why a run with an unknown verdict was not judged: which
+// run budget stopped it (as `locksim run` names it), or that the checker
+// could not decide.
+func unknownWhy(r checker.Report) string {
+	budget := strings.TrimPrefix(r.Budget, "budget exceeded: ")
+	name, _, _ := strings.Cut(budget, ":")
+	switch {
+	case budget == "":
+	case strings.HasPrefix(budget, trace.HorizonBudget):
+		return "stopped at the horizon, clients still working"
+	case name == "events":
+		return "stopped by the event budget (raise it with --max-events)"
+	default:
+		return "stopped by the " + name + " budget"
+	}
+	for _, c := range r.Checked {
+		if c.Result == checker.VerdictUnknown && strings.Contains(c.Unknown, "search steps") {
+			return "the checker ran out of search steps"
+		}
+	}
+	return "the checker could not decide"
+}
+
+// addWhy adds n runs to reason why, keeping the reasons in order (the
+// same whatever order shards are merged in).
+func addWhy(ws []WhyCount, why string, n int) []WhyCount {
+	for i := range ws {
+		if ws[i].Why == why {
+			ws[i].Runs += n
+			return ws
+		}
+	}
+	ws = append(ws, WhyCount{Why: why, Runs: n})
+	sort.Slice(ws, func(i, j int) bool { return ws[i].Why < ws[j].Why })
+	return ws
+}
+
+// whyText writes the reasons as one clause: "17 stopped by the event
+// budget (raise it with --max-events); 2 the checker ran out of search
+// steps".
+func whyText(ws []WhyCount) string {
+	var parts []string
+	for _, w := range ws {
+		parts = append(parts, fmt.Sprintf("%s %s", Thousands(w.Runs), w.Why))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // judge counts one run's judgement; runs arrive in seed order, so the
@@ -285,7 +348,7 @@ func (s *Summary) verdict() Verdict {
 	case s.Errors > 0 && s.UnsafeRuns == 0:
 		return failed("sampled", s.FirstError)
 	}
-	return sampled(s.Runs-s.Errors, s.UnsafeRuns, s.DataLossRuns, s.Unknown, s.FirstUnsafe)
+	return sampled(s.Runs-s.Errors-s.Unknown, s.UnsafeRuns, s.DataLossRuns, s.Unknown, whyText(s.UnknownWhy), s.FirstUnsafe)
 }
 
 // finish computes the rates and lists the causes in order.
@@ -390,6 +453,14 @@ func merge(parts []*Summary) (*Summary, error) {
 		m.LockViolated += p.LockViolated
 		m.DataLost += p.DataLost
 		m.Unknown += p.Unknown
+		told := 0
+		for _, w := range p.UnknownWhy {
+			m.UnknownWhy = addWhy(m.UnknownWhy, w.Why, w.Runs)
+			told += w.Runs
+		}
+		if n := p.Unknown - told; n > 0 { // a summary from before the reasons were kept
+			m.UnknownWhy = addWhy(m.UnknownWhy, "reason not recorded in the shard's summary", n)
+		}
 		m.Errors += p.Errors
 		m.UnsafeRuns += p.UnsafeRuns
 		m.DataLossRuns += p.DataLossRuns

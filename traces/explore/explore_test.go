@@ -2,8 +2,10 @@ package explore
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/checker"
@@ -172,5 +174,53 @@ func TestSyncedCheckLocksLoseAKeyToAStalePromotion(t *testing.T) {
 		if !found {
 			t.Errorf("%s under failover,partition: no lost-after-failover in %d runs (%+v)", p, s.Runs, s.Causes)
 		}
+	}
+}
+
+// A matrix cell whose runs an event budget stopped in part is judged on
+// the others: its rate and label are over the judged runs, it says how
+// many were not judged, and, with no unsafe run, it is inconclusive and
+// listed as such.
+func TestCellOfRunsNotJudged(t *testing.T) {
+	unsafe := map[bool]bool{}
+	for _, cell := range [][2]string{{"setnx-lua-del", "none"}, {"setnx-del", "gc-pause"}} {
+		p := cell[0]
+		base := cellScenario(p, "unique-name", cell[1])
+		base.MaxEvents = 400
+		s := explore(t, ExploreConfig{Base: base, Runs: 12, SeedStart: 1})
+		unknown := 0
+		for i := range 12 {
+			sc := base
+			sc.Seed = uint64(1 + i)
+			o, err := traces.Evaluate(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.File.Report.Verdict == checker.VerdictUnknown && !judge(o.File.Report, o.File.Trace, false).Unsafe {
+				unknown++
+			}
+		}
+		if unknown == 0 || unknown == 12 || s.Unknown != unknown {
+			t.Fatalf("%s: %d of 12 runs not judged, explore counts %d: want some", p, unknown, s.Unknown)
+		}
+		c := Cell{Protocol: p, Fault: cell[1]}
+		c.fill(s)
+		unsafe[c.Violating > 0] = true
+		judged := 12 - unknown
+		if c.Evidence.Runs != judged || c.Rate() != float64(c.Violating)/float64(judged) || c.Unknown != unknown {
+			t.Errorf("%s: cell %d judged, %d not, rate %v; want %d judged, %d not", p, c.Evidence.Runs, c.Unknown, c.Rate(), judged, unknown)
+		}
+		m := &Matrix{Workload: "unique-name", Runs: 12, FirstSeed: 1, Faults: []string{cell[1]}, Protocols: []string{p}, Rows: [][]Cell{{c}}}
+		text := m.Text()
+		if !strings.Contains(c.label(), fmt.Sprintf("/%d @", judged)) && !strings.HasPrefix(c.label(), "<") ||
+			!strings.Contains(c.label(), fmt.Sprintf(", %d not judged", unknown)) || !strings.Contains(text, c.label()) {
+			t.Errorf("%s: label %q, want the judged runs and %d not judged", p, c.label(), unknown)
+		}
+		if c.Violating == 0 && (c.Verdict != CellUnknown || !strings.Contains(text, "inconclusive cells:\n  "+p)) {
+			t.Errorf("%s: no unsafe run and %d not judged, but the cell is %s:\n%s", p, unknown, c.Verdict, text)
+		}
+	}
+	if !unsafe[true] || !unsafe[false] {
+		t.Errorf("want an unsafe cell and one with no unsafe run: %v", unsafe)
 	}
 }

@@ -17,7 +17,7 @@ import (
 const (
 	CellSafe    = VerdictNotFound // no run showed a violation: the rate it rules out is in the evidence
 	CellUnsafe  = VerdictUnsafe   // a run showed one: Seed is the first
-	CellUnknown = VerdictUnknown  // no violation, but a check was inconclusive
+	CellUnknown = VerdictUnknown  // no unsafe run, but a run was not judged (a budget stopped it, or the checker could not decide)
 	// cellDataLoss: the lock held, but the data store lost writes with a
 	// node (a failover, a restart), which no lock can prevent.
 	cellDataLoss = VerdictDataLoss
@@ -59,7 +59,7 @@ type Cell struct {
 	Verdict   string `json:"verdict"`
 	Runs      int    `json:"runs"`                // seeds run
 	Violating int    `json:"violating"`           // of them, judged unsafe
-	Unknown   int    `json:"unknown,omitempty"`   // of them, inconclusive
+	Unknown   int    `json:"unknown,omitempty"`   // of them, not judged (inconclusive: Evidence.UnknownWhy says why)
 	DataLoss  int    `json:"data_loss,omitempty"` // of them, the lock held but the data store lost writes
 	// DataLossSeed and DataLossCause are the first such run's.
 	DataLossSeed  *uint64 `json:"data_loss_seed,omitempty"`
@@ -79,12 +79,12 @@ type Cell struct {
 	file *protocols.ProtocolFile // the row's protocol file, if it has one
 }
 
-// Rate is the share of the cell's runs that were unsafe.
+// Rate is the share of the cell's judged runs that were unsafe.
 func (c Cell) Rate() float64 {
-	if c.Runs == 0 {
+	if c.Evidence.Runs == 0 {
 		return 0
 	}
-	return float64(c.Violating) / float64(c.Runs)
+	return float64(c.Violating) / float64(c.Evidence.Runs)
 }
 
 // Matrix is the safety matrix: one row per protocol, one column per fault

@@ -28,9 +28,10 @@ func (m *Matrix) legend() []string {
 	out := []string{
 		fmt.Sprintf("each cell is `locksim explore --protocol P --faults F --workload %s --runs %d --seed-start %d`: the same swarm generator, judged run by run",
 			m.Workload, m.Runs, m.FirstSeed),
-		"unsafe k/n @S = k of the n runs were unsafe, the first at seed S (rate and 95% Wilson interval in --json and below)",
-		fmt.Sprintf("<x = not found in the %d runs: the unsafe rate is below x at 95%% confidence (1 - 0.05^(1/n)), not that it is 0", m.Runs),
-		"data-loss r = no unsafe run, but a share r of the runs lost the protected data with a node (no lock prevents that)",
+		"unsafe k/n @S = k of the n judged runs were unsafe, the first at seed S (rate and 95% Wilson interval in --json and below)",
+		fmt.Sprintf("<x = not found in the n judged runs (the %d, but those not judged): the unsafe rate is below x at 95%% confidence (1 - 0.05^(1/n)), not that it is 0", m.Runs),
+		"data-loss r = no unsafe run, but a share r of the judged runs lost the protected data with a node (no lock prevents that)",
+		"u not judged = u runs stopped by a budget or undecided by the checker, left out of the rate: with no unsafe run the cell is inconclusive",
 		"n/a = the fault means nothing on the topologies the protocol runs on",
 	}
 	if m.hasBounded() {
@@ -50,7 +51,7 @@ func (m *Matrix) Text() string {
 	}
 	b.WriteString("\n")
 	m.writeTable(&b)
-	var causes, bounded []string
+	var causes, unknown, bounded []string
 	for _, row := range m.Rows {
 		for _, c := range row {
 			switch c.Verdict {
@@ -58,6 +59,8 @@ func (m *Matrix) Text() string {
 				causes = append(causes, fmt.Sprintf("  %s / %s (%s): %s: %s", c.Protocol, c.Fault, c.Topology, c.Evidence.Text, c.Cause))
 			case CellError:
 				causes = append(causes, fmt.Sprintf("  %s / %s: %s", c.Protocol, c.Fault, c.Evidence.Text))
+			case CellUnknown:
+				unknown = append(unknown, fmt.Sprintf("  %s / %s (%s): %s", c.Protocol, c.Fault, c.Topology, c.Evidence.Text))
 			}
 			if c.Bounded != nil && c.Bounded.Verdict != cellNA {
 				bounded = append(bounded, fmt.Sprintf("  %s / %s: %s", c.Protocol, c.Fault, c.Bounded.Claim))
@@ -69,6 +72,9 @@ func (m *Matrix) Text() string {
 	}
 	if len(causes) > 0 {
 		b.WriteString("\nunsafe cells:\n" + strings.Join(causes, "\n") + "\n")
+	}
+	if len(unknown) > 0 {
+		b.WriteString("\ninconclusive cells:\n" + strings.Join(unknown, "\n") + "\n")
 	}
 	if len(bounded) > 0 {
 		b.WriteString("\nbounded (verify):\n" + strings.Join(bounded, "\n") + "\n")

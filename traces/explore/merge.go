@@ -59,6 +59,8 @@ func (s *Summary) check() error {
 		return errors.New("negative counts")
 	case s.Violating+s.Unknown+s.Errors > s.Runs:
 		return fmt.Errorf("%d violating, %d unknown and %d errors out of %d runs", s.Violating, s.Unknown, s.Errors, s.Runs)
+	case s.unknownWhyRuns() > s.Unknown:
+		return fmt.Errorf("reasons for %d runs not judged, of %d", s.unknownWhyRuns(), s.Unknown)
 	case s.SimMs < 0 || s.WallMs < 0:
 		return errors.New("negative times")
 	}
@@ -79,6 +81,19 @@ func (s *Summary) check() error {
 		}
 	}
 	return nil
+}
+
+// unknownWhyRuns is the runs the reasons of UnknownWhy count; MaxInt if a
+// reason is empty or counts no run, more than any count.
+func (s *Summary) unknownWhyRuns() int {
+	n := 0
+	for _, w := range s.UnknownWhy {
+		if w.Why == "" || w.Runs < 1 {
+			return math.MaxInt
+		}
+		n += w.Runs
+	}
+	return n
 }
 
 // shard returns the summary's K and N (1 and 1 when not sharded).

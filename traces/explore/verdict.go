@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // A Verdict is what one command says about one protocol under one fault
@@ -23,14 +24,25 @@ import (
 // failures, 1 - 0.05^(1/n) (Clopper-Pearson's for k = 0, about 3/n: the
 // rule of three). Both assume the runs independent draws of one
 // scenario distribution: seeds of one generator.
+//
+// Both are over the judged runs only. A run is not judged when its
+// checker's verdict is unknown and its ground truth shows no harm: a run
+// budget stopped it (the event budget, the horizon) or the checker ran
+// out of search steps. Such a run is evidence of nothing, so it is left
+// out of the rate's numerator and denominator and counted apart, with
+// why. As Jepsen's checkers compose (false over unknown over true), a
+// verdict with an unsafe run is unsafe, and one with none but a run not
+// judged is inconclusive; with no run judged it claims no rate at all.
 type Verdict struct {
 	// Verdict is one of the Verdict* constants.
 	Verdict string `json:"verdict"`
 	// Method is "sampled" (explore, matrix: seeds of the generator) or
 	// "exhaustive" (verify: every placement within a bound).
 	Method string `json:"method"`
-	Runs   int    `json:"runs"`
-	Unsafe int    `json:"unsafe"` // sampled: runs judged unsafe
+	// Runs: sampled, the runs judged (those the rate is over); exhaustive,
+	// the placements run.
+	Runs   int `json:"runs"`
+	Unsafe int `json:"unsafe"` // sampled: runs judged unsafe
 	// Rate, Low and High: the unsafe runs' share and its 95% interval.
 	Rate float64 `json:"rate"`
 	Low  float64 `json:"low"`
@@ -39,9 +51,12 @@ type Verdict struct {
 	Below     float64 `json:"below,omitempty"`
 	FirstSeed *uint64 `json:"first_seed,omitempty"`
 	DataLoss  int     `json:"data_loss,omitempty"` // sampled: runs where only the data store lost writes
-	Unknown   int     `json:"unknown,omitempty"`   // runs the checker could not decide
-	Fault     string  `json:"fault,omitempty"`
-	Depth     int     `json:"depth,omitempty"` // exhaustive: the most faults a placement holds
+	// Unknown counts the runs not judged, besides Runs; UnknownWhy says
+	// why, as "n reason; m reason".
+	Unknown    int    `json:"unknown,omitempty"`
+	UnknownWhy string `json:"unknown_why,omitempty"`
+	Fault      string `json:"fault,omitempty"`
+	Depth      int    `json:"depth,omitempty"` // exhaustive: the most faults a placement holds
 	// Bound is an exhaustive verdict's scope; Found, the placement that
 	// broke it.
 	Bound string `json:"bound,omitempty"`
@@ -64,21 +79,26 @@ const (
 	VerdictError         = "error"
 )
 
-// sampled is the verdict of n seeded runs of one generator: unsafe of
-// them judged unsafe (the first at seed first), dataLoss where only the
-// data store lost writes, unknown the checker could not decide.
-func sampled(runs, unsafe, dataLoss, unknown int, first *uint64) Verdict {
-	v := Verdict{Method: "sampled", Runs: runs, Unsafe: unsafe, DataLoss: dataLoss, Unknown: unknown, FirstSeed: first}
-	v.Rate, v.Low, v.High = wilson95(unsafe, runs)
+// sampled is the verdict of seeded runs of one generator: judged runs
+// judged, unsafe of them judged unsafe (the first at seed first),
+// dataLoss where only the data store lost writes; unknown more runs not
+// judged, for the reasons why.
+func sampled(judged, unsafe, dataLoss, unknown int, why string, first *uint64) Verdict {
+	v := Verdict{Method: "sampled", Runs: judged, Unsafe: unsafe, DataLoss: dataLoss, Unknown: unknown, UnknownWhy: why,
+		FirstSeed: first}
+	v.Rate, v.Low, v.High = wilson95(unsafe, judged)
 	switch {
 	case unsafe > 0:
 		v.Verdict = VerdictUnsafe
+	case unknown > 0 || judged == 0:
+		v.Verdict = VerdictUnknown
 	case dataLoss > 0:
-		v.Verdict, v.Below = VerdictDataLoss, upperBound95(runs)
-	case unknown > 0:
-		v.Verdict, v.Below = VerdictUnknown, upperBound95(runs)
+		v.Verdict = VerdictDataLoss
 	default:
-		v.Verdict, v.Below = VerdictNotFound, upperBound95(runs)
+		v.Verdict = VerdictNotFound
+	}
+	if unsafe == 0 && judged > 0 {
+		v.Below = upperBound95(judged)
 	}
 	v.Text = v.text()
 	return v
@@ -121,11 +141,6 @@ func unsafeWithoutFault(bound, cause string) Verdict {
 
 // text is the verdict's one line.
 func (v Verdict) text() string {
-	seed := ""
-	if v.FirstSeed != nil {
-		seed = fmt.Sprintf(", first seed %d", *v.FirstSeed)
-	}
-	notFound := fmt.Sprintf("not found in %s: rate < %s at 95%%", runsOf(v.Runs), percent(v.Below))
 	switch {
 	case v.Verdict == VerdictNA:
 		return "n/a: " + v.Why
@@ -138,17 +153,47 @@ func (v Verdict) text() string {
 			v.Found, v.Why, v.placements(), v.Bound, Thousands(v.Runs))
 	case v.Method == "exhaustive":
 		return fmt.Sprintf("verified: %s, within %s (%s)", v.placements(), v.Bound, Plural(v.Runs, "placement"))
+	}
+	return v.sampledText() + v.notJudged()
+}
+
+// sampledText is a sampled verdict's line but for the runs not judged.
+func (v Verdict) sampledText() string {
+	judged := runsOf(v.Runs)
+	if v.Unknown > 0 {
+		judged = strings.Replace(judged, "run", "judged run", 1)
+	}
+	notFound := fmt.Sprintf("not found in %s: rate < %s at 95%%", judged, percent(v.Below))
+	switch {
 	case v.Verdict == VerdictUnsafe:
+		seed := ""
+		if v.FirstSeed != nil {
+			seed = fmt.Sprintf(", first seed %d", *v.FirstSeed)
+		}
 		return fmt.Sprintf("unsafe: %s of %s (%s, 95%% interval %s-%s)%s",
-			Thousands(v.Unsafe), runsOf(v.Runs), percent(v.Rate), percent(v.Low), percent(v.High), seed)
-	case v.Verdict == VerdictDataLoss:
+			Thousands(v.Unsafe), judged, percent(v.Rate), percent(v.Low), percent(v.High), seed)
+	case v.Runs == 0:
+		return fmt.Sprintf("inconclusive: none of %s judged, so no rate is claimed", runsOf(v.Unknown))
+	case v.DataLoss > 0:
 		lost := v.DataLoss
-		return fmt.Sprintf("%s; the data store lost writes in %s of them (%s), which no lock prevents", notFound, Thousands(lost),
+		notFound = fmt.Sprintf("%s; the data store lost writes in %s of them (%s), which no lock prevents", notFound, Thousands(lost),
 			percent(float64(lost)/float64(v.Runs)))
-	case v.Verdict == VerdictUnknown:
-		return fmt.Sprintf("%s; %d of them inconclusive (the checker could not decide)", notFound, v.Unknown)
+	}
+	if v.Verdict == VerdictUnknown {
+		return "inconclusive: " + notFound
 	}
 	return notFound
+}
+
+// notJudged says how many runs were not judged and why, if any were.
+func (v Verdict) notJudged() string {
+	if v.Unknown == 0 {
+		return ""
+	}
+	if v.Runs == 0 {
+		return ": " + v.UnknownWhy
+	}
+	return fmt.Sprintf("; %s of %s not judged: %s", Thousands(v.Unknown), runsOf(v.Runs+v.Unknown), v.UnknownWhy)
 }
 
 // placements says what an exhaustive search placed.
@@ -160,21 +205,26 @@ func (v Verdict) placements() string {
 }
 
 // Label is the verdict in a table cell: "unsafe 11/2000 @71",
-// "<0.15%", "verified", "n/a".
+// "<0.15%", "verified", "n/a"; with runs not judged, how many.
 func (v Verdict) Label() string {
+	s := v.Verdict
 	switch {
 	case v.Method == "exhaustive" && v.Verdict == VerdictUnsafe:
 		return "unsafe (exhaustive)"
 	case v.Verdict == VerdictUnsafe:
-		return fmt.Sprintf("unsafe %d/%d @%d", v.Unsafe, v.Runs, *v.FirstSeed)
-	case v.Verdict == VerdictNotFound:
-		return "<" + percent(v.Below)
-	case v.Verdict == VerdictDataLoss:
-		return fmt.Sprintf("<%s, data-loss %s", percent(v.Below), percent(float64(v.DataLoss)/float64(v.Runs)))
-	case v.Verdict == VerdictUnknown:
-		return fmt.Sprintf("<%s, %d inconclusive", percent(v.Below), v.Unknown)
+		s = fmt.Sprintf("unsafe %d/%d @%d", v.Unsafe, v.Runs, *v.FirstSeed)
+	case v.Verdict == VerdictUnknown && v.Runs == 0:
+		return fmt.Sprintf("inconclusive (%d not judged)", v.Unknown)
+	case v.Verdict == VerdictUnknown, v.Verdict == VerdictNotFound, v.Verdict == VerdictDataLoss:
+		s = "<" + percent(v.Below)
+		if v.DataLoss > 0 {
+			s += ", data-loss " + percent(float64(v.DataLoss)/float64(v.Runs))
+		}
 	}
-	return v.Verdict
+	if v.Unknown > 0 {
+		s += fmt.Sprintf(", %d not judged", v.Unknown)
+	}
+	return s
 }
 
 func runsOf(n int) string {
