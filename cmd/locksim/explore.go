@@ -171,7 +171,8 @@ func printSummary(w io.Writer, s *explore.Summary) {
 	}
 	fmt.Fprintf(w, "  %s in %.1f s (%.0f runs/s), %.0fx simulated time over wall time\n",
 		explore.Plural(s.Runs, "run"), s.WallMs/1000, s.RunsPerSec, s.SimPerWall)
-	fmt.Fprintf(w, "  %d with a violation reported, %d inconclusive, %s\n", s.Violating, s.Unknown, explore.Plural(s.Errors, "error"))
+	fmt.Fprintf(w, "  %d with a violation reported, %d inconclusive (not judged), %s, %d with none of these\n",
+		s.Violating, s.Unknown, explore.Plural(s.Errors, "error"), s.Runs-s.Violating-s.Unknown-s.Errors)
 	if s.Violating != s.UnsafeRuns {
 		fmt.Fprintf(w, "    (%d judged unsafe, as matrix and verify judge: a fenced lock's overlaps alone and writes the data store lost are not the lock's failure)\n",
 			s.UnsafeRuns)
@@ -184,8 +185,8 @@ func printSummary(w io.Writer, s *explore.Summary) {
 		fmt.Fprintf(w, "  dangerous states reached (runs): %s\n", strings.Join(parts, ", "))
 	}
 	if s.Violating > 0 {
-		fmt.Fprintf(w, "  %d runs violated the lock; %d only lost data in the store (a write no lock could keep)\n",
-			s.LockViolated, s.DataLost)
+		fmt.Fprintf(w, "  of the %d with a violation: %d where the lock failed, %d where only the data store lost a write (no lock could keep it)\n",
+			s.Violating, s.LockViolated, s.DataLost)
 	}
 	if line := damageLine(s.Damage.Sum); line != "" || s.Damage.Sum.StaleWritesRejected > 0 {
 		if line == "" {

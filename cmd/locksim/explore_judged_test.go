@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -128,5 +131,54 @@ func TestExploreHelpListsItsExitStatuses(t *testing.T) {
 		if want := fmt.Sprintf("%d ", code); !ok || !strings.HasPrefix(statuses, want) && !strings.Contains(statuses, ", "+want) {
 			t.Errorf("explore --help does not list exit status %d:\n%s", code, statuses)
 		}
+	}
+}
+
+// Each breakdown of explore's runs adds up to its total, each run in one
+// bucket, in the text, the JSON and the HTML report alike: here 49 runs
+// of setnx-lua-del under delay report a violation, 3 of them two holders
+// at once and the rest harm to the data alone.
+func TestExploreBreakdownsAddUp(t *testing.T) {
+	args := []string{"--protocol", "setnx-lua-del", "--faults", "delay", "--runs", "200"}
+	_, s := exploreJSON(t, args...)
+	if s.Violating == 0 || s.LockViolated+s.DataLost != s.Violating {
+		t.Errorf("JSON: %d violating runs = %d where the lock failed + %d where only the store lost data?",
+			s.Violating, s.LockViolated, s.DataLost)
+	}
+	mutex := 0
+	for _, c := range s.Causes {
+		if c.Property == "mutual-exclusion" {
+			mutex = max(mutex, c.Runs)
+		}
+	}
+	if mutex == 0 || mutex == s.Violating {
+		t.Fatalf("want violating runs with and without two holders: %d of %d", mutex, s.Violating)
+	}
+	html := filepath.Join(t.TempDir(), "report.html")
+	_, out, errs := runCLI(append([]string{"explore", "--html", html}, args...)...)
+	for _, want := range []string{
+		fmt.Sprintf("%d with a violation reported, %d inconclusive (not judged), %s, %d with none of these",
+			s.Violating, s.Unknown, explore.Plural(s.Errors, "error"), s.Runs-s.Violating-s.Unknown-s.Errors),
+		fmt.Sprintf("of the %d with a violation: %d where the lock failed, %d where only the data store lost a write",
+			s.Violating, s.LockViolated, s.DataLost),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s%s", want, out, errs)
+		}
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := func(what string) int {
+		m := regexp.MustCompile(`<div class="num">(\d+)</div><div class="what">` + what).FindSubmatch(page)
+		if m == nil {
+			t.Fatalf("the report has no %q card", what)
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		return n
+	}
+	if v, l, d := card("violating"), card("the lock itself failed"), card("only the store lost data"); v != s.Violating || l+d != v {
+		t.Errorf("HTML: %d violating runs = %d where the lock failed + %d where only the store lost data?", v, l, d)
 	}
 }

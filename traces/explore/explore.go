@@ -58,10 +58,12 @@ type Summary struct {
 	Shard     string             `json:"shard,omitempty"`
 	Runs      int                `json:"runs"`
 	Violating int                `json:"violating_runs"`
-	// LockViolated counts the runs where the lock itself failed (a
-	// mutual-exclusion violation); DataLost the others, whose only damage
-	// is a write the data store lost (a crash or a promotion undid it),
-	// which no lock could prevent.
+	// The violating runs, each in one bucket: DataLost counts those whose
+	// every violation is a write the data store lost (a crash or a
+	// promotion undid it, which no lock could prevent); LockViolated the
+	// others, where the lock failed: a violation the store's loss does
+	// not explain (two holders at once, a lease renewed or released by
+	// another, harm to the data, a client left waiting).
 	LockViolated int `json:"lock_violated_runs"`
 	DataLost     int `json:"data_lost_runs"`
 	// Unknown counts the runs not judged: the checker's verdict was
@@ -261,7 +263,7 @@ func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string)
 	switch r.verdict {
 	case checker.VerdictViolation:
 		s.Violating++
-		s.split(r.file.Report)
+		s.split(r.file)
 		return s.count(causes, r.seed, r.file, out)
 	case checker.VerdictUnknown:
 		if !r.judged.Unsafe && !r.judged.DataLoss { // harm ground truth showed is judged
@@ -376,20 +378,27 @@ func listCauses(base protocols.Scenario, causes map[[2]string]*CauseCount) []Cau
 	return out
 }
 
-// split counts a violating run as a failure of the lock itself, or as a
-// run whose only damage is a write the data store lost.
-func (s *Summary) split(r checker.Report) {
-	data := false
-	for _, v := range r.Violations {
-		if v.Property == checker.PropMutex {
+// split counts a violating run as a failure of the lock itself, or, when
+// each of its violations is a write the data store lost, as data loss:
+// each violating run in exactly one of the two.
+func (s *Summary) split(f *traces.File) {
+	for _, v := range f.Report.Violations {
+		if !lostByStore(v, f.Trace) {
 			s.LockViolated++
 			return
 		}
-		data = data || v.Cause == checker.CauseLostAfterFailover || v.Cause == checker.CauseRestart
 	}
-	if data {
-		s.DataLost++
+	s.DataLost++
+}
+
+// lostByStore reports whether a violation is a write the data store lost
+// with a node, as judge sees it: not two holders at once, but a cause or
+// a key the checker explains by the loss.
+func lostByStore(v checker.Violation, tr *trace.Trace) bool {
+	if v.Property == checker.PropMutex {
+		return false
 	}
+	return v.Cause == checker.CauseLostAfterFailover || v.Cause == checker.CauseRestart || dataLoss(v, tr)
 }
 
 // count records each distinct cause of a violating run, keeping the trace
