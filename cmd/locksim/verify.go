@@ -27,7 +27,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", defaultSeed, "noise seed of every run")
 	offsets := fs.String("offsets", "0,1", "comma-separated offsets in ms after each step")
 	depth := fs.Int("depth", 1, "most faults per placement: 1, or 2 (each fault also with a standing split, and two faults of the kind within a lease)")
-	pairBudget := fs.Int("pair-budget", explore.DefaultPairBudget, "with --depth 2, the most two-fault placements per cell")
+	pairBudget := fs.Int("pair-budget", explore.DefaultPairBudget, "with --depth 2, the most two-fault placements per cell, shared evenly by its holds and down-afters (the claim says how many it tried)")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
 	failOn := registerFailOn(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON")

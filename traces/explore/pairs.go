@@ -25,8 +25,9 @@ import (
 //   - two faults of the kind, the second at a later step of the
 //     fault-free run within one lease of the first, at offset 0;
 //
-// up to PairBudget two-fault runs in that order (the claim says when it
-// cut).
+// up to PairBudget two-fault runs a cell in that order, shared evenly by
+// the cell's points (the claim then says how many it tried of how many,
+// and claims nothing for the rest).
 
 // DefaultPairBudget bounds a cell's two-fault placements: with the
 // singles, at most about 30,000 runs (redlock's worst cell, partition:

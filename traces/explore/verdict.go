@@ -57,6 +57,12 @@ type Verdict struct {
 	UnknownWhy string `json:"unknown_why,omitempty"`
 	Fault      string `json:"fault,omitempty"`
 	Depth      int    `json:"depth,omitempty"` // exhaustive: the most faults a placement holds
+	// PairsRun and Pairs: with depth 2, the two-fault placements tried
+	// and those there are; fewer tried when the cell's pair budget
+	// (PairBudget) cut them, and then no claim is made for two faults.
+	PairsRun   int `json:"pairs_run,omitempty"`
+	Pairs      int `json:"pairs,omitempty"`
+	PairBudget int `json:"pair_budget,omitempty"`
 	// Bound is an exhaustive verdict's scope; Found, the placement that
 	// broke it.
 	Bound string `json:"bound,omitempty"`
@@ -120,16 +126,23 @@ func failed(method, why string) Verdict {
 }
 
 // exhaustive is verify's verdict on fault kind within bound after runs
-// placements of up to depth faults: found names the placement that broke
-// it ("" if none did).
-func exhaustive(kind string, depth int, bound string, runs int, found, cause string) Verdict {
+// placements of up to depth faults, pairs of them two-fault placements:
+// found names the placement that broke it ("" if none did).
+func exhaustive(kind string, depth int, bound string, runs int, pairs pairCount, found, cause string) Verdict {
 	v := Verdict{Verdict: VerdictVerified, Method: "exhaustive", Runs: runs, Fault: kind, Depth: depth, Bound: bound, Found: found, Why: cause}
+	if depth == 2 {
+		v.PairsRun, v.Pairs, v.PairBudget = pairs.run, pairs.total, pairs.budget
+	}
 	if found != "" {
 		v.Verdict, v.Unsafe = VerdictUnsafe, 1
 	}
 	v.Text = v.text()
 	return v
 }
+
+// pairCount is how many two-fault placements a cell has, how many it
+// tried and the budget that capped them.
+type pairCount struct{ run, total, budget int }
 
 // unsafeWithoutFault is verify's verdict on a cell whose fault-free run
 // already fails.
@@ -151,6 +164,9 @@ func (v Verdict) text() string {
 	case v.Method == "exhaustive" && v.Verdict == VerdictUnsafe:
 		return fmt.Sprintf("unsafe: %s breaks it (%s); found trying %s, within %s (placement %s)",
 			v.Found, v.Why, v.placements(), v.Bound, Thousands(v.Runs))
+	case v.Method == "exhaustive" && v.cut():
+		return fmt.Sprintf("verified: %s, within %s (%s); not tried: the other %s two-fault placements, so this is not verified up to 2 faults",
+			v.placements(), v.Bound, Plural(v.Runs, "placement"), Thousands(v.Pairs-v.PairsRun))
 	case v.Method == "exhaustive":
 		return fmt.Sprintf("verified: %s, within %s (%s)", v.placements(), v.Bound, Plural(v.Runs, "placement"))
 	}
@@ -196,8 +212,16 @@ func (v Verdict) notJudged() string {
 	return fmt.Sprintf("; %s of %s not judged: %s", Thousands(v.Unknown), runsOf(v.Runs+v.Unknown), v.UnknownWhy)
 }
 
+// cut reports whether a depth-2 search left two-fault placements out.
+func (v Verdict) cut() bool { return v.Depth == 2 && v.PairsRun < v.Pairs }
+
 // placements says what an exhaustive search placed.
 func (v Verdict) placements() string {
+	if v.cut() {
+		return fmt.Sprintf("every single %s fault at every step, and %s of the %s two-fault placements (each single fault with a "+
+			"standing split, then two within a lease, in step order: the first of each point's, a budget of %s a cell shared "+
+			"evenly by its points)", v.Fault, Thousands(v.PairsRun), Thousands(v.Pairs), Thousands(v.PairBudget))
+	}
 	if v.Depth == 2 {
 		return fmt.Sprintf("every single %s fault at every step, alone, with a standing split and with a second within a lease", v.Fault)
 	}

@@ -65,8 +65,9 @@ type VerifyOptions struct {
 	// Depth is the most faults a placement holds: 1 (the default) or 2,
 	// which adds the pairs of pairs.go after the single faults.
 	Depth int
-	// PairBudget bounds the two-fault placements of a depth-2 point; 0:
-	// DefaultPairBudget.
+	// PairBudget bounds the two-fault placements of a depth-2 cell,
+	// shared evenly by its points (a point needing less leaves the rest
+	// to the next); 0: DefaultPairBudget.
 	PairBudget int
 }
 
@@ -187,7 +188,7 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 					found = fmt.Sprintf("%s at %s with %s at %s", j.variant.label, c.Step, c.Variant2, c.Step2)
 				}
 				found += " (" + pointOf(bases[j.base]) + ")"
-				c.Evidence = exhaustive(c.Fault, opt.Depth, c.Bound, c.Runs, found, r.Cause)
+				c.Evidence = exhaustive(c.Fault, opt.Depth, c.Bound, c.Runs, c.pairCount(opt), found, r.Cause)
 				c.Claim = c.Evidence.Text
 				c.Replay = ReplayCommand(placed(bases[j.base], j), "")
 			}
@@ -200,15 +201,16 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 		c.WallMs = walls[i].Milliseconds()
 		if c.Verdict == "" {
 			c.Verdict = cellBounded
-			bound := c.Bound
-			if opt.Depth == 2 && c.PairsSkipped > 0 {
-				bound += fmt.Sprintf("; two-fault placements cut at %d, %d of %d left out", opt.PairBudget, c.PairsSkipped, c.Pairs)
-			}
-			c.Evidence = exhaustive(c.Fault, opt.Depth, bound, c.Runs, "", "")
+			c.Evidence = exhaustive(c.Fault, opt.Depth, c.Bound, c.Runs, c.pairCount(opt), "", "")
 			c.Claim = c.Evidence.Text
 		}
 	}
 	return v, nil
+}
+
+// pairCount is the cell's two-fault placements: tried, all, the budget.
+func (c *VerifyCell) pairCount(opt VerifyOptions) pairCount {
+	return pairCount{run: c.Pairs - c.PairsSkipped, total: c.Pairs, budget: opt.PairBudget}
 }
 
 // where names a placement's step and offset.
@@ -320,9 +322,6 @@ func (opt VerifyOptions) points(p protocols.Protocol, kind, topology string) (pt
 		bound += ", sentinel down-after " + seconds(downs)
 	}
 	bound += fmt.Sprintf(", offsets %s ms, seed %d", joinInts(opt.Offsets), opt.Seed)
-	if opt.Depth == 2 {
-		bound += ", up to 2 faults"
-	}
 	return pts, bound, nil
 }
 
@@ -382,7 +381,8 @@ func (opt VerifyOptions) plan(r row, kind string, cell int, bases *[]protocols.S
 	}
 	c.Bound = bound
 	var jobs []verifyJob
-	for _, pt := range pts {
+	pairsLeft := opt.PairBudget // the cell's, shared by its points
+	for i, pt := range pts {
 		base := cellScenario(p.Name, opt.Workload, kind)
 		base.ProtocolFile = r.file
 		base.Swarm, base.FaultKinds = false, nil
@@ -420,13 +420,17 @@ func (opt VerifyOptions) plan(r row, kind string, cell int, bases *[]protocols.S
 			}
 		}
 		if opt.Depth == 2 {
-			pairs, total, skipped, err := s.pairs(cell, bi, steps, vs, opt.PairBudget)
+			pairs, total, skipped, err := s.pairs(cell, bi, steps, vs, pairsLeft/(len(pts)-i))
 			if err != nil {
 				return c, nil, err
 			}
+			pairsLeft -= len(pairs)
 			c.Pairs, c.PairsSkipped = c.Pairs+total, c.PairsSkipped+skipped
 			jobs = append(jobs, pairs...)
 		}
+	}
+	if opt.Depth == 2 && c.PairsSkipped == 0 {
+		c.Bound += ", up to 2 faults" // else the claim says which two-fault placements it tried
 	}
 	if c.Variants == 0 {
 		c.Verdict, c.Evidence = cellNA, notApplicable(kind+" has no target in this scope")

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/traces/explore"
+)
+
+func verifyJSON(t *testing.T, args ...string) explore.VerifyCell {
+	t.Helper()
+	code, out, errs := runCLI(append([]string{"verify", "--json", "--protocols", "setnx-lua-del", "--faults", "client-crash"}, args...)...)
+	var v explore.Verification
+	if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Cells) != 1 || code != exitOK {
+		t.Fatalf("verify %v: exit %d, %v\n%s%s", args, code, err, out, errs)
+	}
+	return v.Cells[0]
+}
+
+// --pair-budget is the most two-fault placements of a cell, whatever its
+// points, and a cell it cut claims what it tried, not "up to 2 faults":
+// every single fault, n of m two-fault placements and how they were
+// chosen, and the rest not tried.
+func TestVerifyPairBudgetIsPerCellAndClaimed(t *testing.T) {
+	const budget = 100
+	single := verifyJSON(t, "--depth", "1")
+	c := verifyJSON(t, "--depth", "2", "--pair-budget", fmt.Sprint(budget))
+	tried := c.Pairs - c.PairsSkipped
+	if c.Pairs <= budget || tried != budget || c.Runs != single.Runs+tried {
+		t.Errorf("budget %d: %d of %d two-fault placements tried, %d runs with %d single placements", budget, tried, c.Pairs,
+			c.Runs, single.Runs)
+	}
+	if strings.Contains(c.Bound, "up to 2 faults") || !strings.HasSuffix(c.Claim, "so this is not verified up to 2 faults") {
+		t.Errorf("a cut cell claims up to 2 faults: bound %q, claim %q", c.Bound, c.Claim)
+	}
+	for _, want := range []string{
+		"every single client-crash fault at every step, and ",
+		fmt.Sprintf("%s of the %s two-fault placements (", explore.Thousands(tried), explore.Thousands(c.Pairs)),
+		fmt.Sprintf("a budget of %d a cell", budget),
+		fmt.Sprintf("not tried: the other %s two-fault placements", explore.Thousands(c.PairsSkipped)),
+	} {
+		if !strings.Contains(c.Claim, want) {
+			t.Errorf("claim lacks %q: %s", want, c.Claim)
+		}
+	}
+	e := c.Evidence
+	if e.PairsRun != tried || e.Pairs != c.Pairs || e.PairBudget != budget {
+		t.Errorf("evidence: %d of %d pairs, budget %d", e.PairsRun, e.Pairs, e.PairBudget)
+	}
+}
