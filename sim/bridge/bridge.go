@@ -41,7 +41,9 @@ type Topology struct {
 	Options *redis.Options
 	// Failover, under Sentinel, are the user's failover client options
 	// instead of Options (see CheckFailoverOptions): the sentinel
-	// monitors the master by its MasterName.
+	// monitors the master by its MasterName. Under Single and Pool,
+	// without Options, the clients get the options the failover client
+	// gives its connections to the master (masterOptions).
 	Failover *redis.FailoverOptions
 }
 
@@ -95,6 +97,9 @@ func Attach(w *sim.World, topo Topology) (*Bridge, error) {
 	}
 	if err := CheckFailoverOptions(topo.Failover); err != nil {
 		return nil, fmt.Errorf("bridge: %v", err)
+	}
+	if topo.Kind != Sentinel && topo.Options == nil && topo.Failover != nil {
+		topo.Options = masterOptions(topo.Failover)
 	}
 	if w.External() != nil {
 		return nil, errors.New("bridge: the world already has outside code attached")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -12,7 +13,7 @@ import (
 )
 
 // CheckOptions refuses client options the bridge cannot honour, naming
-// the field: the address, dialer and transport are the bridge's, and
+// the fields set: the address, dialer and transport are the bridge's, and
 // the simulated nodes speak RESP2 on database 0 with no password.
 // Everything else (timeouts, retries and their backoff, pool size and
 // pool timeout, idle and lifetime limits, OnConnect, ClientName) is
@@ -21,23 +22,47 @@ func CheckOptions(o *redis.Options) error {
 	if o == nil {
 		return nil
 	}
-	switch {
-	case o.Addr != "":
-		return errors.New("Options.Addr: the bridge connects each client to its simulated node; leave Addr empty")
-	case o.Network != "" && o.Network != "tcp":
-		return errors.New("Options.Network: the simulated nodes listen on tcp only")
-	case o.Dialer != nil:
-		return errors.New("Options.Dialer: the bridge dials through the simulated network; leave Dialer nil")
-	case o.TLSConfig != nil:
-		return errors.New("Options.TLSConfig: TLS is not simulated")
-	case o.Protocol == 3 || o.UnstableResp3:
-		return errors.New("Options.Protocol: the simulated nodes speak RESP2 only (Protocol 2)")
-	case o.Username != "" || o.Password != "" || o.CredentialsProvider != nil || o.CredentialsProviderContext != nil || o.StreamingCredentialsProvider != nil:
-		return errors.New("Options.Username, Password, CredentialsProvider: the simulated nodes have no password")
-	case o.DB != 0:
-		return errors.New("Options.DB: the simulated nodes hold database 0 only")
-	case o.ClientSideCache != nil || o.ClientSideCacheConfig != nil:
-		return errors.New("Options.ClientSideCache: client-side caching needs RESP3, which the simulated nodes do not speak")
+	return refuse("Options", []rule{
+		{"the bridge connects each client to its simulated node; leave Addr empty", []field{{"Addr", o.Addr != ""}}},
+		{"the simulated nodes listen on tcp only", []field{{"Network", o.Network != "" && o.Network != "tcp"}}},
+		{"the bridge dials through the simulated network; leave Dialer nil", []field{{"Dialer", o.Dialer != nil}}},
+		{"TLS is not simulated", []field{{"TLSConfig", o.TLSConfig != nil}}},
+		{"the simulated nodes speak RESP2 only (Protocol 2)", []field{{"Protocol", o.Protocol == 3}, {"UnstableResp3", o.UnstableResp3}}},
+		{"the simulated nodes have no password", []field{{"Username", o.Username != ""}, {"Password", o.Password != ""},
+			{"CredentialsProvider", o.CredentialsProvider != nil}, {"CredentialsProviderContext", o.CredentialsProviderContext != nil},
+			{"StreamingCredentialsProvider", o.StreamingCredentialsProvider != nil}}},
+		{"the simulated nodes hold database 0 only", []field{{"DB", o.DB != 0}}},
+		{"client-side caching needs RESP3, which the simulated nodes do not speak", []field{{"ClientSideCache", o.ClientSideCache != nil},
+			{"ClientSideCacheConfig", o.ClientSideCacheConfig != nil}}},
+	})
+}
+
+// rule is a reason to refuse options, and the fields it refuses.
+type rule struct {
+	reason string
+	fields []field
+}
+
+// field is an option field and whether the user set it.
+type field struct {
+	name string
+	set  bool
+}
+
+// refuse returns the first rule's refusal that a set field breaks,
+// naming the fields of typ set ("Options.Username, Options.Password:
+// the simulated nodes have no password"), or nil.
+func refuse(typ string, rules []rule) error {
+	for _, r := range rules {
+		var set []string
+		for _, f := range r.fields {
+			if f.set {
+				set = append(set, typ+"."+f.name)
+			}
+		}
+		if len(set) > 0 {
+			return errors.New(strings.Join(set, ", ") + ": " + r.reason)
+		}
 	}
 	return nil
 }
@@ -60,31 +85,27 @@ func clientOptions(user *redis.Options, addr string, dial func(context.Context, 
 }
 
 // CheckFailoverOptions refuses failover options the bridge cannot
-// honour, naming the field: the sentinel's address and the dialer are
-// the bridge's, the simulated sentinel answers for the master only (no
-// reads from replicas), and the nodes speak RESP2 on database 0 with no
-// password. MasterName, timeouts, retries, pool settings are honoured.
+// honour, naming the fields set: the sentinel's address and the dialer
+// are the bridge's, the simulated sentinel answers for the master only
+// (no reads from replicas), and the nodes speak RESP2 on database 0 with
+// no password. MasterName, timeouts, retries, pool settings are honoured.
 func CheckFailoverOptions(o *redis.FailoverOptions) error {
 	if o == nil {
 		return nil
 	}
-	switch {
-	case len(o.SentinelAddrs) > 0:
-		return errors.New("FailoverOptions.SentinelAddrs: the bridge connects the client to the simulated sentinel; leave SentinelAddrs empty")
-	case o.Dialer != nil:
-		return errors.New("FailoverOptions.Dialer: the bridge dials through the simulated network; leave Dialer nil")
-	case o.TLSConfig != nil:
-		return errors.New("FailoverOptions.TLSConfig: TLS is not simulated")
-	case o.Protocol == 3 || o.UnstableResp3:
-		return errors.New("FailoverOptions.Protocol: the simulated nodes speak RESP2 only (Protocol 2)")
-	case o.Username != "" || o.Password != "" || o.SentinelUsername != "" || o.SentinelPassword != "" || o.CredentialsProvider != nil || o.CredentialsProviderContext != nil || o.StreamingCredentialsProvider != nil:
-		return errors.New("FailoverOptions.Username, Password, SentinelPassword, CredentialsProvider: the simulated nodes and sentinel have no password")
-	case o.DB != 0:
-		return errors.New("FailoverOptions.DB: the simulated nodes hold database 0 only")
-	case o.RouteByLatency || o.RouteRandomly || o.ReplicaOnly || o.UseDisconnectedReplicas:
-		return errors.New("FailoverOptions.RouteByLatency, RouteRandomly, ReplicaOnly: the simulated sentinel lists no replicas; commands go to the master")
-	}
-	return nil
+	return refuse("FailoverOptions", []rule{
+		{"the bridge connects the client to the simulated sentinel; leave SentinelAddrs empty", []field{{"SentinelAddrs", len(o.SentinelAddrs) > 0}}},
+		{"the bridge dials through the simulated network; leave Dialer nil", []field{{"Dialer", o.Dialer != nil}}},
+		{"TLS is not simulated", []field{{"TLSConfig", o.TLSConfig != nil}}},
+		{"the simulated nodes speak RESP2 only (Protocol 2)", []field{{"Protocol", o.Protocol == 3}, {"UnstableResp3", o.UnstableResp3}}},
+		{"the simulated nodes and sentinel have no password", []field{{"Username", o.Username != ""}, {"Password", o.Password != ""},
+			{"SentinelUsername", o.SentinelUsername != ""}, {"SentinelPassword", o.SentinelPassword != ""},
+			{"CredentialsProvider", o.CredentialsProvider != nil}, {"CredentialsProviderContext", o.CredentialsProviderContext != nil},
+			{"StreamingCredentialsProvider", o.StreamingCredentialsProvider != nil}}},
+		{"the simulated nodes hold database 0 only", []field{{"DB", o.DB != 0}}},
+		{"the simulated sentinel lists no replicas; commands go to the master", []field{{"RouteByLatency", o.RouteByLatency},
+			{"RouteRandomly", o.RouteRandomly}, {"ReplicaOnly", o.ReplicaOnly}, {"UseDisconnectedReplicas", o.UseDisconnectedReplicas}}},
+	})
 }
 
 // failoverOptions is the Sentinel client's options: the user's
@@ -109,6 +130,67 @@ func failoverOptions(user *redis.Options, fo *redis.FailoverOptions, dial func(c
 	o.Protocol, o.Dialer, o.DisableIdentity, o.PoolSize = 2, dial, true, poolSize
 	o.ReadBufferSize = cmp.Or(o.ReadBufferSize, readBufferSize)
 	return o
+}
+
+// masterOptions is the redis.Options go-redis's failover client builds
+// from fo for its connections to the master (FailoverOptions.clientOptions,
+// unexported: every field the two types share, FailingTimeoutSeconds
+// aside), so that clients of a topology without the sentinel get the
+// settings a Failover client has. Addr and the maintenance
+// notifications are the bridge's; the fields CheckFailoverOptions refuses
+// never reach here.
+func masterOptions(fo *redis.FailoverOptions) *redis.Options {
+	return &redis.Options{
+		ClientName: fo.ClientName,
+		Dialer:     fo.Dialer,
+		OnConnect:  fo.OnConnect,
+
+		DB:                           fo.DB,
+		Protocol:                     fo.Protocol,
+		Username:                     fo.Username,
+		Password:                     fo.Password,
+		CredentialsProvider:          fo.CredentialsProvider,
+		CredentialsProviderContext:   fo.CredentialsProviderContext,
+		StreamingCredentialsProvider: fo.StreamingCredentialsProvider,
+
+		MaxRetries:      fo.MaxRetries,
+		MinRetryBackoff: fo.MinRetryBackoff,
+		MaxRetryBackoff: fo.MaxRetryBackoff,
+
+		ReadBufferSize:          fo.ReadBufferSize,
+		WriteBufferSize:         fo.WriteBufferSize,
+		PipelineReadBufferSize:  fo.PipelineReadBufferSize,
+		PipelineWriteBufferSize: fo.PipelineWriteBufferSize,
+		PipelinePoolSize:        fo.PipelinePoolSize,
+		AutoPipelineOptions:     fo.AutoPipelineOptions,
+
+		DialTimeout:           fo.DialTimeout,
+		DialerRetries:         fo.DialerRetries,
+		DialerRetryTimeout:    fo.DialerRetryTimeout,
+		DialerRetryBackoff:    fo.DialerRetryBackoff,
+		ReadTimeout:           fo.ReadTimeout,
+		WriteTimeout:          fo.WriteTimeout,
+		ContextTimeoutEnabled: fo.ContextTimeoutEnabled,
+
+		PoolFIFO:              fo.PoolFIFO,
+		PoolSize:              fo.PoolSize,
+		MaxConcurrentDials:    fo.MaxConcurrentDials,
+		PoolTimeout:           fo.PoolTimeout,
+		MinIdleConns:          fo.MinIdleConns,
+		MaxIdleConns:          fo.MaxIdleConns,
+		MaxActiveConns:        fo.MaxActiveConns,
+		ConnMaxIdleTime:       fo.ConnMaxIdleTime,
+		ConnMaxLifetime:       fo.ConnMaxLifetime,
+		ConnMaxLifetimeJitter: fo.ConnMaxLifetimeJitter,
+
+		TLSConfig: fo.TLSConfig,
+
+		DisableIdentity:           fo.DisableIdentity,
+		DisableIndentity:          fo.DisableIndentity,
+		IdentitySuffix:            fo.IdentitySuffix,
+		UnstableResp3:             fo.UnstableResp3,
+		PushNotificationProcessor: fo.PushNotificationProcessor,
+	}
 }
 
 // poolGate is the user's PoolSize in force: at most size commands (or

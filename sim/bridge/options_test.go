@@ -106,7 +106,7 @@ func TestOptionsRefused(t *testing.T) {
 		want string
 	}{
 		{&redis.Options{Addr: "localhost:6379"}, "Options.Addr"},
-		{&redis.Options{Password: "secret"}, "Options.Username, Password"},
+		{&redis.Options{Password: "secret"}, "Options.Password: "},
 		{&redis.Options{DB: 2}, "Options.DB"},
 		{&redis.Options{Protocol: 3}, "Options.Protocol"},
 	} {

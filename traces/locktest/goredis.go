@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,10 +121,10 @@ func (g *GoRedis) protocol() (protocols.Protocol, error) {
 	case g.Lease <= 0:
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s needs its Lease", g.Name)
 	}
-	if err := refusal(g.Options, bridge.CheckOptions); err != nil {
+	if err := bridge.CheckOptions(g.Options); err != nil {
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: %v", g.Name, err)
 	}
-	if err := refusal(g.FailoverOptions, bridge.CheckFailoverOptions); err != nil {
+	if err := bridge.CheckFailoverOptions(g.FailoverOptions); err != nil {
 		return protocols.Protocol{}, fmt.Errorf("locktest: Config.GoRedis %s: %v", g.Name, err)
 	}
 	if g.FailoverOptions != nil && g.FailoverOptions.MasterName == "" {
@@ -152,40 +150,6 @@ func (g *GoRedis) protocol() (protocols.Protocol, error) {
 	return p, nil
 }
 
-// refusal is check's refusal of the options o (bridge.CheckOptions,
-// bridge.CheckFailoverOptions), naming the fields of o that are set.
-// The bridge names a group of fields with one reason ("Options.Username,
-// Password, CredentialsProvider: the simulated nodes have no password")
-// when any of them is set; refusal asks it again about each field set,
-// alone, and names the ones refused for that reason.
-func refusal[O any](o *O, check func(*O) error) error {
-	err := check(o)
-	if err == nil {
-		return nil
-	}
-	group, reason, ok := strings.Cut(err.Error(), ": ")
-	if !ok {
-		return err
-	}
-	typ, _, _ := strings.Cut(group, ".") // Options, FailoverOptions
-	v := reflect.ValueOf(o).Elem()
-	var set []string
-	for i := range v.NumField() {
-		if !v.Type().Field(i).IsExported() || v.Field(i).IsZero() {
-			continue
-		}
-		alone := new(O)
-		reflect.ValueOf(alone).Elem().Field(i).Set(v.Field(i))
-		if e := check(alone); e != nil && strings.HasSuffix(e.Error(), ": "+reason) {
-			set = append(set, typ+"."+v.Type().Field(i).Name)
-		}
-	}
-	if len(set) == 0 {
-		return err
-	}
-	return fmt.Errorf("%s: %s", strings.Join(set, ", "), reason)
-}
-
 // attachBridge connects a scenario's world to the bridge, refusing the
 // faults one bubble cannot express.
 func attachBridge(w *sim.World, sc protocols.Scenario, opts *redis.Options, failover *redis.FailoverOptions) error {
@@ -197,79 +161,15 @@ func attachBridge(w *sim.World, sc protocols.Scenario, opts *redis.Options, fail
 			return fmt.Errorf("fault %s on %s: a process run through the go-redis bridge has no clock of its own (its goroutines share the bubble's clock); aim clock faults at nodes", f.Kind, f.Target)
 		}
 	}
-	if opts == nil && failover != nil {
-		opts = masterOptions(failover) // topology single: the master's client, as the failover client builds it
-	}
-	topo := bridge.Topology{Kind: bridge.Single, Nodes: protocols.LockNodes(sc), Options: opts}
+	topo := bridge.Topology{Kind: bridge.Single, Nodes: protocols.LockNodes(sc), Options: opts, Failover: failover}
 	switch sc.Topology {
 	case protocols.TopoReplicated:
-		topo.Kind, topo.Failover = bridge.Sentinel, failover
+		topo.Kind = bridge.Sentinel
 	case protocols.TopoIndependent:
 		topo.Kind = bridge.Pool
 	}
 	_, err := bridge.Attach(w, topo)
 	return err
-}
-
-// masterOptions is the redis.Options go-redis's failover client builds
-// from fo for its connections to the master (FailoverOptions.clientOptions,
-// unexported: every field the two types share, FailingTimeoutSeconds
-// aside), so that a lock given FailoverOptions runs on topology single
-// with the settings it has on replicated. Addr and the maintenance
-// notifications are the bridge's; the fields CheckFailoverOptions refuses
-// never reach here.
-func masterOptions(fo *redis.FailoverOptions) *redis.Options {
-	return &redis.Options{
-		ClientName: fo.ClientName,
-		Dialer:     fo.Dialer,
-		OnConnect:  fo.OnConnect,
-
-		DB:                           fo.DB,
-		Protocol:                     fo.Protocol,
-		Username:                     fo.Username,
-		Password:                     fo.Password,
-		CredentialsProvider:          fo.CredentialsProvider,
-		CredentialsProviderContext:   fo.CredentialsProviderContext,
-		StreamingCredentialsProvider: fo.StreamingCredentialsProvider,
-
-		MaxRetries:      fo.MaxRetries,
-		MinRetryBackoff: fo.MinRetryBackoff,
-		MaxRetryBackoff: fo.MaxRetryBackoff,
-
-		ReadBufferSize:          fo.ReadBufferSize,
-		WriteBufferSize:         fo.WriteBufferSize,
-		PipelineReadBufferSize:  fo.PipelineReadBufferSize,
-		PipelineWriteBufferSize: fo.PipelineWriteBufferSize,
-		PipelinePoolSize:        fo.PipelinePoolSize,
-		AutoPipelineOptions:     fo.AutoPipelineOptions,
-
-		DialTimeout:           fo.DialTimeout,
-		DialerRetries:         fo.DialerRetries,
-		DialerRetryTimeout:    fo.DialerRetryTimeout,
-		DialerRetryBackoff:    fo.DialerRetryBackoff,
-		ReadTimeout:           fo.ReadTimeout,
-		WriteTimeout:          fo.WriteTimeout,
-		ContextTimeoutEnabled: fo.ContextTimeoutEnabled,
-
-		PoolFIFO:              fo.PoolFIFO,
-		PoolSize:              fo.PoolSize,
-		MaxConcurrentDials:    fo.MaxConcurrentDials,
-		PoolTimeout:           fo.PoolTimeout,
-		MinIdleConns:          fo.MinIdleConns,
-		MaxIdleConns:          fo.MaxIdleConns,
-		MaxActiveConns:        fo.MaxActiveConns,
-		ConnMaxIdleTime:       fo.ConnMaxIdleTime,
-		ConnMaxLifetime:       fo.ConnMaxLifetime,
-		ConnMaxLifetimeJitter: fo.ConnMaxLifetimeJitter,
-
-		TLSConfig: fo.TLSConfig,
-
-		DisableIdentity:           fo.DisableIdentity,
-		DisableIndentity:          fo.DisableIndentity,
-		IdentitySuffix:            fo.IdentitySuffix,
-		UnstableResp3:             fo.UnstableResp3,
-		PushNotificationProcessor: fo.PushNotificationProcessor,
-	}
 }
 
 // goLock is one operation's lock: the user's Locker, built on the
