@@ -97,6 +97,10 @@ func TestGoRedisDataLostUpdates(t *testing.T) {
 func TestGoRedisDataRefused(t *testing.T) {
 	noKeys := inventory()
 	noKeys.Keys = nil
+	// The last case needs "inventory" registered, whichever tests ran.
+	if _, err := (Config{GoRedis: plainGoRedis, Data: inventory()}).prepare(); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		cfg  Config
 		want string
