@@ -199,6 +199,9 @@ func refusedWrites(t *truth) int {
 			fenced[[3]string{op.Client, op.Key, op.Value}] = true
 		}
 	}
+	if len(fenced) == 0 {
+		return 0
+	}
 	n := 0
 	for i := range t.tr.Events {
 		e := &t.tr.Events[i]
