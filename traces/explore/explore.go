@@ -350,7 +350,19 @@ func (s *Summary) verdict() Verdict {
 	case s.Errors > 0 && s.UnsafeRuns == 0:
 		return failed("sampled", s.FirstError)
 	}
-	return sampled(s.Runs-s.Errors-s.Unknown, s.UnsafeRuns, s.DataLossRuns, s.Unknown, whyText(s.UnknownWhy), s.FirstUnsafe)
+	return sampled(s.Judged(), s.UnsafeRuns, s.DataLossRuns, s.Unknown, whyText(s.UnknownWhy), s.FirstUnsafe)
+}
+
+// Judged is how many runs were judged: those every rate is over.
+func (s *Summary) Judged() int { return s.Runs - s.Errors - s.Unknown }
+
+// Share is n of the judged runs as the verdict writes a rate ("1.5%"),
+// or "" when no run was judged and no rate is claimed.
+func (s *Summary) Share(n int) string {
+	if s.Judged() <= 0 {
+		return ""
+	}
+	return percent(float64(n) / float64(s.Judged()))
 }
 
 // finish computes the rates and lists the causes in order.

@@ -69,8 +69,7 @@ type model struct {
 	S        *explore.Summary
 	Faults   string
 	Shards   int
-	Rate     float64 // violating runs, percent
-	Counted  int     // runs that finished (not errors)
+	Rate     string // violating runs of the judged ones, as the verdict writes it; "": none judged
 	Causes   []causeRow
 	Charts   []chart
 	Unused   []string // parameters no run drew
@@ -84,7 +83,7 @@ type model struct {
 type causeRow struct {
 	explore.CauseCount
 	Heading  string // the property's heading, on the first row of its group
-	Rate     float64
+	Rate     string // of the judged runs
 	Timeline string
 	ViewCmd  string
 }
@@ -102,13 +101,13 @@ type coverageRow struct {
 }
 
 func build(s *explore.Summary, opt Options) model {
-	m := model{S: s, Faults: "none", Shards: opt.Shards, Counted: s.Runs - s.Errors}
+	m := model{S: s, Faults: "none", Shards: opt.Shards}
 	if len(s.Faults) > 0 {
 		m.Faults = strings.Join(s.Faults, ", ")
 	}
-	m.Rate = percent(s.Violating, s.Runs)
+	m.Rate = s.Share(s.Violating)
 	for _, c := range s.Causes {
-		r := causeRow{CauseCount: c, Rate: percent(c.Runs, s.Runs), Timeline: opt.Timelines[c.Trace]}
+		r := causeRow{CauseCount: c, Rate: s.Share(c.Runs), Timeline: opt.Timelines[c.Trace]}
 		if n := len(m.Causes); n == 0 || m.Causes[n-1].Property != c.Property {
 			r.Heading = checker.Heading(c.Property)
 		}

@@ -3,6 +3,8 @@ package report
 import (
 	"context"
 	"html/template"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,5 +131,36 @@ func TestReportHeadsCausesByProperty(t *testing.T) {
 	}
 	if strings.Index(p, checker.CauseForeignRelease) > strings.Index(p, template.HTMLEscapeString(checker.Heading(checker.PropMutex))) {
 		t.Error("an ownership cause is listed under mutual exclusion")
+	}
+}
+
+// TestReportRatesAreTheTexts: with runs an event budget stopped, the
+// page's rates are over the judged runs, as explore's text writes them,
+// and it says how many runs were not judged and why, in the same words.
+func TestReportRatesAreTheTexts(t *testing.T) {
+	base := protocols.Scenario{Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{"gc-pause"}, Swarm: true,
+		MaxEvents: 300}
+	s, err := explore.Explore(context.Background(), explore.ExploreConfig{Base: base, Runs: 20, SeedStart: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	every := slices.IndexFunc(s.Causes, func(c explore.CauseCount) bool { return c.Runs == s.Violating })
+	if s.Unknown == 0 || s.Violating == 0 || s.Violating != s.UnsafeRuns || every < 0 {
+		t.Fatalf("want violating runs all unsafe and of one cause, and runs not judged: %d violating, %d unsafe, %+v, %d not judged",
+			s.Violating, s.UnsafeRuns, s.Causes, s.Unknown)
+	}
+	rate := regexp.MustCompile(`^unsafe: \d+ of \d+ judged runs \(([0-9.]+%),`).FindStringSubmatch(s.Verdict.Text)
+	if rate == nil || !strings.Contains(s.Verdict.Text, " not judged: ") {
+		t.Fatalf("the text's verdict: %s", s.Verdict.Text)
+	}
+	p := render(t, s, Options{})
+	for _, want := range []string{
+		"violating (" + rate[1] + " of the judged runs)",
+		"<b>" + s.Causes[every].Cause + `</b></td><td class="r">` + strconv.Itoa(s.Violating) + `</td><td class="r">` + rate[1] + "</td>",
+		template.HTMLEscapeString(s.Verdict.Text),
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }
