@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/traces/explore"
 )
 
@@ -29,6 +30,8 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	depth := fs.Int("depth", 1, "most faults per placement: 1, or 2 (each fault also with a standing split, and two faults of the kind within a lease)")
 	pairBudget := fs.Int("pair-budget", explore.DefaultPairBudget, "with --depth 2, the most two-fault placements per cell, shared evenly by its holds and down-afters (the claim says how many it tried)")
 	workers := fs.Int("workers", 0, "parallel runs (default: the number of CPUs)")
+	var budget protocols.Scenario // holds --max-events alone
+	explore.RegisterScenarioFlag(fs.FlagSet, &budget, "max-events")
 	failOn := registerFailOn(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pos, err := parse(fs, args)
@@ -76,7 +79,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	v, err := explore.Verify(sig.ctx, explore.VerifyOptions{Protocols: protoList, Files: *files, Faults: faultList,
 		Workload: *workload, Clients: *clients, Ops: *ops, Seed: *seed, Offsets: offs, Workers: capWorkers(*workers, math.MaxInt),
-		Depth: *depth, PairBudget: *pairBudget})
+		Depth: *depth, PairBudget: *pairBudget, MaxEvents: budget.MaxEvents})
 	if code, ok := sig.interrupted(stderr, "verify"); ok {
 		return code
 	}

@@ -50,3 +50,20 @@ func TestVerifyPairBudgetIsPerCellAndClaimed(t *testing.T) {
 		t.Errorf("evidence: %d of %d pairs, budget %d", e.PairsRun, e.Pairs, e.PairBudget)
 	}
 }
+
+// --max-events is the budget of every run verify makes: the placement it
+// found breaking the lock replays with it, and breaks it again.
+func TestVerifyMaxEventsIsEveryRunsBudget(t *testing.T) {
+	code, out, errs := runCLI("verify", "--json", "--protocols", "setnx-lua-del", "--faults", "gc-pause", "--max-events", "300")
+	var v explore.Verification
+	if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Cells) != 1 || code != exitViolation {
+		t.Fatalf("exit %d, %v\n%s%s", code, err, out, errs)
+	}
+	c := v.Cells[0]
+	if c.Verdict != explore.CellUnsafe || !strings.Contains(c.Replay, " --max-events 300") {
+		t.Fatalf("verdict %s, replay %q", c.Verdict, c.Replay)
+	}
+	if rcode, rout, _ := runCLI(strings.Fields(c.Replay)[1:]...); rcode != exitViolation {
+		t.Errorf("the replay exits %d:\n%s", rcode, rout)
+	}
+}

@@ -281,13 +281,26 @@ func msFlag(name, usage string, field func(*protocols.Scenario) *int64) scenario
 // in except; each one sets its field of *sc as it is parsed.
 func RegisterScenarioFlags(fs *flag.FlagSet, sc *protocols.Scenario, except ...string) {
 	for _, f := range scenarioFlags {
-		switch {
-		case slices.Contains(except, f.name):
-		case f.boolean:
-			fs.BoolFunc(f.name, f.usage, func(v string) error { return f.set(sc, v) })
-		default:
-			fs.Func(f.name, f.usage, func(v string) error { return f.set(sc, v) })
+		if !slices.Contains(except, f.name) {
+			f.register(fs, sc)
 		}
+	}
+}
+
+// RegisterScenarioFlag defines the scenario flag name alone, setting sc.
+func RegisterScenarioFlag(fs *flag.FlagSet, sc *protocols.Scenario, name string) {
+	for _, f := range scenarioFlags {
+		if f.name == name {
+			f.register(fs, sc)
+		}
+	}
+}
+
+func (f scenarioFlag) register(fs *flag.FlagSet, sc *protocols.Scenario) {
+	if f.boolean {
+		fs.BoolFunc(f.name, f.usage, func(v string) error { return f.set(sc, v) })
+	} else {
+		fs.Func(f.name, f.usage, func(v string) error { return f.set(sc, v) })
 	}
 }
 

@@ -69,6 +69,8 @@ type VerifyOptions struct {
 	// shared evenly by its points (a point needing less leaves the rest
 	// to the next); 0: DefaultPairBudget.
 	PairBudget int
+	// MaxEvents is every run's event budget; 0: each scenario's default.
+	MaxEvents int64
 }
 
 // Verdicts of a bounded cell, besides CellUnsafe, CellNA and CellError.
@@ -387,7 +389,7 @@ func (opt VerifyOptions) plan(r row, kind string, cell int, bases *[]protocols.S
 		base.ProtocolFile = r.file
 		base.Swarm, base.FaultKinds = false, nil
 		base.Seed, base.Clients, base.Ops, base.Topology = opt.Seed, opt.Clients, opt.Ops, topo
-		base.WorkMs, base.DownAfterMs = pt.holdMs, pt.downAfterMs
+		base.WorkMs, base.DownAfterMs, base.MaxEvents = pt.holdMs, pt.downAfterMs, opt.MaxEvents
 		o, err := traces.Evaluate(base)
 		if err != nil {
 			return c, nil, err
