@@ -286,7 +286,7 @@ func TestListFitsOneHundredColumns(t *testing.T) {
 func TestHelpListsOnlyTheExitCodesACommandReturns(t *testing.T) {
 	want := map[string]string{
 		"run": "01234", "replay": "01234", "check": "01234", "matrix": "01234",
-		"explore": "01234", "verify": "0124", "merge": "01234",
+		"explore": "01234", "verify": "01234", "merge": "01234",
 		"shrink": "124", "view": "024", "list": "024",
 	}
 	code := regexp.MustCompile(`(?:^|, |\n)([0-9]) `)

@@ -47,7 +47,8 @@ var exitCodes = map[string]string{
 		"3 no merged run violated but some were inconclusive, 4 a shard counted failed runs, or internal error.",
 	"matrix": "0 every cell safe, 1 a cell is unsafe, 2 bad usage or input, or a cell's runs could not be built,\n" +
 		"3 no cell unsafe but one inconclusive, 4 internal error.",
-	"verify": "0 every cell safe, 1 a cell is unsafe, 2 bad usage or input, or a cell's runs failed, 4 internal error.",
+	"verify": "0 every cell safe, 1 a cell is unsafe, 2 bad usage or input, or a cell's runs failed,\n" +
+		"3 no cell unsafe but one inconclusive (a budget stopped a run, or the checker could not decide; its claim says which), 4 internal error.",
 }
 
 // exitCodesOf is the exit-status paragraph of command name's help.

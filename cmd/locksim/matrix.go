@@ -96,28 +96,33 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	return matrixExit(ms, *failOn)
 }
 
-// matrixExit follows the run command's codes: 1 when a cell is unsafe, 3
-// when none is but a check was inconclusive, 2 when a cell's runs could
-// not be built.
+// matrixExit is the exit status of the matrices' cells (cellExit).
 func matrixExit(ms []*explore.Matrix, failOn checker.FailOn) int {
 	code := exitOK
 	for _, m := range ms {
 		for _, row := range m.Rows {
 			for _, c := range row {
-				switch c.Verdict {
-				case explore.CellError:
-					return exitUsage
-				case explore.CellUnsafe:
-					if failOn.Fails([]string{explore.CauseProperty(c.Cause)}) {
-						code = exitViolation
-					}
-				case explore.CellUnknown:
-					if code == exitOK {
-						code = exitUnknown
-					}
-				}
+				code = cellExit(code, c.Verdict, c.Cause, failOn)
 			}
 		}
+	}
+	return code
+}
+
+// cellExit folds one cell's verdict into the exit status so far, as run
+// ranks its codes: 2 when a cell's runs could not be built or run, else 1
+// when a cell is unsafe (in a property failOn fails on), else 3 when one
+// is inconclusive, else 0.
+func cellExit(code int, verdict, cause string, failOn checker.FailOn) int {
+	switch {
+	case code == exitUsage || verdict == explore.CellError:
+		return exitUsage
+	case verdict == explore.CellUnsafe || verdict == explore.CellUnsafeNoFault:
+		if failOn.Fails([]string{explore.CauseProperty(cause)}) {
+			return exitViolation
+		}
+	case verdict == explore.CellUnknown && code == exitOK:
+		return exitUnknown
 	}
 	return code
 }

@@ -118,18 +118,11 @@ func printVerification(w io.Writer, v *explore.Verification, wall time.Duration)
 	fmt.Fprintln(w, "scenarios (more clients, other holds, random faults): a cell verified here can still be unsafe there, outside the bound")
 }
 
-// verifyExit: 1 when a cell is unsafe, 2 when a cell's runs failed.
+// verifyExit is the exit status of the cells (cellExit).
 func verifyExit(v *explore.Verification, failOn checker.FailOn) int {
 	code := exitOK
 	for _, c := range v.Cells {
-		switch c.Verdict {
-		case explore.CellError:
-			return exitUsage
-		case explore.CellUnsafe, explore.CellUnsafeNoFault:
-			if failOn.Fails([]string{explore.CauseProperty(c.Cause)}) {
-				code = exitViolation
-			}
-		}
+		code = cellExit(code, c.Verdict, c.Cause, failOn)
 	}
 	return code
 }

@@ -67,3 +67,15 @@ func TestVerifyMaxEventsIsEveryRunsBudget(t *testing.T) {
 		t.Errorf("the replay exits %d:\n%s", rcode, rout)
 	}
 }
+
+// A cell whose placements a budget stopped is not verified: verify says
+// how many were not judged and why, and exits 3 (inconclusive), as
+// matrix does for such a cell.
+func TestVerifyWithPlacementsNotJudgedIsInconclusive(t *testing.T) {
+	code, out, _ := runCLI("verify", "--protocols", "setnx-lua-del", "--faults", "reply-loss", "--max-events", "300")
+	claim, _, _ := strings.Cut(out, "\n")
+	if code != exitUnknown || strings.Contains(claim, "verified: ") ||
+		!strings.Contains(claim, "stopped by the event budget (raise it with --max-events), so this is not verified") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

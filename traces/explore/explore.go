@@ -260,16 +260,14 @@ func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string)
 	s.Damage.add(r.report)
 	s.Plots = addPlots(s.Plots, r.params, r.verdict == checker.VerdictViolation)
 	s.judge(r)
-	switch r.verdict {
-	case checker.VerdictViolation:
+	if why := r.judged.notJudged(r.report); why != "" {
+		s.Unknown++
+		s.UnknownWhy = addWhy(s.UnknownWhy, why, 1)
+	}
+	if r.verdict == checker.VerdictViolation {
 		s.Violating++
 		s.split(r.file)
 		return s.count(causes, r.seed, r.file, out)
-	case checker.VerdictUnknown:
-		if !r.judged.Unsafe && !r.judged.DataLoss { // harm ground truth showed is judged
-			s.Unknown++
-			s.UnknownWhy = addWhy(s.UnknownWhy, unknownWhy(r.report), 1)
-		}
 	}
 	return nil
 }

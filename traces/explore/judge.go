@@ -57,6 +57,16 @@ func judge(r checker.Report, tr *trace.Trace, fenced bool) judgement {
 	return judgement{}
 }
 
+// notJudged says why the run of report r was not judged, or "" if it
+// was: a run is judged unless its verdict is unknown and ground truth
+// showed no harm.
+func (j judgement) notJudged(r checker.Report) string {
+	if r.Verdict != checker.VerdictUnknown || j.Unsafe || j.DataLoss {
+		return ""
+	}
+	return unknownWhy(r)
+}
+
 func causeOf(v checker.Violation) string {
 	if v.Reason != "" {
 		return v.Property + ": " + v.Cause + " (" + v.Reason + ")"

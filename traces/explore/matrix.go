@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/trace"
@@ -112,9 +111,9 @@ func (m *Matrix) Cell(protocol, fault string) (Cell, bool) {
 
 type cellRun struct {
 	judgement
-	unknown bool
-	err     error
-	hash    string
+	notJudged string // why the run was not judged; "": it was
+	err       error
+	hash      string
 }
 
 // RunMatrix explores every cell at the matrix's budget, cell after cell,
@@ -239,7 +238,7 @@ func runCell(sc protocols.Scenario, fenced bool, worlds *sim.Pool) cellRun {
 	}
 	rep := o.File.Report
 	r := cellRun{judgement: judge(rep, o.File.Trace, fenced)}
-	r.unknown = rep.Verdict == checker.VerdictUnknown
+	r.notJudged = r.judgement.notJudged(rep)
 	if r.Unsafe {
 		r.hash = traces.Hash(o.File)
 	}

@@ -111,7 +111,7 @@ func TestVerdictVocabulary(t *testing.T) {
 		{sampled(2000, 0, 0, 0, "", nil), "not found in 2,000 runs: rate < 0.15% at 95%"},
 		{sampled(100, 0, 0, 0, "", nil), "not found in 100 runs: rate < 3.0% at 95%"},
 		{sampled(200, 0, 5, 0, "", nil), "not found in 200 runs: rate < 1.5% at 95%; the data store lost writes in 5 of them (2.5%), which no lock prevents"},
-		{exhaustive("gc-pause", 1, "2 clients x 2 ops", 40, pairCount{}, "", ""), "verified: every single gc-pause fault at every step, within 2 clients x 2 ops (40 placements)"},
+		{exhaustive("gc-pause", 1, "2 clients x 2 ops", tried{runs: 40}, "", ""), "verified: every single gc-pause fault at every step, within 2 clients x 2 ops (40 placements)"},
 		{notApplicable("failover needs the replicated topology"), "n/a: failover needs the replicated topology"},
 	} {
 		if c.v.Text != c.want {

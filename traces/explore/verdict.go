@@ -51,8 +51,8 @@ type Verdict struct {
 	Below     float64 `json:"below,omitempty"`
 	FirstSeed *uint64 `json:"first_seed,omitempty"`
 	DataLoss  int     `json:"data_loss,omitempty"` // sampled: runs where only the data store lost writes
-	// Unknown counts the runs not judged, besides Runs; UnknownWhy says
-	// why, as "n reason; m reason".
+	// Unknown counts the runs not judged: sampled, besides Runs;
+	// exhaustive, of them. UnknownWhy says why, as "n reason; m reason".
 	Unknown    int    `json:"unknown,omitempty"`
 	UnknownWhy string `json:"unknown_why,omitempty"`
 	Fault      string `json:"fault,omitempty"`
@@ -125,19 +125,32 @@ func failed(method, why string) Verdict {
 	return v
 }
 
-// exhaustive is verify's verdict on fault kind within bound after runs
-// placements of up to depth faults, pairs of them two-fault placements:
-// found names the placement that broke it ("" if none did).
-func exhaustive(kind string, depth int, bound string, runs int, pairs pairCount, found, cause string) Verdict {
-	v := Verdict{Verdict: VerdictVerified, Method: "exhaustive", Runs: runs, Fault: kind, Depth: depth, Bound: bound, Found: found, Why: cause}
+// exhaustive is verify's verdict on fault kind within bound after the
+// placements t of up to depth faults: found names the placement that
+// broke it ("" if none did). With none found, a placement not judged
+// makes it inconclusive.
+func exhaustive(kind string, depth int, bound string, t tried, found, cause string) Verdict {
+	v := Verdict{Verdict: VerdictVerified, Method: "exhaustive", Runs: t.runs, Unknown: t.unknown, UnknownWhy: t.why, Fault: kind,
+		Depth: depth, Bound: bound, Found: found, Why: cause}
 	if depth == 2 {
-		v.PairsRun, v.Pairs, v.PairBudget = pairs.run, pairs.total, pairs.budget
+		v.PairsRun, v.Pairs, v.PairBudget = t.pairs.run, t.pairs.total, t.pairs.budget
 	}
-	if found != "" {
+	switch {
+	case found != "":
 		v.Verdict, v.Unsafe = VerdictUnsafe, 1
+	case t.unknown > 0:
+		v.Verdict = VerdictUnknown
 	}
 	v.Text = v.text()
 	return v
+}
+
+// tried is what an exhaustive search ran: runs placements, unknown of
+// them not judged (why says why, as whyText), its two-fault placements.
+type tried struct {
+	runs, unknown int
+	why           string
+	pairs         pairCount
 }
 
 // pairCount is how many two-fault placements a cell has, how many it
@@ -164,9 +177,18 @@ func (v Verdict) text() string {
 	case v.Method == "exhaustive" && v.Verdict == VerdictUnsafe:
 		return fmt.Sprintf("unsafe: %s breaks it (%s); found trying %s, within %s (placement %s)",
 			v.Found, v.Why, v.placements(), v.Bound, Thousands(v.Runs))
+	case v.Method == "exhaustive" && v.Verdict == VerdictUnknown && v.Runs == 0:
+		return fmt.Sprintf("inconclusive: the fault-free run within %s was not judged: %s, so nothing is verified", v.Bound, v.UnknownWhy)
+	case v.Method == "exhaustive" && v.Verdict == VerdictUnknown:
+		judged := fmt.Sprintf("none of the %s judged broke it", Thousands(v.Runs-v.Unknown))
+		if v.Runs == v.Unknown {
+			judged = "none was judged"
+		}
+		return fmt.Sprintf("inconclusive: trying %s, within %s (%s), %s; not judged: %s%s, so this is not verified",
+			v.placements(), v.Bound, Plural(v.Runs, "placement"), judged, v.UnknownWhy, v.notTried())
 	case v.Method == "exhaustive" && v.cut():
-		return fmt.Sprintf("verified: %s, within %s (%s); not tried: the other %s two-fault placements, so this is not verified up to 2 faults",
-			v.placements(), v.Bound, Plural(v.Runs, "placement"), Thousands(v.Pairs-v.PairsRun))
+		return fmt.Sprintf("verified: %s, within %s (%s)%s, so this is not verified up to 2 faults",
+			v.placements(), v.Bound, Plural(v.Runs, "placement"), v.notTried())
 	case v.Method == "exhaustive":
 		return fmt.Sprintf("verified: %s, within %s (%s)", v.placements(), v.Bound, Plural(v.Runs, "placement"))
 	}
@@ -214,6 +236,14 @@ func (v Verdict) notJudged() string {
 
 // cut reports whether a depth-2 search left two-fault placements out.
 func (v Verdict) cut() bool { return v.Depth == 2 && v.PairsRun < v.Pairs }
+
+// notTried says which two-fault placements a cut search left out.
+func (v Verdict) notTried() string {
+	if !v.cut() {
+		return ""
+	}
+	return fmt.Sprintf("; not tried: the other %s two-fault placements", Thousands(v.Pairs-v.PairsRun))
+}
 
 // placements says what an exhaustive search placed.
 func (v Verdict) placements() string {

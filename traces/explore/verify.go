@@ -100,11 +100,16 @@ type VerifyCell struct {
 	Variant2 string  `json:"variant2,omitempty"` // and its fault
 	// Pairs is how many two-fault placements the cell has (depth 2);
 	// PairsSkipped, how many of them the budget left out.
-	Pairs        int    `json:"pairs,omitempty"`
-	PairsSkipped int    `json:"pairs_skipped,omitempty"`
-	Cause        string `json:"cause,omitempty"`
-	Replay       string `json:"replay,omitempty"`
-	TraceSHA256  string `json:"trace_sha256,omitempty"`
+	Pairs        int `json:"pairs,omitempty"`
+	PairsSkipped int `json:"pairs_skipped,omitempty"`
+	// Unknown counts the runs not judged (a budget stopped them, or the
+	// checker could not decide), a count per reason in UnknownWhy; with
+	// no breaking placement, the cell is then inconclusive.
+	Unknown     int        `json:"unknown,omitempty"`
+	UnknownWhy  []WhyCount `json:"unknown_why,omitempty"`
+	Cause       string     `json:"cause,omitempty"`
+	Replay      string     `json:"replay,omitempty"`
+	TraceSHA256 string     `json:"trace_sha256,omitempty"`
 }
 
 // Verification is the result of Verify: one cell per protocol and kind.
@@ -190,9 +195,12 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 					found = fmt.Sprintf("%s at %s with %s at %s", j.variant.label, c.Step, c.Variant2, c.Step2)
 				}
 				found += " (" + pointOf(bases[j.base]) + ")"
-				c.Evidence = exhaustive(c.Fault, opt.Depth, c.Bound, c.Runs, c.pairCount(opt), found, r.Cause)
+				c.Evidence = exhaustive(c.Fault, opt.Depth, c.Bound, c.tried(opt), found, r.Cause)
 				c.Claim = c.Evidence.Text
 				c.Replay = ReplayCommand(placed(bases[j.base], j), "")
+			case r.notJudged != "":
+				c.Unknown++
+				c.UnknownWhy = addWhy(c.UnknownWhy, r.notJudged, 1)
 			}
 		})
 	if err != nil {
@@ -202,17 +210,17 @@ func Verify(ctx context.Context, opt VerifyOptions) (*Verification, error) {
 		c := &v.Cells[i]
 		c.WallMs = walls[i].Milliseconds()
 		if c.Verdict == "" {
-			c.Verdict = cellBounded
-			c.Evidence = exhaustive(c.Fault, opt.Depth, c.Bound, c.Runs, c.pairCount(opt), "", "")
-			c.Claim = c.Evidence.Text
+			c.Evidence = exhaustive(c.Fault, opt.Depth, c.Bound, c.tried(opt), "", "")
+			c.Verdict, c.Claim = c.Evidence.Verdict, c.Evidence.Text
 		}
 	}
 	return v, nil
 }
 
-// pairCount is the cell's two-fault placements: tried, all, the budget.
-func (c *VerifyCell) pairCount(opt VerifyOptions) pairCount {
-	return pairCount{run: c.Pairs - c.PairsSkipped, total: c.Pairs, budget: opt.PairBudget}
+// tried is what the cell ran so far.
+func (c *VerifyCell) tried(opt VerifyOptions) tried {
+	return tried{runs: c.Runs, unknown: c.Unknown, why: whyText(c.UnknownWhy),
+		pairs: pairCount{run: c.Pairs - c.PairsSkipped, total: c.Pairs, budget: opt.PairBudget}}
 }
 
 // where names a placement's step and offset.
@@ -394,10 +402,18 @@ func (opt VerifyOptions) plan(r row, kind string, cell int, bases *[]protocols.S
 		if err != nil {
 			return c, nil, err
 		}
-		if j := judge(o.File.Report, o.File.Trace, protocols.IsFenced(p)); j.Unsafe {
+		j := judge(o.File.Report, o.File.Trace, protocols.IsFenced(p))
+		if j.Unsafe {
 			c.Verdict, c.Cause = CellUnsafeNoFault, j.Cause
 			c.Evidence = unsafeWithoutFault(bound+" ("+pointOf(base)+")", j.Cause)
 			c.Claim = c.Evidence.Text
+			c.Replay = ReplayCommand(base, "")
+			return c, nil, nil
+		}
+		if why := j.notJudged(o.File.Report); why != "" { // its steps may be cut short
+			c.Unknown, c.UnknownWhy = 1, addWhy(nil, why, 1)
+			c.Evidence = exhaustive(kind, opt.Depth, bound+" ("+pointOf(base)+")", tried{unknown: 1, why: why}, "", "")
+			c.Verdict, c.Claim = c.Evidence.Verdict, c.Evidence.Text
 			c.Replay = ReplayCommand(base, "")
 			return c, nil, nil
 		}

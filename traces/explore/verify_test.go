@@ -2,10 +2,12 @@ package explore
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
@@ -273,4 +275,53 @@ func judged(t *testing.T, sc protocols.Scenario) bool {
 		t.Fatal(err)
 	}
 	return judge(o.File.Report, o.File.Trace, false).Unsafe
+}
+
+// TestVerifyCountsPlacementsNotJudged: a placement an event budget
+// stopped is not judged, so a cell no placement broke is inconclusive,
+// not verified, and its claim says how many were not judged and why;
+// they are the placements whose runs the checker calls unknown. With
+// the fault-free run stopped, the cell claims nothing.
+func TestVerifyCountsPlacementsNotJudged(t *testing.T) {
+	opt := VerifyOptions{Protocols: []string{"setnx-lua-del"}, Faults: []string{"reply-loss"}, MaxEvents: 300}
+	c := verify(t, opt).Cells[0]
+	opt, _ = opt.withDefaults()
+	rows, err := rowProtocols(opt.Protocols, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bases []protocols.Scenario
+	_, jobs, err := opt.plan(rows[0], "reply-loss", 0, &bases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := 0
+	for _, j := range jobs {
+		o, err := traces.Evaluate(placed(bases[j.base], j))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.File.Report.Verdict == checker.VerdictUnknown {
+			unknown++
+		}
+	}
+	if unknown == 0 || unknown == len(jobs) {
+		t.Fatalf("want some placements stopped by the budget: %d of %d", unknown, len(jobs))
+	}
+	if c.Verdict != CellUnknown || c.Unknown != unknown || c.Runs != len(jobs) || c.Evidence.Unknown != unknown ||
+		fmt.Sprint(c.UnknownWhy) != fmt.Sprint([]WhyCount{{Why: "stopped by the event budget (raise it with --max-events)", Runs: unknown}}) {
+		t.Errorf("%d of %d placements unknown; the cell: %s, %d of %d not judged %v", unknown, len(jobs), c.Verdict, c.Unknown, c.Runs, c.UnknownWhy)
+	}
+	if !strings.HasPrefix(c.Claim, "inconclusive: trying every single reply-loss fault at every step, within ") ||
+		!strings.HasSuffix(c.Claim, fmt.Sprintf("none of the %d judged broke it; not judged: %d stopped by the event budget (raise it with --max-events), so this is not verified",
+			len(jobs)-unknown, unknown)) {
+		t.Errorf("claim: %s", c.Claim)
+	}
+
+	opt.MaxEvents = 10
+	c = verify(t, opt).Cells[0]
+	if c.Verdict != CellUnknown || c.Runs != 0 ||
+		!strings.HasSuffix(c.Claim, "was not judged: stopped by the event budget (raise it with --max-events), so nothing is verified") {
+		t.Errorf("with the fault-free run stopped: %s, %d runs: %s", c.Verdict, c.Runs, c.Claim)
+	}
 }
