@@ -258,12 +258,14 @@ func (s *Summary) add(causes map[[2]string]*CauseCount, r runResult, out string)
 	s.SimMs += float64(r.simNs) / 1e6
 	s.Coverage = addCoverage(s.Coverage, r.coverage)
 	s.Damage.add(r.report)
-	s.Plots = addPlots(s.Plots, r.params, r.verdict == checker.VerdictViolation)
 	s.judge(r)
+	params := r.params
 	if why := r.judged.notJudged(r.report); why != "" {
 		s.Unknown++
 		s.UnknownWhy = addWhy(s.UnknownWhy, why, 1)
+		params = nil // the plots' rates are over judged runs
 	}
+	s.Plots = addPlots(s.Plots, params, r.verdict == checker.VerdictViolation)
 	if r.verdict == checker.VerdictViolation {
 		s.Violating++
 		s.split(r.file)

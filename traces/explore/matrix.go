@@ -79,12 +79,7 @@ type Cell struct {
 }
 
 // Rate is the share of the cell's judged runs that were unsafe.
-func (c Cell) Rate() float64 {
-	if c.Evidence.Runs == 0 {
-		return 0
-	}
-	return float64(c.Violating) / float64(c.Evidence.Runs)
-}
+func (c Cell) Rate() float64 { return c.Evidence.Rate }
 
 // Matrix is the safety matrix: one row per protocol, one column per fault
 // kind.

@@ -9,8 +9,8 @@ import (
 	"github.com/locksim/locksim/sim/trace"
 )
 
-// Plot is the runs of an exploration bucketed by one drawn parameter,
-// with how many of each bucket's runs violated: the numbers behind one
+// Plot is the judged runs of an exploration bucketed by one drawn
+// parameter, with how many of each bucket's runs violated: the numbers behind one
 // chart of the HTML report. Its buckets are fixed by the parameter, so
 // the plots of shards add up bucket by bucket.
 type Plot struct {

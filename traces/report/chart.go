@@ -88,7 +88,7 @@ func rateChart(p explore.Plot, yTitle string) chart {
 			br.Tip = fmt.Sprintf("%s: no runs", b.Label)
 		default:
 			br.Top = fmt.Sprintf("%d/%d", b.Violating, b.Runs)
-			br.Tip = fmt.Sprintf("%s: %d of %d runs violated (%.1f%%)", b.Label, b.Violating, b.Runs, 100*b.Rate())
+			br.Tip = fmt.Sprintf("%s: %d of %d judged runs violated (%.1f%%)", b.Label, b.Violating, b.Runs, 100*b.Rate())
 		}
 		if p.Param == explore.ParamPause && b.Lo == 1 {
 			c.Mark = &mark{X: x, Label: "lease"}

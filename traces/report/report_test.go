@@ -58,7 +58,7 @@ func TestReportShowsEveryDrawnParameter(t *testing.T) {
 			t.Errorf("an empty chart of %s", id)
 		}
 	}
-	if !strings.Contains(p, "Not drawn in these runs: replication lag") {
+	if !strings.Contains(p, "Not drawn in the judged runs: replication lag") {
 		t.Error("the parameters no run drew are not named")
 	}
 	// One bar per bucket with runs, each saying its counts.
@@ -134,16 +134,24 @@ func TestReportHeadsCausesByProperty(t *testing.T) {
 	}
 }
 
-// TestReportRatesAreTheTexts: with runs an event budget stopped, the
-// page's rates are over the judged runs, as explore's text writes them,
-// and it says how many runs were not judged and why, in the same words.
-func TestReportRatesAreTheTexts(t *testing.T) {
+// budgeted is an exploration of setnx-del under gc-pause whose event
+// budget stopped most of its runs.
+func budgeted(t *testing.T) *explore.Summary {
+	t.Helper()
 	base := protocols.Scenario{Protocol: "setnx-del", Workload: "unique-name", FaultKinds: []string{"gc-pause"}, Swarm: true,
 		MaxEvents: 300}
 	s, err := explore.Explore(context.Background(), explore.ExploreConfig{Base: base, Runs: 20, SeedStart: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// TestReportRatesAreTheTexts: with runs an event budget stopped, the
+// page's rates are over the judged runs, as explore's text writes them,
+// and it says how many runs were not judged and why, in the same words.
+func TestReportRatesAreTheTexts(t *testing.T) {
+	s := budgeted(t)
 	every := slices.IndexFunc(s.Causes, func(c explore.CauseCount) bool { return c.Runs == s.Violating })
 	if s.Unknown == 0 || s.Violating == 0 || s.Violating != s.UnsafeRuns || every < 0 {
 		t.Fatalf("want violating runs all unsafe and of one cause, and runs not judged: %d violating, %d unsafe, %+v, %d not judged",
@@ -163,4 +171,30 @@ func TestReportRatesAreTheTexts(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
+}
+
+// TestReportChartsRateJudgedRuns: the charts' rates are over the judged
+// runs too: a run not judged is in no bucket.
+func TestReportChartsRateJudgedRuns(t *testing.T) {
+	s := budgeted(t)
+	p := render(t, s, Options{})
+	for _, pl := range s.Plots {
+		if pl.Param != explore.ParamClients { // drawn in every run
+			continue
+		}
+		runs, violating := 0, 0
+		for _, b := range pl.Buckets {
+			runs, violating = runs+b.Runs, violating+b.Violating
+		}
+		judged := s.Runs - s.Errors - s.Unknown
+		if s.Unknown == 0 || runs != judged || violating != s.Violating {
+			t.Errorf("the clients plot counts %d runs, %d violating; %d of %d runs judged, %d violating", runs, violating, judged, s.Runs,
+				s.Violating)
+		}
+		if want := template.HTMLEscapeString(pl.Title) + ` <span class="muted">(` + strconv.Itoa(judged) + " judged runs)"; !strings.Contains(p, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+		return
+	}
+	t.Fatal("no clients plot")
 }
