@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -77,6 +78,34 @@ func (d *ProtocolDescription) fastPaths() []sim.Script {
 	}
 	return out
 }
+
+// unfinished names the step of f whose script did not finish, when err
+// says one did (a script that loops forever, luafast/runaway.go).
+func (f *ProtocolFile) unfinished(err error) error {
+	var ue *luafast.UnfinishedError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	d := &f.Description
+	for _, s := range []struct {
+		name string
+		c    *Call
+	}{{"acquire", &d.Acquire.Call}, {"release", &d.Release.Call}, {"renew", d.renewCall()}} {
+		if s.c != nil && len(s.c.Script) > 0 && s.c.Script.Body() == ue.Script {
+			return &namedError{fmt.Sprintf("--protocol-file %q: %s.script did not finish: %s", f.Path, s.name, ue.Reason()), err}
+		}
+	}
+	return err
+}
+
+// namedError is err told in the words of the file that caused it.
+type namedError struct {
+	msg string
+	err error
+}
+
+func (e *namedError) Error() string { return e.msg }
+func (e *namedError) Unwrap() error { return e.err }
 
 func (d *ProtocolDescription) renewCall() *Call {
 	if d.Renew == nil {

@@ -59,5 +59,8 @@ func RunPooled(sc Scenario, pool *sim.Pool) (Scenario, *trace.Trace, error) {
 	}
 	tr, err := w.Run()
 	w.Release()
+	if err != nil && sc.ProtocolFile != nil {
+		err = sc.ProtocolFile.unfinished(err)
+	}
 	return sc, tr, err
 }

@@ -92,8 +92,9 @@ func (w *World) AddNode(name string) *Node {
 	n.lua = luafast.New(m, w.lua)
 	n.lua.SetScripts(w.cfg.Scripts)
 	n.scripts = newScriptSync(st.scripts)
-	n.lua.SetPreHook(n.preHook) // the server's, which the twins' direct commands call too
-	n.lua.SetPublish(n.publish) // what preHook does for a PUBLISH outside MULTI
+	n.lua.SetPreHook(n.preHook)   // the server's, which the twins' direct commands call too
+	n.lua.SetPublish(n.publish)   // what preHook does for a PUBLISH outside MULTI
+	n.lua.SetOnUnfinished(w.Fail) // a script that does not finish fails the run (luafast/runaway.go)
 	w.nodes[name] = n
 	w.nodeOrder = nil
 	return n

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // copyProtocolFile copies a committed protocol file into the current
@@ -120,5 +121,38 @@ func TestBadProtocolFileExitsTwo(t *testing.T) {
 	copyProtocolFile(t, filepath.Join(root, luaDelFile), "good.json", "", "")
 	if code, _, stderr := runCLI("run", "--protocol", "setnx-del", "--protocol-file", "good.json"); code != exitUsage || !strings.Contains(stderr, `describes "seed-001-lua-del"`) {
 		t.Errorf("--protocol with --protocol-file: exit %d, %q", code, stderr)
+	}
+}
+
+// A protocol file whose script never finishes ends run with one line
+// naming the file, the step and what happened, and exit 2, instead of
+// hanging it (the guard fails the test after a long while).
+func TestUnfinishedScriptExitsTwo(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	copyProtocolFile(t, filepath.Join(root, luaDelFile), "spin.json",
+		`"if redis.call('get', KEYS[1]) == ARGV[1] then    return redis.call('del', KEYS[1]) else    return 0 end"`, `"while true do end"`)
+	for _, args := range [][]string{
+		{"run", "--protocol-file", "spin.json"},
+	} {
+		done := make(chan struct{})
+		var code int
+		var out, stderr string
+		go func() {
+			defer close(done)
+			code, out, stderr = runCLI(args...)
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Minute):
+			t.Fatalf("%v: still running after 5 minutes", args)
+		}
+		want := `--protocol-file "spin.json": release.script did not finish: still running after 10000000 instructions`
+		if code != exitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "locksim "+args[0]+": ") || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", args, code, out, stderr, want)
+		}
 	}
 }

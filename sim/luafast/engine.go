@@ -62,6 +62,8 @@ type Engine struct {
 	publish func(channel, msg string) int // a twin's direct PUBLISH (SetPublish)
 	value   *Value                        // where a twin's reply goes instead of the peer (HandleValue)
 
+	onUnfinished func(error) // called when a script does not finish (SetOnUnfinished)
+
 	// State of the running script (depth > 0 while a script runs).
 	depth    int
 	cur      *server.Peer // the peer that issued EVAL

@@ -35,6 +35,8 @@ type vm struct {
 	reply      bytes.Buffer  // nested calls' replies
 	replyW     *bufio.Writer // writes to reply
 	nat        ScriptRun     // the native twins' calls (native.go)
+	budget     stepBudget    // instructions a counted script has left (runaway.go)
+	opened     bool          // a script that can store Lua functions ran: count every script
 
 	e       *Engine                                   // the engine using this state
 	libSnap map[*lua.LTable]map[lua.LValue]lua.LValue // library tables after setup
@@ -130,6 +132,7 @@ func newVM() *vm {
 	math.RawSetString("random", L.NewFunction(v.rng.luaRandom))
 	math.RawSetString("randomseed", L.NewFunction(v.rng.luaRandomseed))
 
+	v.countCoroutines()
 	v.protectGlobals()
 	v.snapshot()
 	return v
