@@ -124,9 +124,9 @@ func TestBadProtocolFileExitsTwo(t *testing.T) {
 	}
 }
 
-// A protocol file whose script never finishes ends run with one line
-// naming the file, the step and what happened, and exit 2, instead of
-// hanging it (the guard fails the test after a long while).
+// A protocol file whose script never finishes ends run and explore with
+// one line naming the file, the step and what happened, and exit 2,
+// instead of hanging them (the guard fails the test after a long while).
 func TestUnfinishedScriptExitsTwo(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -137,6 +137,7 @@ func TestUnfinishedScriptExitsTwo(t *testing.T) {
 		`"if redis.call('get', KEYS[1]) == ARGV[1] then    return redis.call('del', KEYS[1]) else    return 0 end"`, `"while true do end"`)
 	for _, args := range [][]string{
 		{"run", "--protocol-file", "spin.json"},
+		{"explore", "--protocol-file", "spin.json", "--runs", "20"},
 	} {
 		done := make(chan struct{})
 		var code int

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/protocols"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/luafast"
 	"github.com/locksim/locksim/sim/trace"
 	"github.com/locksim/locksim/traces"
 )
@@ -186,6 +188,12 @@ func Explore(ctx context.Context, cfg ExploreConfig, progress func(done int, s *
 		Jobs:    cfg.Runs,
 		Run:     func(i int) runResult { return cfg.runOne(cfg.seed(i), fenced, worlds) },
 		Deliver: func(_ int, r runResult) (bool, error) {
+			var unfinished *luafast.UnfinishedError
+			if errors.As(r.err, &unfinished) {
+				// Bad input, as a script that does not compile: every
+				// later run may hang on it the same way.
+				return false, fmt.Errorf("seed %d: %w", r.seed, r.err)
+			}
 			s.Runs++
 			if r.err != nil {
 				s.Errors++
