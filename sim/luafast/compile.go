@@ -19,7 +19,6 @@ type script struct {
 	fn      *lua.LFunction // main chunk, reused across calls; nil until compiled
 	pure    bool           // cannot modify the globals table (see isPure)
 	inert   bool           // cannot modify any table (see isInert)
-	shape   shape          // whether its runs are counted (see runaway.go)
 	exposed bool           // in its engine's bySHA
 	fast    FastPath       // the body's fast path (SetScripts), or nil
 	c       *compiled      // nil until looked up in protos
@@ -70,7 +69,6 @@ type compiled struct {
 	proto *lua.FunctionProto
 	pure  bool
 	inert bool // provably changes no Lua table (see isInert)
-	shape shape
 	err   error
 }
 
@@ -95,7 +93,7 @@ func (s *script) compile(cache *Cache) error {
 		return c.err
 	}
 	s.fn = &lua.LFunction{Proto: c.proto, Upvalues: []*lua.Upvalue{}}
-	s.pure, s.inert, s.shape = c.pure, c.inert, c.shape
+	s.pure, s.inert = c.pure, c.inert
 	return nil
 }
 
@@ -112,7 +110,7 @@ func compileProto(src string) *compiled {
 	// table. The main chunk has no `arg` local, so the table is unreachable:
 	// skip building it.
 	proto.IsVarArg &^= lua.VarArgNeedsArg
-	return &compiled{proto: proto, pure: isPure(proto), inert: isInert(proto), shape: scriptShape(proto)}
+	return &compiled{proto: proto, pure: isPure(proto), inert: isInert(proto)}
 }
 
 // inertGlobals are the globals an inert script may read: none of them can

@@ -50,18 +50,12 @@ func (e *Engine) run(c *server.Peer, s *script, sha string, readOnly bool, args 
 	s.fn.Env = v.g
 	oldResp := c.Resp3
 	L.Push(s.fn)
-	counted := s.shape.loops || v.opened
-	v.opened = v.opened || s.shape.opens
-	if counted {
-		v.budget.left = MaxScriptSteps
-		L.SetContext(&v.budget)
-	}
+	v.budget.left = MaxScriptSteps
+	L.SetContext(&v.budget)
 	err = L.PCall(0, lua.MultRet, nil)
-	if counted {
-		L.RemoveContext()
-		if v.budget.left < 0 && e.onUnfinished != nil {
-			e.onUnfinished(&UnfinishedError{Script: s.src})
-		}
+	L.RemoveContext()
+	if v.budget.left < 0 && e.onUnfinished != nil {
+		e.onUnfinished(&UnfinishedError{Script: s.src})
 	}
 	v.nat.endReplay()
 	if err != nil {

@@ -87,34 +87,3 @@ func TestUnfinishedScriptStopsAtTheSameInstruction(t *testing.T) {
 		t.Fatalf("the script stopped after different counts of INCR: %v", counts)
 	}
 }
-
-// Only scripts that can run long are counted: a script with no loop, no
-// function of its own and only finiteGlobals read ends by construction.
-func TestScriptShape(t *testing.T) {
-	for _, c := range []struct {
-		script       string
-		loops, opens bool
-	}{
-		{"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end", false, false},
-		{"local token = redis.call('get', KEYS[1]) if not token or token ~= ARGV[1] then return 0 end redis.call('del', KEYS[1]) return 1", false, false},
-		{RedissonLock316, false, false},
-		{"return tonumber(ARGV[1]) and 1 or 0", false, false},
-		{"while true do end", true, false},
-		{"repeat until redis.call('get', KEYS[1])", true, false},
-		{"for i = 1, 3 do end", true, false},
-		{"for i, k in ipairs(KEYS) do redis.call('del', k) end", true, false},
-		{"local f = function() end return 1", true, true},
-		{"return loadstring('return 1')()", true, true},
-		{"return _G.redis.call('ping')", true, true},
-		{"return getmetatable('').__index.len('x')", true, true},
-		{"return nosuchglobal", true, true},
-	} {
-		s := newScript(c.script)
-		if err := s.compile(nil); err != nil {
-			t.Fatalf("%q: %v", c.script, err)
-		}
-		if s.shape.loops != c.loops || s.shape.opens != c.opens {
-			t.Errorf("%q: loops %v opens %v, want %v %v", c.script, s.shape.loops, s.shape.opens, c.loops, c.opens)
-		}
-	}
-}

@@ -35,8 +35,7 @@ type vm struct {
 	reply      bytes.Buffer  // nested calls' replies
 	replyW     *bufio.Writer // writes to reply
 	nat        ScriptRun     // the native twins' calls (native.go)
-	budget     stepBudget    // instructions a counted script has left (runaway.go)
-	opened     bool          // a script that can store Lua functions ran: count every script
+	budget     stepBudget    // instructions the running script has left (runaway.go)
 
 	e       *Engine                                   // the engine using this state
 	libSnap map[*lua.LTable]map[lua.LValue]lua.LValue // library tables after setup
