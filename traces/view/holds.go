@@ -18,12 +18,31 @@ func (b *viewBuilder) holds(res *checker.Result) {
 		b.vm.Holds = append(b.vm.Holds, viewHold{Lane: b.laneOf(h.Client), Client: h.Client, Key: h.Key,
 			Acquire: h.Acquire, Release: h.Release, Start: h.Start, End: min(h.End, b.vm.EndNs)})
 	}
+	spans := b.spansByOwner()
+	nodes := sortedNames(b.nodes)
 	for i := range b.vm.Holds {
-		b.lease(&b.vm.Holds[i])
+		b.lease(&b.vm.Holds[i], spans, nodes)
 	}
 }
 
-func (b *viewBuilder) lease(h *viewHold) {
+// keyOwner names the key spans of one key created by one client.
+type keyOwner struct{ key, owner string }
+
+// spansByOwner indexes the key spans by key and owner, each list in
+// order of start, so a hold finds its spans without scanning them all.
+func (b *viewBuilder) spansByOwner() map[keyOwner][]int {
+	m := map[keyOwner][]int{}
+	for i, s := range b.vm.Keys {
+		k := keyOwner{s.Key, s.Owner}
+		m[k] = append(m[k], i)
+	}
+	for _, l := range m {
+		sort.SliceStable(l, func(i, j int) bool { return b.vm.Keys[l[i]].Start < b.vm.Keys[l[j]].Start })
+	}
+	return m
+}
+
+func (b *viewBuilder) lease(h *viewHold, spans map[keyOwner][]int, nodes []string) {
 	acq := b.tr.Ops[h.Acquire]
 	h.Spans = []int{}
 	h.Quorum = 1
@@ -31,19 +50,26 @@ func (b *viewBuilder) lease(h *viewHold) {
 		// Independent masters (Redlock): a majority of them, counting
 		// the ones that are down.
 		masters := 0
-		for _, n := range sortedNames(b.nodes) {
+		for _, n := range nodes {
 			if contains(b.masters[n], acq.Return) {
 				masters++
 			}
 		}
 		h.Quorum = max(masters, 1)/2 + 1
 	}
-	var iv [][2]int64
-	for i, s := range b.vm.Keys {
-		if s.Key != h.Key || s.Owner != h.Client || s.Start < acq.Call || s.Start > h.End {
-			continue
+	own := spans[keyOwner{h.Key, h.Client}]
+	from := sort.Search(len(own), func(i int) bool { return b.vm.Keys[own[i]].Start >= acq.Call })
+	for _, i := range own[from:] {
+		b.visits++
+		if b.vm.Keys[i].Start > h.End {
+			break
 		}
 		h.Spans = append(h.Spans, i)
+	}
+	sort.Ints(h.Spans)
+	var iv [][2]int64
+	for _, i := range h.Spans {
+		s := b.vm.Keys[i]
 		for _, w := range b.serving[s.Node] {
 			if lo, hi := max(s.Start, w[0]), min(s.End, w[1]); lo < hi {
 				iv = append(iv, [2]int64{lo, hi})

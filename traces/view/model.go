@@ -157,6 +157,11 @@ type viewViolation struct {
 // buildView derives the view model of f from its trace and res, the
 // checker's result on it (holds, key spans).
 func buildView(f *traces.File, res *checker.Result) *viewModel {
+	return build(f, res).vm
+}
+
+// build is buildView, keeping the builder for tests to inspect.
+func build(f *traces.File, res *checker.Result) *viewBuilder {
 	tr := f.Trace
 	vm := &viewModel{
 		Events: tr.Events,
@@ -196,7 +201,7 @@ func buildView(f *traces.File, res *checker.Result) *viewModel {
 		grouped = append(grouped, g.Violations...)
 	}
 	b.violations(grouped)
-	return vm
+	return b
 }
 
 // endOf is the last instant the view must show.
@@ -227,6 +232,8 @@ type viewBuilder struct {
 	// failover: a replica was promoted, so the deployment is one master
 	// at a time and a lease needs the key on one serving master.
 	failover bool
+	// visits counts the key spans the holds' leases looked at.
+	visits int
 }
 
 var processKinds = map[string]bool{
