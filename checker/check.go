@@ -41,6 +41,8 @@ type Options struct {
 	// again: a user resource whose Spec is not in Specs keeps its recorded
 	// check and violations.
 	Recorded *Report
+	// Precision is how the explanations print times (Report.Precision).
+	Precision trace.Precision
 }
 
 // The models without state of their own, shared by every check (LockSet
@@ -97,6 +99,7 @@ func check(tr *trace.Trace, opt Options) *Result {
 		opt.Budget = DefaultBudget
 	}
 	res := &Result{trace: tr, budget: opt.Budget}
+	res.Precision = opt.Precision
 	t := newTruth(tr, opt)
 	hs := holds(t)
 	res.holds, res.lockKeys = hs, t.lockKeys.Keys

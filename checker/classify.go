@@ -27,10 +27,10 @@ type ending struct {
 	minor bool
 }
 
-func (e ending) text() string { return tell([]ending{e}) }
+func (e ending) text(p trace.Precision) string { return tell(p, []ending{e}) }
 
 // tell joins endings, merging those that differ only in node and time.
-func tell(ends []ending) string {
+func tell(p trace.Precision, ends []ending) string {
 	var parts []string
 	for i := 0; i < len(ends); {
 		e := ends[i]
@@ -45,7 +45,7 @@ func tell(ends []ending) string {
 			for ; l < j && ends[l].at == ends[k].at; l++ {
 				nodes = append(nodes, ends[l].node)
 			}
-			wheres = append(wheres, fmt.Sprintf("on %s at %s", strings.Join(nodes, ", "), fmtMs(ends[k].at)))
+			wheres = append(wheres, fmt.Sprintf("on %s at %s", strings.Join(nodes, ", "), p.At(ends[k].at)))
 			k = l
 		}
 		where := strings.Join(wheres, ", ")
@@ -68,8 +68,8 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 	if a.End != maxTime {
 		v.UntilMs = trace.Ms(a.End)
 	}
-	held := a.Client + " acquired " + a.Key + " at " + fmtMs(a.Start)
-	second := b.Client + " acquired it at " + fmtMs(b.Start) + " while " + stillHeld(a)
+	held := a.Client + " acquired " + a.Key + " at " + t.p.At(a.Start)
+	second := b.Client + " acquired it at " + t.p.At(b.Start) + " while " + stillHeld(t.p, a)
 	ga, gb := t.holdGrants(a), t.holdGrants(b)
 	if len(ga) == 0 || len(gb) == 0 {
 		who := a.Client
@@ -128,10 +128,10 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 	}
 	if len(ga) > 1 || len(gb) > 1 {
 		held += " on " + strings.Join(nodesOf(t, ga), ", ")
-		second = b.Client + " acquired it on " + strings.Join(nodesOf(t, gb), ", ") + " at " + fmtMs(b.Start) +
-			" while " + stillHeld(a)
+		second = b.Client + " acquired it on " + strings.Join(nodesOf(t, gb), ", ") + " at " + t.p.At(b.Start) +
+			" while " + stillHeld(t.p, a)
 	}
-	v.Explanation = held + "; " + tell(ends) + "; " + second
+	v.Explanation = held + "; " + tell(t.p, ends) + "; " + second
 	if why, evs, ok := t.retaken(a, b); ok {
 		v.Explanation += "; " + why
 		v.Events = append(v.Events, evs...)
@@ -144,15 +144,15 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 // stillHeld says how far hold a reached, for an overlap: what its client
 // believed, or, for a recorded history's hold with no release, what the
 // history shows.
-func stillHeld(a hold) string {
+func stillHeld(p trace.Precision, a hold) string {
 	switch a.Lapsed {
 	case lapsedSeen:
-		return a.Client + " had not released it and still acted under it (its last operation ended at " + fmtMs(a.End) + ")"
+		return a.Client + " had not released it and still acted under it (its last operation ended at " + p.At(a.End) + ")"
 	case lapsedLease:
-		return a.Client + "'s lease could not have run out yet (not before " + fmtMs(a.End) + ")"
+		return a.Client + "'s lease could not have run out yet (not before " + p.At(a.End) + ")"
 	}
 	if a.End != maxTime {
-		return a.Client + " still believed it held the lock (until " + fmtMs(a.End) + ")"
+		return a.Client + " still believed it held the lock (until " + p.At(a.End) + ")"
 	}
 	return a.Client + " still believed it held the lock"
 }
@@ -186,7 +186,7 @@ func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 	case endLost:
 		out = t.lost(x, e)
 		if e.T < victim.Start {
-			out.suffix += fmt.Sprintf(", before %s's acquire returned OK at %s", victim.Client, fmtMs(victim.Start))
+			out.suffix += fmt.Sprintf(", before %s's acquire returned OK at %s", victim.Client, t.p.At(victim.Start))
 		}
 		return out
 	case endJump:
@@ -195,10 +195,10 @@ func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 		out.events = []int{x.Jump}
 		when := "at once"
 		if e.T != j.T {
-			when = "at " + fmtMs(e.T)
+			when = "at " + t.p.At(e.T)
 		}
 		out.prefix = fmt.Sprintf("the clock of %s jumped forward by %s at %s and %s's key expired there %s, %s before its lease ran out",
-			e.Party, fmtDur(j.DurNs), fmtMs(j.T), owner, when, fmtDur(x.Deadline-e.T))
+			e.Party, t.p.Dur(j.DurNs), t.p.At(j.T), owner, when, t.p.Dur(x.Deadline-e.T))
 		return out
 	case endTaken:
 		return t.takeover(x, e)
@@ -215,24 +215,24 @@ func (t *truth) deletion(x *grant, e trace.Event, out ending) ending {
 		out.cause = CauseRetriedCommand
 		out.events = []int{r}
 		out.prefix = fmt.Sprintf("%s's %s timed out and was retried at %s; its first attempt had already run, and the retry deleted %s's key on %s at %s",
-			x.EndBy, strings.Join(e.Args, " "), fmtMs(t.tr.Events[r].T), owner, e.Party, fmtMs(e.T))
+			x.EndBy, strings.Join(e.Args, " "), t.p.At(t.tr.Events[r].T), owner, e.Party, t.p.At(e.T))
 		return out
 	}
 	if x.EndBy != owner {
 		out.cause = CauseForeignRelease
 		out.prefix = fmt.Sprintf("%s deleted that key on %s at %s (%s) although it was not the owner",
-			x.EndBy, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
+			x.EndBy, e.Party, t.p.At(e.T), strings.Join(e.Args, " "))
 		return out
 	}
 	if t.late(x.End) {
 		out.cause = CauseDelayedWrite
 		out.prefix = fmt.Sprintf("%s's %s, an attempt it had given up on (timed out) and delayed in the network, reached %s at %s and deleted its own key while it still held the lock",
-			owner, strings.Join(e.Args, " "), e.Party, fmtMs(e.T))
+			owner, strings.Join(e.Args, " "), e.Party, t.p.At(e.T))
 		return out
 	}
 	out.cause = CauseUnexplained
 	out.prefix = fmt.Sprintf("%s deleted its own key on %s at %s (%s) while it still held the lock",
-		owner, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
+		owner, e.Party, t.p.At(e.T), strings.Join(e.Args, " "))
 	return out
 }
 
@@ -251,7 +251,7 @@ func (t *truth) expiry(x *grant, victim hold, e trace.Event, leaseMs int64, out 
 			out.cause, out.reason = CausePrematureExpiry, ReasonForeignTTL
 			out.events = []int{x.TTLBy}
 			out.prefix = fmt.Sprintf("%s, another client, had set the key's TTL with %s on %s at %s; %s",
-				r.Client, strings.Join(r.Args, " "), r.Party, fmtMs(r.T), expired)
+				r.Client, strings.Join(r.Args, " "), r.Party, t.p.At(r.T), expired)
 			return out
 		}
 	}
@@ -259,18 +259,18 @@ func (t *truth) expiry(x *grant, victim hold, e trace.Event, leaseMs int64, out 
 		if op := t.tr.Ops[x.Op]; op.Kind == model.OpAcquire && unknownOutcome(op) {
 			out.cause = CauseOrphanAcquire
 			out.prefix = fmt.Sprintf("that key had been created on %s at %s by %s's earlier acquire (called at %s, %s), so its lease ran from then, not from %s; %s",
-				e.Party, fmtMs(x.T), owner, fmtMs(op.Call), outcome(op), fmtMs(victim.Start), expired)
+				e.Party, t.p.At(x.T), owner, t.p.At(op.Call), outcome(op), t.p.At(victim.Start), expired)
 			return out
 		}
 	}
 	if e.T < victim.Start {
 		out.cause = CauseValidityNotChecked
-		out.prefix = fmt.Sprintf("%s's acquire returned OK at %s, but %s", victim.Client, fmtMs(victim.Start), expired)
+		out.prefix = fmt.Sprintf("%s's acquire returned OK at %s, but %s", victim.Client, t.p.At(victim.Start), expired)
 		out.suffix = " before that"
 		if p := t.pauseCovering(victim.Process, victim.Acquire.Call, victim.Start); p >= 0 {
 			pe := t.tr.Events[p]
 			out.events = []int{p}
-			out.suffix += fmt.Sprintf(" (%s was paused at %s for %s during the acquisition)", victim.Process, fmtMs(pe.T), fmtDur(pe.DurNs))
+			out.suffix += fmt.Sprintf(" (%s was paused at %s for %s during the acquisition)", victim.Process, t.p.At(pe.T), t.p.Dur(pe.DurNs))
 		}
 		return out
 	}
@@ -289,14 +289,14 @@ func (t *truth) expiry(x *grant, victim hold, e trace.Event, leaseMs int64, out 
 // made look legal to the taker, or a plain foreign release.
 func (t *truth) takeover(x *grant, e trace.Event) ending {
 	out := ending{nodes: []string{e.Party}, cause: CauseForeignRelease}
-	what := fmt.Sprintf("%s overwrote %s's key on %s at %s (%s)", x.EndBy, x.Owner, e.Party, fmtMs(e.T), strings.Join(e.Args, " "))
+	what := fmt.Sprintf("%s overwrote %s's key on %s at %s (%s)", x.EndBy, x.Owner, e.Party, t.p.At(e.T), strings.Join(e.Args, " "))
 	out.prefix = what + " although it was not the owner"
 	p := model.ProcessOf(x.EndBy)
 	if j := t.lastOf(p, trace.EvClockJump, 0, e.T); j >= 0 && t.tr.Events[j].DurNs > 0 {
 		je := t.tr.Events[j]
 		out.cause, out.reason, out.events = CauseClockJump, ReasonClientClock, []int{j}
 		out.prefix = fmt.Sprintf("the clock of %s jumped forward by %s at %s, so %s read %s's lock as expired: %s",
-			p, fmtDur(je.DurNs), fmtMs(je.T), x.EndBy, x.Owner, what)
+			p, t.p.Dur(je.DurNs), t.p.At(je.T), x.EndBy, x.Owner, what)
 	}
 	return out
 }
@@ -310,19 +310,19 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 		if why == "" || why == trace.FaultGCPause {
 			why = "GC pause"
 		}
-		return ReasonPaused, fmt.Sprintf("%s paused at %s for %s (%s)", victim.Process, fmtMs(pe.T), fmtDur(pe.DurNs), why), []int{p}
+		return ReasonPaused, fmt.Sprintf("%s paused at %s for %s (%s)", victim.Process, t.p.At(pe.T), t.p.Dur(pe.DurNs), why), []int{p}
 	}
 	if s := t.faultCovering(victim.Process, trace.FaultWatchdogStall, x.T, e.T); s >= 0 {
 		se := t.tr.Events[s]
 		return ReasonRenewalStalled, fmt.Sprintf("%s's renewal threads stalled at %s for %s (%s)",
-			victim.Process, fmtMs(se.T), fmtDur(se.DurNs), trace.FaultWatchdogStall), []int{s}
+			victim.Process, t.p.At(se.T), t.p.Dur(se.DurNs), trace.FaultWatchdogStall), []int{s}
 	}
 	if why, evs, ok := t.noWatchdog(victim, e.T); ok {
 		if lease := leaseMs * 1e6; lease > 0 && victim.End != maxTime && victim.End-victim.Start > lease {
 			why += fmt.Sprintf("; its critical section lasted %s, longer than the %s lease, and nothing renewed it",
-				fmtDur(victim.End-victim.Start), fmtDur(lease))
+				t.p.Dur(victim.End-victim.Start), t.p.Dur(lease))
 			if f := t.faultCovering(victim.Process, trace.FaultSlowWork, victim.Start, victim.Start); f >= 0 {
-				why += fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, fmtMs(t.tr.Events[f].T))
+				why += fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, t.p.At(t.tr.Events[f].T))
 				evs = append(evs, f)
 			}
 		}
@@ -336,7 +336,7 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 			le := t.tr.Events[last]
 			from = le.T
 			evs = append(evs, last)
-			text += fmt.Sprintf(": the last one reached %s at %s", le.Party, fmtMs(le.T))
+			text += fmt.Sprintf(": the last one reached %s at %s", le.Party, t.p.At(le.T))
 		} else {
 			text += ": none reached " + x.Node
 		}
@@ -344,7 +344,7 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 		for _, f := range t.stalls(victim.Process, x.Node, from, e.T) {
 			fe := t.tr.Events[f]
 			evs = append(evs, f)
-			faults = append(faults, describeFault(fe))
+			faults = append(faults, describeFault(t.p, fe))
 		}
 		if len(faults) > 0 {
 			text += ", then " + strings.Join(faults, ", ")
@@ -362,18 +362,18 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 	var slow []int
 	injected := ""
 	if f := t.faultCovering(victim.Process, trace.FaultSlowWork, victim.Start, victim.Start); f >= 0 {
-		slow, injected = []int{f}, fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, fmtMs(t.tr.Events[f].T))
+		slow, injected = []int{f}, fmt.Sprintf(" (%s from %s)", t.tr.Events[f].Detail, t.p.At(t.tr.Events[f].T))
 	} else if d := t.delayFrom(victim.Process, victim.Start, victim.End); d >= 0 {
 		de := t.tr.Events[d]
 		slow, injected = []int{d}, fmt.Sprintf(" (a delay fault on %s from %s to %s held its messages back: a request sent inside the lease was delayed in the network past it)",
-			de.Party, fmtMs(de.T), fmtMs(de.T+de.DurNs))
+			de.Party, t.p.At(de.T), t.p.At(de.T+de.DurNs))
 	}
 	switch {
 	case victim.End == maxTime:
 		return ReasonSlowWork, "its critical section was still running when the lease ran out" + injected, slow
 	case lease > 0 && victim.End-victim.Start > lease:
 		return ReasonSlowWork, fmt.Sprintf("its critical section lasted %s, longer than the %s lease%s",
-			fmtDur(victim.End-victim.Start), fmtDur(lease), injected), slow
+			t.p.Dur(victim.End-victim.Start), t.p.Dur(lease), injected), slow
 	}
 	return ReasonNoProgress, "", nil
 }
@@ -486,21 +486,21 @@ func (t *truth) lost(x *grant, e trace.Event) ending {
 	switch e.Kind {
 	case trace.EvNodeStart:
 		out.cause = CauseRestart
-		out.prefix = fmt.Sprintf("%s restarted at %s without persisting %s's key", e.Party, fmtMs(e.T), owner)
+		out.prefix = fmt.Sprintf("%s restarted at %s without persisting %s's key", e.Party, t.p.At(e.T), owner)
 		if c := t.lastOf(e.Party, trace.EvNodeCrash, x.T, e.T); c >= 0 {
 			out.events = append(out.events, c)
 			out.prefix = fmt.Sprintf("%s crashed at %s and restarted at %s without persisting %s's key",
-				e.Party, fmtMs(t.tr.Events[c].T), fmtMs(e.T), owner)
+				e.Party, t.p.At(t.tr.Events[c].T), t.p.At(e.T), owner)
 		}
 	case trace.EvDemote:
 		out.cause = CauseLostAfterFailover
-		out.prefix = fmt.Sprintf("%s rejoined as a replica at %s and dropped %s's key, written while another node was master", e.Party, fmtMs(e.T), owner)
+		out.prefix = fmt.Sprintf("%s rejoined as a replica at %s and dropped %s's key, written while another node was master", e.Party, t.p.At(e.T), owner)
 	case trace.EvReplicate:
 		out.cause = CauseRestart
-		out.prefix = fmt.Sprintf("%s lost %s's key at %s in a full resync (%s)", e.Party, owner, fmtMs(e.T), e.Detail)
+		out.prefix = fmt.Sprintf("%s lost %s's key at %s in a full resync (%s)", e.Party, owner, t.p.At(e.T), e.Detail)
 	default:
 		out.cause = CauseLostAfterFailover
-		out.prefix = fmt.Sprintf("%s was promoted to master at %s without %s's key, which had not replicated to it", e.Party, fmtMs(e.T), owner)
+		out.prefix = fmt.Sprintf("%s was promoted to master at %s without %s's key, which had not replicated to it", e.Party, t.p.At(e.T), owner)
 		var after []string
 		for _, kind := range []string{trace.EvNodeCrash, trace.EvMasterDown} {
 			for _, party := range t.nodeParties() {
@@ -508,9 +508,9 @@ func (t *truth) lost(x *grant, e trace.Event) ending {
 					out.events = append(out.events, c)
 					ce := t.tr.Events[c]
 					if kind == trace.EvNodeCrash {
-						after = append(after, fmt.Sprintf("%s crashed at %s", ce.Party, fmtMs(ce.T)))
+						after = append(after, fmt.Sprintf("%s crashed at %s", ce.Party, t.p.At(ce.T)))
 					} else {
-						after = append(after, fmt.Sprintf("%s declared the master down at %s", ce.Party, fmtMs(ce.T)))
+						after = append(after, fmt.Sprintf("%s declared the master down at %s", ce.Party, t.p.At(ce.T)))
 					}
 				}
 			}
@@ -525,7 +525,7 @@ func (t *truth) lost(x *grant, e trace.Event) ending {
 // splitBrain explains two grants of one key alive at once on one site.
 func (t *truth) splitBrain(x, y *grant) ending {
 	out := ending{cause: CauseUnexplained, nodes: []string{x.Node, y.Node},
-		prefix: fmt.Sprintf("%s's key on %s was still there when %s's key was created on %s at %s", x.Owner, x.Node, y.Owner, y.Node, fmtMs(y.T))}
+		prefix: fmt.Sprintf("%s's key on %s was still there when %s's key was created on %s at %s", x.Owner, x.Node, y.Owner, y.Node, t.p.At(y.T))}
 	if !t.replicated && x.Node == y.Node {
 		// One node held both: it granted the key while the first grant
 		// could neither have expired nor been released (a recorded
@@ -533,7 +533,7 @@ func (t *truth) splitBrain(x, y *grant) ending {
 		out.cause = CauseDoubleGrant
 		out.nodes = []string{x.Node}
 		out.prefix = fmt.Sprintf("%s granted the key to %s at %s while %s's key there could not have expired or been released: two acquires granted while the first was held",
-			y.Node, y.Owner, fmtMs(y.T), x.Owner)
+			y.Node, y.Owner, t.p.At(y.T), x.Owner)
 		return out
 	}
 	if t.replicated {
@@ -546,7 +546,7 @@ func (t *truth) splitBrain(x, y *grant) ending {
 		}
 		if len(out.events) > 0 {
 			pe := t.tr.Events[out.events[0]]
-			out.suffix = fmt.Sprintf(": two masters at once after %s was promoted at %s (split brain)", pe.Party, fmtMs(pe.T))
+			out.suffix = fmt.Sprintf(": two masters at once after %s was promoted at %s (split brain)", pe.Party, t.p.At(pe.T))
 		}
 	}
 	return out
@@ -607,18 +607,18 @@ func outcome(op trace.Op) string {
 	return "it returned " + op.Result
 }
 
-func describeFault(e trace.Event) string {
+func describeFault(p trace.Precision, e trace.Event) string {
 	switch e.Kind {
 	case trace.EvTimeout:
-		return fmt.Sprintf("a timeout at %s (%s)", fmtMs(e.T), e.Detail)
+		return fmt.Sprintf("a timeout at %s (%s)", p.At(e.T), e.Detail)
 	case trace.EvRetry:
-		return fmt.Sprintf("a retry at %s (%s)", fmtMs(e.T), e.Detail)
+		return fmt.Sprintf("a retry at %s (%s)", p.At(e.T), e.Detail)
 	case trace.EvDrop:
-		return fmt.Sprintf("a lost message at %s (%s)", fmtMs(e.T), e.Detail)
+		return fmt.Sprintf("a lost message at %s (%s)", p.At(e.T), e.Detail)
 	case trace.EvPartition:
-		return fmt.Sprintf("a %s of %s at %s for %s", e.Detail, e.Party, fmtMs(e.T), fmtDur(e.DurNs))
+		return fmt.Sprintf("a %s of %s at %s for %s", e.Detail, e.Party, p.At(e.T), p.Dur(e.DurNs))
 	}
-	return fmt.Sprintf("%s at %s", e.Kind, fmtMs(e.T))
+	return fmt.Sprintf("%s at %s", e.Kind, p.At(e.T))
 }
 
 // delayFrom returns the first delay fault on a link out of process that

@@ -120,7 +120,7 @@ func leaseViolations(t *truth, believed beliefs, mv []Violation) []Violation {
 				AtMs: trace.Ms(y.T), Nodes: end.nodes,
 				Events: sortedUnique(append(end.events, x.Create, x.End, y.Create)),
 				Explanation: fmt.Sprintf("%s's key %s was created at %s; %s; the deployment granted it to %s at %s while it still owed %s its lease (until %s).",
-					x.Owner, x.Key, fmtMs(x.T), end.text(), y.Owner, fmtMs(y.T), x.Owner, fmtMs(owed)),
+					x.Owner, x.Key, t.p.At(x.T), end.text(t.p), y.Owner, t.p.At(y.T), x.Owner, t.p.At(owed)),
 			})
 			break
 		}

@@ -67,12 +67,12 @@ func lostWakeups(t *truth, healed, end, bound int64) []Violation {
 		reported[op.Client+"\x00"+op.Key] = true
 		after := ""
 		if healed > 0 {
-			after = ", after the last fault ended at " + fmtMs(healed)
+			after = ", after the last fault ended at " + t.p.At(healed)
 		}
 		out = append(out, Violation{Property: PropLiveness, Cause: CauseLostWakeup, Key: op.Key,
 			Clients: []string{op.Client}, AtMs: trace.Ms(s), UntilMs: trace.Ms(e),
 			Explanation: fmt.Sprintf("%s called acquire on %s at %s and was still waiting at %s, although no client held the key in Redis from %s%s: a wake-up was lost.",
-				op.Client, op.Key, fmtMs(op.Call), fmtMs(e), fmtMs(s), after)})
+				op.Client, op.Key, t.p.At(op.Call), t.p.At(e), t.p.At(s), after)})
 	}
 	return out
 }
@@ -142,21 +142,21 @@ func outlived(t *truth, ix holdIndex, healed, end, bound int64) []Violation {
 				after = append(after, r)
 			}
 		}
-		alive := fmt.Sprintf("alive on %s until %s", g.Node, fmtMs(gone))
+		alive := fmt.Sprintf("alive on %s until %s", g.Node, t.p.At(gone))
 		if g.End < 0 {
-			alive = fmt.Sprintf("still alive on %s when the run ended at %s", g.Node, fmtMs(end))
+			alive = fmt.Sprintf("still alive on %s when the run ended at %s", g.Node, t.p.At(end))
 		}
 		v.Explanation = fmt.Sprintf("%s's key %s (created at %s) was %s, %s after %s last held the lock at %s", g.Owner, g.Key,
-			fmtMs(g.T), alive, fmtDur(gone-last), model.ProcessOf(g.Owner), fmtMs(last))
+			t.p.At(g.T), alive, t.p.Dur(gone-last), model.ProcessOf(g.Owner), t.p.At(last))
 		if unheld {
 			v.Explanation = fmt.Sprintf("%s's key %s (created at %s by an acquire its caller did not see succeed%s) was %s, %s after its creation, and %s never held the lock meanwhile",
-				g.Owner, g.Key, fmtMs(g.T), t.interruptBefore(g, &v), alive, fmtDur(gone-last), model.ProcessOf(g.Owner))
+				g.Owner, g.Key, t.p.At(g.T), t.interruptBefore(g, &v), alive, t.p.Dur(gone-last), model.ProcessOf(g.Owner))
 		}
 		if len(after) > 0 {
 			v.Cause, v.Events = CauseRenewalAfterRelease, append(v.Events, after...)
 			r := t.tr.Events[after[len(after)-1]]
 			v.Explanation += fmt.Sprintf(": its process kept renewing it (%d times, the last with %s at %s).",
-				len(after), strings.Join(r.Args, " "), fmtMs(r.T))
+				len(after), strings.Join(r.Args, " "), t.p.At(r.T))
 		} else {
 			v.Explanation += ": nothing released it."
 		}
@@ -194,7 +194,7 @@ func (t *truth) interruptBefore(g *grant, v *Violation) string {
 		e := t.tr.Events[i]
 		if e.Party == proc && trace.CitesFault(e, trace.FaultInterrupt) {
 			v.Events = append(v.Events, i)
-			return ": it was interrupted at " + fmtMs(e.T)
+			return ": it was interrupted at " + t.p.At(e.T)
 		}
 	}
 	return ""

@@ -56,7 +56,7 @@ func (t *truth) noWatchdog(victim hold, until int64) (text string, evs []int, ok
 		case strings.Contains(se.Detail, "timed out"):
 			what = "a renewal that timed out"
 		}
-		text += fmt.Sprintf(", an entry %s had left at %s (%s)", what, fmtMs(se.T), se.Detail)
+		text += fmt.Sprintf(", an entry %s had left at %s (%s)", what, t.p.At(se.T), se.Detail)
 		evs = append(evs, s)
 	}
 	return text, evs, true
@@ -71,7 +71,7 @@ func (t *truth) renewalFailed(victim hold, key string, from, to int64) (int, str
 		return -1, ""
 	}
 	e := t.tr.Events[n]
-	return n, fmt.Sprintf("the watchdog stopped after a renewal failed at %s (%s)", fmtMs(e.T), e.Detail)
+	return n, fmt.Sprintf("the watchdog stopped after a renewal failed at %s (%s)", t.p.At(e.T), e.Detail)
 }
 
 // retaken explains how holder a went on after the rival b had held the
@@ -89,7 +89,7 @@ func (t *truth) retaken(a, b hold) (string, []int, bool) {
 		}
 		e := t.tr.Events[g.Create]
 		return fmt.Sprintf("then %s re-took the key with %s on %s at %s, a renewal that creates the key once it has expired, after %s had acquired it: %s never learned it had lost the lock",
-			g.Owner, strings.Join(e.Args, " "), e.Party, fmtMs(g.T), b.Client, a.Client), []int{g.Create}, true
+			g.Owner, strings.Join(e.Args, " "), e.Party, t.p.At(g.T), b.Client, a.Client), []int{g.Create}, true
 	}
 	return "", nil, false
 }

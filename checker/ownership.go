@@ -47,7 +47,7 @@ func foreignReleases(t *truth) []Violation {
 			Property: PropOwnership, Cause: end.cause, Key: g.Key, Clients: []string{g.Owner, g.EndBy},
 			AtMs: trace.Ms(e.T), Nodes: end.nodes, Events: sortedUnique(append(end.events, g.Create, g.End)),
 			Explanation: fmt.Sprintf("%s created %s on %s at %s; %s: it released a lock it did not hold.",
-				g.Owner, g.Key, t.tr.Events[g.Create].Party, fmtMs(g.T), end.text()),
+				g.Owner, g.Key, t.tr.Events[g.Create].Party, t.p.At(g.T), end.text(t.p)),
 		})
 	}
 	return out
@@ -81,7 +81,7 @@ func foreignRenewals(t *truth, ix holdIndex) []Violation {
 			Clients: []string{f.G.Owner, e.Client}, AtMs: trace.Ms(e.T), Nodes: []string{e.Party},
 			Events: []int{f.G.Create, f.Event},
 			Explanation: fmt.Sprintf("%s created %s on %s at %s; %s, another process, extended it with %s at %s: it renewed a lock it did not hold.",
-				f.G.Owner, f.G.Key, t.tr.Events[f.G.Create].Party, fmtMs(f.G.T), e.Client, strings.Join(e.Args, " "), fmtMs(e.T)),
+				f.G.Owner, f.G.Key, t.tr.Events[f.G.Create].Party, t.p.At(f.G.T), e.Client, strings.Join(e.Args, " "), t.p.At(e.T)),
 		})
 	}
 	for i := range out {
@@ -91,7 +91,7 @@ func foreignRenewals(t *truth, ix holdIndex) []Violation {
 				more = fmt.Sprintf("%d more times", n-1)
 			}
 			out[i].Explanation = strings.TrimSuffix(out[i].Explanation, ": it renewed a lock it did not hold.") +
-				fmt.Sprintf(", then %s until %s: it renewed a lock it did not hold.", more, fmtMs(t.tr.Events[out[i].Events[n]].T))
+				fmt.Sprintf(", then %s until %s: it renewed a lock it did not hold.", more, t.p.At(t.tr.Events[out[i].Events[n]].T))
 		}
 	}
 	for _, op := range t.tr.Ops {
@@ -116,7 +116,7 @@ func foreignRenewals(t *truth, ix holdIndex) []Violation {
 			Property: PropOwnership, Cause: CauseForeignRenewal, Key: op.Key,
 			Clients: []string{owner.Client, op.Client}, AtMs: trace.Ms(op.Return), Events: evs,
 			Explanation: fmt.Sprintf("%s held %s since %s; %s renewed it at %s and the renewal returned ok, although its process held no lock on it.",
-				owner.Client, op.Key, fmtMs(owner.Start), op.Client, fmtMs(op.Return)),
+				owner.Client, op.Key, t.p.At(owner.Start), op.Client, t.p.At(op.Return)),
 		})
 	}
 	return out

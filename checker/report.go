@@ -3,8 +3,11 @@
 package checker
 
 import (
+	"math"
 	"slices"
 	"sort"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Verdicts.
@@ -153,6 +156,9 @@ type Report struct {
 	// Budget names the run budget that stopped the run early (set by the
 	// runner, which then makes an ok verdict unknown).
 	Budget string `json:"budget,omitempty"`
+	// Precision is how the explanations print times; the simulator's
+	// tenths when zero.
+	Precision trace.Precision `json:"precision,omitempty"`
 }
 
 // Checked says what one porcupine check covered and found.
@@ -185,6 +191,9 @@ type Violation struct {
 	// ("fenced-register", "unique-set", ...); not in the trace file.
 	Model string `json:"-"`
 }
+
+// AtNs is the violation's time, AtMs, in ns.
+func (v Violation) AtNs() int64 { return int64(math.Round(v.AtMs * 1e6)) }
 
 // Damage counts what the violations did to the protected data, from
 // ground truth.
@@ -293,6 +302,7 @@ func MergeReports(rs []Report) Report {
 		if out.Budget == "" {
 			out.Budget = r.Budget
 		}
+		out.Precision = max(out.Precision, r.Precision)
 		for _, c := range r.Checked {
 			i, ok := at[[2]string{c.Property, c.Model}]
 			if !ok {

@@ -76,8 +76,8 @@ func duplicateInserts(t *truth, mv []Violation) []Violation {
 			out = append(out, Violation{
 				Property: PropDamage, Cause: cause, Reason: reason, Key: name,
 				Clients: []string{first.op.Client, second.op.Client}, AtMs: trace.Ms(second.at),
-				Explanation: "both " + first.op.Client + " (at " + fmtMs(first.at) + ") and " + second.op.Client +
-					" (at " + fmtMs(second.at) + ") found " + name + " absent under the lock and inserted it: a duplicate row.",
+				Explanation: "both " + first.op.Client + " (at " + t.p.At(first.at) + ") and " + second.op.Client +
+					" (at " + t.p.At(second.at) + ") found " + name + " absent under the lock and inserted it: a duplicate row.",
 			})
 		}
 	}
@@ -157,7 +157,7 @@ func lateInserts(t *truth) []Violation {
 			if l.late < 0 {
 				late, other = first, l
 			}
-			gaveUp := fmt.Sprintf("timed out at %s and %s went on", fmtMs(late.op.Return), late.op.Client)
+			gaveUp := fmt.Sprintf("timed out at %s and %s went on", t.p.At(late.op.Return), late.op.Client)
 			if late.op.Open() {
 				gaveUp = "was in flight when " + late.op.Process + " crashed"
 			}
@@ -165,7 +165,7 @@ func lateInserts(t *truth) []Violation {
 				Property: PropDamage, Cause: CauseDelayedWrite, Key: name,
 				Clients: []string{first.op.Client, l.op.Client}, AtMs: trace.Ms(l.at), Events: []int{late.late},
 				Explanation: fmt.Sprintf("%s's INSERT of %s %s; the request, delayed in the network, landed at %s; %s inserted it too (at %s): a duplicate row.",
-					late.op.Client, name, gaveUp, fmtMs(late.at), other.op.Client, fmtMs(other.at)),
+					late.op.Client, name, gaveUp, t.p.At(late.at), other.op.Client, t.p.At(other.at)),
 			})
 		}
 	}
@@ -192,7 +192,7 @@ func retriedWrites(t *truth) []Violation {
 			Property: PropDamage, Cause: CauseRetriedCommand, Key: e.Key, Clients: []string{e.Client},
 			AtMs: trace.Ms(e.T), Events: []int{r, i},
 			Explanation: fmt.Sprintf("%s's %s to %s timed out and was retried at %s; the first attempt had already run, so %s ran twice (again at %s).",
-				e.Client, strings.Join(e.Args, " "), e.Party, fmtMs(t.tr.Events[r].T), e.Args[0], fmtMs(e.T)),
+				e.Client, strings.Join(e.Args, " "), e.Party, t.p.At(t.tr.Events[r].T), e.Args[0], t.p.At(e.T)),
 		})
 	}
 	return out
@@ -224,7 +224,7 @@ func (t *truth) whyLost(mv []Violation, first, second trace.Op) (cause, reason, 
 	why = ": one sale was a lost update."
 	if l := t.lossIn(first.Key, first.Return, second.Return); l >= 0 {
 		var what string
-		cause, what = lossCause(t.tr.Events[l])
+		cause, what = lossCause(t.p, t.tr.Events[l])
 		return cause, "", " because " + what + " in between: one sale was undone.", []int{l}
 	}
 	// Either sale's write on a deposed master: the two masters each took
@@ -237,7 +237,7 @@ func (t *truth) whyLost(mv []Violation, first, second trace.Op) (cause, reason, 
 	if w := t.lateWriteIn(first.Key, first.Return, second.Return); w >= 0 {
 		we := t.tr.Events[w]
 		return CauseDelayedWrite, "", fmt.Sprintf(" because %s's %s, an attempt it had given up on (timed out) and delayed in the network, landed at %s in between and put an older stock back: one sale was undone.",
-			we.Client, strings.Join(we.Args, " "), fmtMs(we.T)), []int{w}
+			we.Client, strings.Join(we.Args, " "), t.p.At(we.T)), []int{w}
 	}
 	if cause != CauseUnexplained {
 		if fenced, evs := t.fencedPair(first, second); fenced != "" {
@@ -248,7 +248,7 @@ func (t *truth) whyLost(mv []Violation, first, second trace.Op) (cause, reason, 
 	if v, w := t.staleWriteIn(mv, first.Key, first.Return, second.Return); v >= 0 {
 		we := t.tr.Events[w]
 		return mv[v].Cause, mv[v].Reason, fmt.Sprintf(" because %s, which held the lock together with another client (%s), wrote at %s in between and put an older stock back: one sale was undone.",
-			we.Client, mv[v].Cause, fmtMs(we.T)), []int{w}
+			we.Client, mv[v].Cause, t.p.At(we.T)), []int{w}
 	}
 	return cause, reason, why, nil
 }
@@ -291,7 +291,7 @@ func (t *truth) acceptedWriteIn(key string, from, to int64, pick func(i int) boo
 func (t *truth) deposedText(w, p int) string {
 	we, pe := t.tr.Events[w], t.tr.Events[p]
 	return fmt.Sprintf("%s wrote it to %s at %s, but %s had been promoted to master at %s: the write went to a deposed master",
-		we.Client, we.Party, fmtMs(we.T), pe.Party, fmtMs(pe.T))
+		we.Client, we.Party, t.p.At(we.T), pe.Party, t.p.At(pe.T))
 }
 
 // sameData reports whether Redis key k holds part of the resource key
@@ -299,16 +299,16 @@ func (t *truth) deposedText(w, p int) string {
 func sameData(k, key string) bool { return k == key || strings.HasPrefix(k, key+":") }
 
 // lossCause classifies an event that lost a key.
-func lossCause(e trace.Event) (string, string) {
+func lossCause(p trace.Precision, e trace.Event) (string, string) {
 	switch e.Kind {
 	case trace.EvNodeStart:
-		return CauseRestart, fmt.Sprintf("%s restarted at %s without persisting %s", e.Party, fmtMs(e.T), e.Key)
+		return CauseRestart, fmt.Sprintf("%s restarted at %s without persisting %s", e.Party, p.At(e.T), e.Key)
 	case trace.EvReplicate:
-		return CauseRestart, fmt.Sprintf("%s lost %s at %s in a full resync (%s)", e.Party, e.Key, fmtMs(e.T), e.Detail)
+		return CauseRestart, fmt.Sprintf("%s lost %s at %s in a full resync (%s)", e.Party, e.Key, p.At(e.T), e.Detail)
 	case trace.EvDemote:
-		return CauseLostAfterFailover, fmt.Sprintf("%s rejoined as a replica at %s and dropped %s", e.Party, fmtMs(e.T), e.Key)
+		return CauseLostAfterFailover, fmt.Sprintf("%s rejoined as a replica at %s and dropped %s", e.Party, p.At(e.T), e.Key)
 	}
-	return CauseLostAfterFailover, fmt.Sprintf("%s was promoted to master at %s without %s", e.Party, fmtMs(e.T), e.Key)
+	return CauseLostAfterFailover, fmt.Sprintf("%s was promoted to master at %s without %s", e.Party, p.At(e.T), e.Key)
 }
 
 // dataLosses reports every loss of a resource key on Redis between its
@@ -343,7 +343,7 @@ func dataLosses(t *truth, kinds ...string) []Violation {
 			if e.T <= span[k][0] || e.T >= span[k][1] {
 				continue
 			}
-			cause, what := lossCause(e)
+			cause, what := lossCause(t.p, e)
 			out = append(out, Violation{Property: PropDamage, Cause: cause, Key: k, Clients: []string{}, AtMs: trace.Ms(e.T),
 				Nodes: []string{e.Party}, Events: []int{i},
 				Explanation: what + ": the writes it held were undone, and later operations saw the older value."})
@@ -426,7 +426,7 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 			var evs []int
 			if l := t.lossIn(op.Key, b.op.Return, op.Return); l >= 0 {
 				var what string
-				cause, what = lossCause(tr.Events[l])
+				cause, what = lossCause(t.p, tr.Events[l])
 				reason, why, evs = "", "the fence forgot its highest token: "+what, []int{l}
 			} else if w, p, ok := t.splitFence(op, b.op); ok {
 				cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
@@ -440,7 +440,7 @@ func staleAccepts(t *truth, mv []Violation) []Violation {
 				Property: PropDamage, Cause: cause, Reason: reason, Key: op.Key,
 				Clients: []string{b.op.Client, op.Client}, AtMs: trace.Ms(op.Return), Events: evs,
 				Explanation: fmt.Sprintf("the storage accepted %s's write with token %d at %s after accepting token %d from %s at %s: %s.",
-					op.Client, tok, fmtMs(op.Return), b.tok, b.op.Client, fmtMs(b.op.Return), why),
+					op.Client, tok, t.p.At(op.Return), b.tok, b.op.Client, t.p.At(b.op.Return), why),
 			})
 			continue
 		}
@@ -579,7 +579,7 @@ func lostElements(t *truth, mv []Violation) []Violation {
 		rw, rp := t.deposedRead(r)
 		switch l := t.lossIn(op.Key, op.Return, r.Return); {
 		case l >= 0:
-			cause, why = lossCause(t.tr.Events[l])
+			cause, why = lossCause(t.p, t.tr.Events[l])
 			reason, evs = "", []int{l}
 		case p >= 0:
 			cause, reason, evs = CauseLostAfterFailover, "", []int{p, w}
@@ -588,12 +588,12 @@ func lostElements(t *truth, mv []Violation) []Violation {
 			re, pe := t.tr.Events[rw], t.tr.Events[rp]
 			cause, reason, evs = CauseLostAfterFailover, "", []int{rp, rw}
 			why = fmt.Sprintf("the final read ran on %s at %s, but %s had been promoted to master at %s: it read a deposed master",
-				re.Party, fmtMs(re.T), pe.Party, fmtMs(pe.T))
+				re.Party, t.p.At(re.T), pe.Party, t.p.At(pe.T))
 		case ew >= 0 && t.late(ew):
 			e := t.tr.Events[ew]
 			cause, reason, evs = CauseDelayedWrite, "", []int{ew}
 			why = fmt.Sprintf("%s's write of the set, delayed in the network, landed at %s after %s had given up on it, and wrote back a set read before the add",
-				e.Client, fmtMs(e.T), e.Client)
+				e.Client, t.p.At(e.T), e.Client)
 		case ok:
 			clients = append(clients, other)
 			why = fmt.Sprintf("%s held the lock at the same time (%s) and wrote back a set read before the add", other, cause)
@@ -602,12 +602,12 @@ func lostElements(t *truth, mv []Violation) []Violation {
 			cause, reason, evs = v.Cause, v.Reason, []int{ew}
 			clients = append(clients, e.Client)
 			why = fmt.Sprintf("%s, which held the lock together with another client (%s), wrote back at %s a set read before the add",
-				e.Client, v.Cause, fmtMs(e.T))
+				e.Client, v.Cause, t.p.At(e.T))
 		}
 		out = append(out, Violation{
 			Property: PropDamage, Cause: cause, Reason: reason, Key: op.Key, Clients: clients, AtMs: trace.Ms(r.Return), Events: evs,
 			Explanation: fmt.Sprintf("%s's add of %s was acknowledged at %s, but the final read at %s lacks it: %s.",
-				op.Client, op.Value, fmtMs(op.Return), fmtMs(r.Return), why),
+				op.Client, op.Value, t.p.At(op.Return), t.p.At(r.Return), why),
 		})
 	}
 	return out
@@ -642,7 +642,7 @@ func (t *truth) fencedPair(a, b trace.Op) (string, []int) {
 		return "", nil
 	}
 	return fmt.Sprintf(" although both writes were fenced: %s's (token %s) landed at %s, before any write of %s's newer token %s (at %s), and the storage rejects only a token below the highest it has seen; the reads carry no token, so both sales counted the same unit: one sale was a lost update.",
-		ea.Client, ta, fmtMs(ea.T), eb.Client, tb, fmtMs(eb.T)), []int{wa, wb}
+		ea.Client, ta, t.p.At(ea.T), eb.Client, tb, t.p.At(eb.T)), []int{wa, wb}
 }
 
 // acceptedWriteOf is op's last write to its key that the data accepted,

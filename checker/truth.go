@@ -58,8 +58,9 @@ type truth struct {
 	tr            *trace.Trace
 	lease         time.Duration
 	replicated    bool
-	allSites      bool           // a hold needs every site (MultiLock), not a majority
-	history       bool           // a recorded history's trace (Options.History)
+	allSites      bool // a hold needs every site (MultiLock), not a majority
+	history       bool // a recorded history's trace (Options.History)
+	p             trace.Precision
 	lockKeys      groups[string] // the lock operations by key: the lock keys, in first-seen order
 	grants        []*grant       // in creation order
 	createdBy     map[int]bool   // the ops that created a grant: created() makes it
@@ -92,7 +93,7 @@ type liveKey struct {
 
 func newTruth(tr *trace.Trace, opt Options) *truth {
 	t := &truth{
-		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites, history: opt.History,
+		tr: tr, lease: time.Duration(opt.LeaseMs) * time.Millisecond, allSites: opt.AllSites, history: opt.History, p: opt.Precision,
 		grants: make([]*grant, 0, 16), units: newScriptUnits(tr.Scripts),
 	}
 	t.opsBy = groupBy(len(tr.Ops), func(i int) (string, bool) { return tr.Ops[i].Client, true })

@@ -42,17 +42,17 @@ func (res *Result) checkUserData(t *truth, mv []Violation) Damage {
 		if h.Total() == 0 {
 			continue
 		}
-		res.Violations = append(res.Violations, dataViolation(t.tr, name, op, h, mv))
+		res.Violations = append(res.Violations, dataViolation(t, name, op, h, mv))
 	}
 	return d
 }
 
 // dataViolation explains the harm h of data name, judged by op.
-func dataViolation(tr *trace.Trace, name string, op trace.Op, h model.Harm, mv []Violation) Violation {
+func dataViolation(t *truth, name string, op trace.Op, h model.Harm, mv []Violation) Violation {
 	v := Violation{Property: PropDamage, Cause: CauseUnexplained, Clients: []string{}, Resource: name,
 		Key: op.Key, AtMs: trace.Ms(op.Return), Model: "data:" + name, Explanation: h.Explanation}
 	var recs []trace.Op
-	for _, o := range tr.Ops {
+	for _, o := range t.tr.Ops {
 		if n, fin, ok := model.SplitDataKind(o.Kind); ok && !fin && n == name {
 			recs = append(recs, o)
 		}
@@ -62,7 +62,7 @@ func dataViolation(tr *trace.Trace, name string, op trace.Op, h model.Harm, mv [
 		end := max(ret(a), ret(b))
 		v.Cause, v.Reason = causeFor(mv, a.Client, b.Client, end)
 		v.Clients = []string{a.Client, b.Client}
-		v.Explanation += "; " + describeDataOp(a) + " and " + describeDataOp(b) + " ran at once."
+		v.Explanation += "; " + describeDataOp(t.p, a) + " and " + describeDataOp(t.p, b) + " ran at once."
 		return v
 	}
 	v.Explanation += "; no two of its operations ran at once."
@@ -71,12 +71,12 @@ func dataViolation(tr *trace.Trace, name string, op trace.Op, h model.Harm, mv [
 
 // describeDataOp renders an operation on user data: "c1/t1's operation
 // 0 -> sold@100 (t=0.1 s to t=5.2 s)".
-func describeDataOp(op trace.Op) string {
+func describeDataOp(p trace.Precision, op trace.Op) string {
 	res, end := op.Result, "no reply"
 	if !op.Open() {
-		end = "to " + fmtMs(op.Return)
+		end = "to " + p.At(op.Return)
 	} else {
 		res = "?"
 	}
-	return op.Client + "'s operation " + op.Value + " -> " + res + " (" + fmtMs(op.Call) + " " + end + ")"
+	return op.Client + "'s operation " + op.Value + " -> " + res + " (" + p.At(op.Call) + " " + end + ")"
 }

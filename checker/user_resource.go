@@ -113,7 +113,7 @@ func userViolation(t *truth, spec model.Spec, budget int, mv []Violation) Violat
 		v.Cause, v.Reason = causeFor(mv, a.Client, b.Client, end)
 		v.Clients, v.AtMs = []string{a.Client, b.Client}, trace.Ms(min(end, maxTime))
 		v.Explanation = fmt.Sprintf("%s and %s ran at once on %s, and no serial order of %s's operations on %s gives the results they returned.",
-			describeUserOp(a), describeUserOp(b), key, spec.Name, key)
+			describeUserOp(t.p, a), describeUserOp(t.p, b), key, spec.Name, key)
 		return v
 	}
 	from, to := recs[0].Call, ret(recs[len(recs)-1])
@@ -122,7 +122,7 @@ func userViolation(t *truth, spec model.Spec, budget int, mv []Violation) Violat
 		spec.Name, key)
 	if l := t.lossIn(key, from, to); l >= 0 {
 		var what string
-		v.Cause, what = lossCause(t.tr.Events[l])
+		v.Cause, what = lossCause(t.p, t.tr.Events[l])
 		v.Events = []int{l}
 		v.Explanation = fmt.Sprintf("no serial order of %s's operations on %s gives the results they returned: %s in between.", spec.Name, key, what)
 	}
@@ -169,13 +169,13 @@ func firstConcurrent(recs []trace.Op) (trace.Op, trace.Op, bool) {
 
 // describeUserOp renders a user resource operation: "c1's deposit(10) ->
 // 10 (t=1.0 s to t=6.1 s)".
-func describeUserOp(op trace.Op) string {
+func describeUserOp(p trace.Precision, op trace.Op) string {
 	_, verb, _ := model.SplitUserKind(op.Kind)
 	res, end := op.Result, "no reply"
 	if !op.Open() {
-		end = "to " + fmtMs(op.Return)
+		end = "to " + p.At(op.Return)
 	} else {
 		res = "?"
 	}
-	return fmt.Sprintf("%s's %s(%s) -> %s (%s %s)", op.Client, verb, op.Value, res, fmtMs(op.Call), end)
+	return fmt.Sprintf("%s's %s(%s) -> %s (%s %s)", op.Client, verb, op.Value, res, p.At(op.Call), end)
 }

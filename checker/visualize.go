@@ -21,7 +21,7 @@ func (res *Result) WriteLinearization(w io.Writer) error {
 	}
 	_, info := porcupine.CheckOperationsVerbose(res.lockModel, res.lockOps, time.Minute)
 	canonicalPartials(info.PartialLinearizations())
-	info.AddAnnotations(faultAnnotations(res.trace))
+	info.AddAnnotations(faultAnnotations(res.Precision, res.trace))
 	return porcupine.Visualize(escaped(res.lockModel), info, w)
 }
 
@@ -64,15 +64,15 @@ const (
 
 // faultAnnotations puts every fault and key expiry of the trace on a row
 // named after the party it hit. Every string is HTML-escaped.
-func faultAnnotations(tr *trace.Trace) []porcupine.Annotation {
+func faultAnnotations(p trace.Precision, tr *trace.Trace) []porcupine.Annotation {
 	var out []porcupine.Annotation
 	for _, e := range tr.Events {
 		tag, desc, col, end := "fault "+e.Party, "", colPause, e.T
 		switch e.Kind {
 		case trace.EvPause:
-			desc, end = "GC pause "+fmtDur(e.DurNs), e.T+e.DurNs
+			desc, end = "GC pause "+p.Dur(e.DurNs), e.T+e.DurNs
 		case trace.EvPartition:
-			desc, col, end = e.Detail+" "+e.Party+" "+fmtDur(e.DurNs), colNet, e.T+e.DurNs
+			desc, col, end = e.Detail+" "+e.Party+" "+p.Dur(e.DurNs), colNet, e.T+e.DurNs
 		case trace.EvHeal:
 			desc, col = "heal "+e.Party, colNet
 		case trace.EvPromote, trace.EvDemote, trace.EvMasterDown:
@@ -106,7 +106,7 @@ func faultAnnotations(tr *trace.Trace) []porcupine.Annotation {
 		out = append(out, porcupine.Annotation{
 			Tag: tag, Start: e.T, End: end, BackgroundColor: col,
 			Description: desc,
-			Details:     fmt.Sprintf("%s at %s", desc, fmtMs(e.T)),
+			Details:     fmt.Sprintf("%s at %s", desc, p.At(e.T)),
 		})
 	}
 	return out

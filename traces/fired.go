@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -121,17 +120,14 @@ func describeFault(f trace.Fault, fired Firing, endNs int64) string {
 	case a != nil:
 		when = ", " + offsetPhrase(a.AfterMs) + anchorPhrase(*a)
 	case fired.AtNs < 0:
-		return s + " due at " + atText(f.AtMs*1e6) + amount + ": not applied, the run ended at " + atText(endNs)
+		return s + " due at " + trace.Tenths.At(f.AtMs*1e6) + amount + ": not applied, the run ended at " + trace.Tenths.At(endNs)
 	}
-	s += " at " + atText(fired.AtNs) + amount + when
+	s += " at " + trace.Tenths.At(fired.AtNs) + amount + when
 	if !fired.Recorded {
 		s += " (no effect recorded: its target was already stopped by another fault)"
 	}
 	return s
 }
-
-// atText is a virtual time as the explanations print it: "t=36.1 s".
-func atText(ns int64) string { return fmt.Sprintf("t=%.1f s", float64(ns)/1e9) }
 
 // offsetPhrase leads an anchor's phrase: "100 ms after " or "as ".
 func offsetPhrase(ms int64) string {

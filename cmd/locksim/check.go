@@ -137,8 +137,8 @@ func printChecked(w io.Writer, o *traces.Outcome, h *recorded.History, name stri
 		explore.Plural(h.Operations(), "operation"), lease)
 	printFindings(w, f.Report)
 	printPassesFailOn(w, f.Report, failOn)
-	fmt.Fprintf(w, "  %d events over %.1f s, checked in %d ms (the lock keys' lives on the server are inferred from them: see docs/check.md)\n",
-		h.Events(), float64(f.Trace.Stats.SimNs)/1e9, o.Wall.Milliseconds())
+	fmt.Fprintf(w, "  %d events over %s, checked in %d ms (the lock keys' lives on the server are inferred from them: see docs/check.md)\n",
+		h.Events(), f.Report.Precision.Seconds(f.Trace.Stats.SimNs), o.Wall.Milliseconds())
 }
 
 // limitedReader reads at most left bytes and says when there was more.

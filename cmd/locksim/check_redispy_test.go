@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,5 +145,38 @@ func TestCheckFormatsAndFailOn(t *testing.T) {
 		if code != tc.code || !strings.Contains(out.String()+errOut.String(), tc.want) {
 			t.Errorf("check %v: exit %d, want %d and %q:\n%s%s", tc.args, code, tc.code, tc.want, out.String(), errOut.String())
 		}
+	}
+}
+
+// TestCheckTimesFitTheHistory: a history whose events are milliseconds
+// apart prints its times in milliseconds, in the text and in the page.
+func TestCheckTimesFitTheHistory(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fast.jsonl")
+	const base = 1_733_390_000_000_000_000
+	var sb strings.Builder
+	for _, e := range []struct {
+		p, typ string
+		ms     int64
+	}{{"p0", "invoke", 1}, {"p0", "ok", 2}, {"p1", "invoke", 3}, {"p1", "ok", 5}} {
+		fmt.Fprintf(&sb, `{"process":%q,"type":%q,"f":"acquire","key":"k","value":null,"time":%d}`+"\n", e.p, e.typ, base+e.ms*1e6)
+	}
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "fast.html")
+	code, out, stderr := runCLI("check", path, "--html", page)
+	if code != exitViolation {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitViolation, out, stderr)
+	}
+	explained := "p0 acquired k at t=0.001 s; server granted the key to p1 at t=0.004 s"
+	for _, want := range []string{"p0 and p1, at t=0.004 s\n", explained, "4 events over 0.004 s,"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(page)
+	if err != nil || !bytes.Contains(b, []byte(explained)) {
+		t.Errorf("the page lacks %q (%v)", explained, err)
 	}
 }

@@ -347,8 +347,8 @@ func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay s
 	printFindings(w, f.Report)
 	printAdvice(w, advice, from)
 	printPassesFailOn(w, f.Report, failOn)
-	fmt.Fprintf(w, "  %d events, %d redis commands, %.1f s simulated in %d ms; trace %s\n",
-		f.Trace.Stats.Events, f.Trace.Stats.RedisCommands, float64(f.Trace.Stats.SimNs)/1e9,
+	fmt.Fprintf(w, "  %d events, %d redis commands, %s simulated in %d ms; trace %s\n",
+		f.Trace.Stats.Events, f.Trace.Stats.RedisCommands, f.Report.Precision.Seconds(f.Trace.Stats.SimNs),
 		o.Wall.Milliseconds(), f.TraceSHA256[:16])
 	fmt.Fprintf(w, "  replay: %s\n", replay)
 }
@@ -374,8 +374,8 @@ func printFindings(w io.Writer, r checker.Report) {
 			if v.Reason != "" {
 				cause += " (" + v.Reason + ")"
 			}
-			fmt.Fprintf(w, "    %s on %s, %s, at t=%.1f s\n      %s\n",
-				cause, keyPhrase(v), strings.Join(v.Clients, " and "), v.AtMs/1000, v.Explanation)
+			fmt.Fprintf(w, "    %s on %s, %s, at %s\n      %s\n",
+				cause, keyPhrase(v), strings.Join(v.Clients, " and "), r.Precision.At(v.AtNs()), v.Explanation)
 		}
 	}
 	if !damaged {

@@ -86,7 +86,7 @@ func Check(h *History, name string) (*traces.Outcome, error) {
 		for g := first; g < last; g++ {
 			tr := h.trace(ops[g-first])
 			ops[g-first] = nil
-			r := checker.Check(tr, checker.Options{LeaseMs: h.leaseMs, History: true}).Report
+			r := checker.Check(tr, h.options()).Report
 			for i := range r.Violations {
 				r.Violations[i].Events = nil // indexes into the group's trace, which is let go
 			}
@@ -117,10 +117,15 @@ func (h *History) checkWhole(name string, start time.Time) (*traces.Outcome, err
 		return nil, &Error{Msg: "reading the spooled operations back: " + err.Error()}
 	}
 	tr := h.trace(ops)
-	res := checker.Check(tr, checker.Options{LeaseMs: h.leaseMs, History: true})
+	res := checker.Check(tr, h.options())
 	f := &traces.File{Format: traces.FormatVersion, Scenario: h.scenario(name), Report: res.Report, Trace: tr}
 	f.TraceSHA256 = tr.Hash()
 	return &traces.Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
+}
+
+// options are the checker's options for h's traces.
+func (h *History) options() checker.Options {
+	return checker.Options{LeaseMs: h.leaseMs, History: true, Precision: h.Precision()}
 }
 
 func (h *History) scenario(name string) protocols.Scenario {

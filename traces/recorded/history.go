@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/locksim/locksim/sim/trace"
 )
 
 // Event types.
@@ -102,6 +104,9 @@ type History struct {
 	ops      int
 	procs    int
 	t0, tEnd int64
+	// gap is the shortest time between two events of one process that
+	// are not at one time (0: none): it sets the times' precision.
+	gap int64
 	// The lease the history's first acquire (by invoke time, process
 	// name, then line) names, and that acquire's invoke.
 	leaseMs       int64
@@ -121,6 +126,10 @@ func (h *History) Operations() int { return h.ops }
 
 // Processes counts the processes of h.
 func (h *History) Processes() int { return h.procs }
+
+// Precision is how h's times print: fine enough to tell apart any two
+// events of one process, tenths of a second at least.
+func (h *History) Precision() trace.Precision { return trace.PrecisionFor(h.gap) }
 
 // Close releases the spool's temporary file, if it has one.
 func (h *History) Close() error { return h.spool.close() }
@@ -186,6 +195,9 @@ func (r *reader) add(e *Event) error {
 	}
 	h.events++
 	h.t0, h.tEnd = min(h.t0, e.Time), max(h.tEnd, e.Time)
+	if d := e.Time - p.lastTime; p.seen && d > 0 && (h.gap == 0 || d < h.gap) {
+		h.gap = d
+	}
 	p.seen, p.lastTime = true, e.Time
 	if e.Type == TypeInvoke {
 		if p.waiting {

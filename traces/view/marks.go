@@ -140,7 +140,7 @@ func (b *viewBuilder) violations(vs []checker.Violation) {
 	vm := b.vm
 	vm.Violations = []viewViolation{}
 	for _, v := range vs {
-		at := int64(math.Round(v.AtMs * 1e6))
+		at := v.AtNs()
 		until := at
 		if v.UntilMs > 0 {
 			until = int64(math.Round(v.UntilMs * 1e6))
