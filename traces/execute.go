@@ -28,6 +28,9 @@ type Outcome struct {
 	File   *File
 	Result *checker.Result
 	Wall   time.Duration
+	// Partial says what File.Trace leaves out of the run or history it
+	// stands for (the timeline says it); "" when nothing.
+	Partial string
 }
 
 // Execute runs sc in the sim and checks the trace.

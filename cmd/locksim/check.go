@@ -79,25 +79,29 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "check", locate(name, err))
 	}
 	defer h.Close()
-	// Each group of keys is checked apart and let go, unless the timeline
-	// needs the whole history's trace.
-	check := recorded.Check
+	// Each group of keys is checked apart and let go; the timeline draws
+	// the history, or its groups with findings when it is large.
+	var o, page *traces.Outcome
 	if *html != "" {
-		check = recorded.CheckWhole
+		o, page, err = recorded.CheckForView(h, name)
+	} else {
+		o, err = recorded.Check(h, name)
 	}
-	o, err := check(h, name)
 	if err != nil {
 		return usageErr(stderr, "check", locate(name, err))
 	}
-	if *html != "" {
+	if page != nil {
 		var buf bytes.Buffer
-		if err := view.WriteOutcomeView(&buf, o); err != nil {
+		if err := view.WriteOutcomeView(&buf, page); err != nil {
 			return usageErr(stderr, "check", fmt.Errorf("--html: %v", err))
 		}
 		if err := traces.WriteAtomic(*html, buf.Bytes()); err != nil {
 			return usageErr(stderr, "check", err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *html)
+		if page.Partial != "" {
+			fmt.Fprintf(stdout, "  %s\n", page.Partial)
+		}
 	}
 	printChecked(stdout, o, h, name, *failOn)
 	switch {

@@ -55,13 +55,23 @@ func Read(r io.Reader, format string) (*History, error) {
 // (checker.MergeReports). When h is one group, the outcome is CheckWhole's;
 // otherwise its File.Trace holds only the statistics, Result is nil, and
 // the violations cite no trace events (Violation.Events): the timeline
-// needs CheckWhole.
+// needs CheckForView.
 func Check(h *History, name string) (*traces.Outcome, error) {
 	start := time.Now()
 	groups, of := h.groups()
 	if len(groups) == 1 {
 		return h.checkWhole(name, start)
 	}
+	reports, events, err := h.checkGroups(groups, of)
+	if err != nil {
+		return nil, err
+	}
+	return h.merged(name, reports, events, start), nil
+}
+
+// checkGroups checks each group apart, a few at a time, and returns
+// their reports and the number of their traces' events.
+func (h *History) checkGroups(groups []group, of []int) ([]checker.Report, int, error) {
 	reports := make([]checker.Report, len(groups))
 	events := 0
 	for first := 0; first < len(groups); {
@@ -76,12 +86,12 @@ func Check(h *History, name string) (*traces.Outcome, error) {
 		for g := first; g < last; g++ {
 			ops[g-first] = make([]op, 0, groups[g].ops)
 		}
-		err := h.spool.each(func(key int32) bool { g := of[key]; return g >= first && g < last }, func(o *op) {
+		err := h.read(func(key int32) bool { g := of[key]; return g >= first && g < last }, func(o *op) {
 			g := of[o.key] - first
 			ops[g] = append(ops[g], *o)
 		})
 		if err != nil {
-			return nil, &Error{Msg: "reading the spooled operations back: " + err.Error()}
+			return nil, 0, err
 		}
 		for g := first; g < last; g++ {
 			tr := h.trace(ops[g-first])
@@ -95,9 +105,76 @@ func Check(h *History, name string) (*traces.Outcome, error) {
 		}
 		first = last
 	}
+	return reports, events, nil
+}
+
+// read calls fn with every operation whose key keep accepts, in the
+// order spooled.
+func (h *History) read(keep func(key int32) bool, fn func(o *op)) error {
+	if err := h.spool.each(keep, fn); err != nil {
+		return &Error{Msg: "reading the spooled operations back: " + err.Error()}
+	}
+	return nil
+}
+
+// merged is the outcome of h's groups' reports: the statistics, no trace.
+func (h *History) merged(name string, reports []checker.Report, events int, start time.Time) *traces.Outcome {
 	f := &traces.File{Format: traces.FormatVersion, Scenario: h.scenario(name), Report: checker.MergeReports(reports),
 		Trace: &trace.Trace{Stats: trace.Stats{SimNs: h.tEnd - h.t0, Events: events}}}
-	return &traces.Outcome{File: f, Wall: time.Since(start)}, nil
+	return &traces.Outcome{File: f, Wall: time.Since(start)}
+}
+
+// ViewOps is the most operations CheckForView draws whole.
+const ViewOps = 50_000
+
+// CheckForView checks h as Check does, and returns with its outcome the
+// outcome the timeline draws. A history of up to ViewOps operations, or
+// of one group of keys, is drawn whole (the two are CheckWhole's). A
+// larger one is drawn in part, as a page of it all would be hundreds of
+// megabytes: the groups of keys with a finding (a violation, or a check
+// that ran out of budget), every violation with all it involves; when no
+// group has one, the first groups up to ViewOps operations. Its Partial
+// says what is left out.
+func CheckForView(h *History, name string) (text, page *traces.Outcome, err error) {
+	start := time.Now()
+	groups, of := h.groups()
+	if len(groups) == 1 || h.ops <= ViewOps {
+		o, err := h.checkWhole(name, start)
+		return o, o, err
+	}
+	reports, events, err := h.checkGroups(groups, of)
+	if err != nil {
+		return nil, nil, err
+	}
+	text = h.merged(name, reports, events, start)
+	drawn, ops := make([]bool, len(groups)), 0
+	for g, r := range reports {
+		if drawn[g] = r.Verdict != checker.VerdictOK; drawn[g] {
+			ops += groups[g].ops
+		}
+	}
+	found := ops > 0
+	for g := 0; !found && g < len(groups) && (ops == 0 || ops+groups[g].ops <= ViewOps); g++ {
+		drawn[g], ops = true, ops+groups[g].ops
+	}
+	part := make([]op, 0, ops)
+	if err := h.read(func(key int32) bool { return drawn[of[key]] }, func(o *op) { part = append(part, *o) }); err != nil {
+		return nil, nil, err
+	}
+	page = h.outcome(name, part, start)
+	n := 0
+	for _, d := range drawn {
+		if d {
+			n++
+		}
+	}
+	which := "those with a violation or an unknown result"
+	if !found {
+		which = "the first ones, as no group has a violation or an unknown result"
+	}
+	page.Partial = fmt.Sprintf("the timeline draws %d of the %d groups of keys (%d of %d operations), %s; the other %d groups are left out of it (see docs/check.md)",
+		n, len(groups), ops, h.ops, which, len(groups)-n)
+	return text, page, nil
 }
 
 // passBytes is how many bytes of spooled records one pass of Check
@@ -113,14 +190,19 @@ func CheckWhole(h *History, name string) (*traces.Outcome, error) {
 
 func (h *History) checkWhole(name string, start time.Time) (*traces.Outcome, error) {
 	ops := make([]op, 0, h.ops)
-	if err := h.spool.each(func(int32) bool { return true }, func(o *op) { ops = append(ops, *o) }); err != nil {
-		return nil, &Error{Msg: "reading the spooled operations back: " + err.Error()}
+	if err := h.read(func(int32) bool { return true }, func(o *op) { ops = append(ops, *o) }); err != nil {
+		return nil, err
 	}
+	return h.outcome(name, ops, start), nil
+}
+
+// outcome checks ops, operations of h, as one trace.
+func (h *History) outcome(name string, ops []op, start time.Time) *traces.Outcome {
 	tr := h.trace(ops)
 	res := checker.Check(tr, h.options())
 	f := &traces.File{Format: traces.FormatVersion, Scenario: h.scenario(name), Report: res.Report, Trace: tr}
 	f.TraceSHA256 = tr.Hash()
-	return &traces.Outcome{File: f, Result: res, Wall: time.Since(start)}, nil
+	return &traces.Outcome{File: f, Result: res, Wall: time.Since(start)}
 }
 
 // options are the checker's options for h's traces.

@@ -56,6 +56,7 @@ type viewHeader struct {
 	TraceSHA256 string            `json:"trace_sha256"`
 	Stats       trace.Stats       `json:"stats"`
 	LeaseMs     int64             `json:"lease_ms"`
+	Partial     string            `json:"partial,omitempty"` // what the trace leaves out
 }
 
 type viewScript struct {

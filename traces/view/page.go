@@ -36,12 +36,12 @@ const (
 // the second tab; when it is empty, the tab says why (linErr, or that
 // none was given).
 func WriteView(w io.Writer, f *traces.File, linearization []byte, linErr error) error {
-	return writeView(w, f, nil, linearization, linErr)
+	return writeView(w, f, nil, "", linearization, linErr)
 }
 
 // writeView is WriteView with the checker's result on f's trace, when
-// the caller has it.
-func writeView(w io.Writer, f *traces.File, res *checker.Result, linearization []byte, linErr error) error {
+// the caller has it, and what the trace leaves out (traces.Outcome.Partial).
+func writeView(w io.Writer, f *traces.File, res *checker.Result, partial string, linearization []byte, linErr error) error {
 	if f == nil || f.Trace == nil {
 		return fmt.Errorf("view: no trace")
 	}
@@ -61,6 +61,7 @@ func writeView(w io.Writer, f *traces.File, res *checker.Result, linearization [
 		return err
 	}
 	vm := buildView(f, res)
+	vm.Header.Partial = partial
 	// encoding/json escapes <, > and & (and U+2028/9), so the data cannot
 	// close its <script> element or open a comment.
 	data, err := json.Marshal(vm)
@@ -101,7 +102,7 @@ func WriteOutcomeView(w io.Writer, o *traces.Outcome) error {
 			lin.Reset()
 		}
 	}
-	return writeView(w, o.File, o.Result, lin.Bytes(), linErr)
+	return writeView(w, o.File, o.Result, o.Partial, lin.Bytes(), linErr)
 }
 
 // ViewFile renders the timeline of f from its recorded trace, which must

@@ -874,6 +874,7 @@
     part('damage:', dmg.length ? dmg.join(', ') : 'none');
     part('', hd.stats.events + ' events, ' + hd.stats.redis_commands + ' redis commands, ' + fmtDur(hd.stats.sim_ns) + ' simulated');
     part('trace', (hd.trace_sha256 || '').slice(0, 16));
+    if (hd.partial) part('partial:', hd.partial);
 
     var det = document.getElementById('scenario-details');
     h('pre', null, JSON.stringify({ faults: hd.faults, checked: hd.checked, damage: hd.damage, stats: hd.stats, trace_sha256: hd.trace_sha256 }, null, 1), det);
