@@ -139,6 +139,10 @@ func (b *viewBuilder) shadeRows() {
 func (b *viewBuilder) violations(vs []checker.Violation) {
 	vm := b.vm
 	vm.Violations = []viewViolation{}
+	if len(vs) > 0 {
+		b.holdsOf = indexBy(len(vm.Holds), func(i int) string { return vm.Holds[i].Client })
+		b.opsOf = indexBy(len(vm.Ops), func(i int) string { return vm.Ops[i].Client })
+	}
 	for _, v := range vs {
 		at := v.AtNs()
 		until := at
@@ -198,8 +202,10 @@ func opEnd(op trace.Op, end int64) int64 {
 // overlaps [at, until], the nearest one if several do; -1 if none.
 func (b *viewBuilder) holdAt(client, key string, at, until int64) int {
 	best, bestD := -1, int64(math.MaxInt64)
-	for i, h := range b.vm.Holds {
-		if h.Client != client || (key != "" && h.Key != key) {
+	for _, i := range b.holdsOf[client] {
+		b.visits++
+		h := b.vm.Holds[i]
+		if key != "" && h.Key != key {
 			continue
 		}
 		d := int64(0)
@@ -226,8 +232,10 @@ func (b *viewBuilder) holdAt(client, key string, at, until int64) int {
 // at, or the nearest one; -1 if none.
 func (b *viewBuilder) opAt(client, key string, at int64) int {
 	best, bestD := -1, int64(math.MaxInt64)
-	for i, op := range b.vm.Ops {
-		if op.Client != client || op.Key != key {
+	for _, i := range b.opsOf[client] {
+		b.visits++
+		op := b.vm.Ops[i]
+		if op.Key != key {
 			continue
 		}
 		switch op.Kind {
@@ -246,4 +254,13 @@ func (b *viewBuilder) opAt(client, key string, at int64) int {
 		}
 	}
 	return best
+}
+
+// indexBy lists 0..n-1 by the client each is of, in order.
+func indexBy(n int, client func(int) string) map[string][]int {
+	m := map[string][]int{}
+	for i := range n {
+		m[client(i)] = append(m[client(i)], i)
+	}
+	return m
 }

@@ -233,7 +233,11 @@ type viewBuilder struct {
 	// failover: a replica was promoted, so the deployment is one master
 	// at a time and a lease needs the key on one serving master.
 	failover bool
-	// visits counts the key spans the holds' leases looked at.
+	// holdsOf and opsOf are the holds and operations by client, for the
+	// violations.
+	holdsOf, opsOf map[string][]int
+	// visits counts the key spans the holds' leases looked at, and the
+	// holds and operations the violations looked at.
 	visits int
 }
 
