@@ -74,13 +74,29 @@ func (t *truth) renewalFailed(victim hold, key string, from, to int64) (int, str
 	return n, fmt.Sprintf("the watchdog stopped after a renewal failed at %s (%s)", t.p.At(e.T), e.Detail)
 }
 
+// indexGrantsFrom is how many grants make retaken index them: below, a
+// scan costs less than the index's allocations.
+const indexGrantsFrom = 64
+
 // retaken explains how holder a went on after the rival b had held the
 // lock: its own process re-created the key with a command that was not
 // an acquire (a keep-alive whose extend takes an expired key back, as
 // SET NX does) and reported success, so a never learned it had lost the
 // lock. ok is false when no such re-take happened.
 func (t *truth) retaken(a, b hold) (string, []int, bool) {
-	for _, g := range t.grants {
+	grants := t.grants
+	if len(grants) > indexGrantsFrom {
+		if t.byKeyProcess == nil {
+			t.byKeyProcess = map[[2]string][]*grant{}
+			for _, g := range t.grants {
+				k := [2]string{g.Key, model.ProcessOf(g.Owner)}
+				t.byKeyProcess[k] = append(t.byKeyProcess[k], g)
+			}
+		}
+		grants = t.byKeyProcess[[2]string{a.Key, a.Process}]
+	}
+	for _, g := range grants {
+		t.visits++
 		if g.Key != a.Key || g.T <= b.Start || g.T > a.End || model.ProcessOf(g.Owner) != a.Process {
 			continue
 		}

@@ -61,12 +61,14 @@ type truth struct {
 	allSites      bool // a hold needs every site (MultiLock), not a majority
 	history       bool // a recorded history's trace (Options.History)
 	p             trace.Precision
-	lockKeys      groups[string] // the lock operations by key: the lock keys, in first-seen order
-	grants        []*grant       // in creation order
-	createdBy     map[int]bool   // the ops that created a grant: created() makes it
-	heldAtRelease []bool         // by op: a release that found its client holding the key (holds makes it)
-	byOwner       groups[string] // the grants by owner
-	sites         [][]string     // by lock key (its place in lockKeys): the sites it was granted on, sorted
+	lockKeys      groups[string]         // the lock operations by key: the lock keys, in first-seen order
+	grants        []*grant               // in creation order
+	createdBy     map[int]bool           // the ops that created a grant: created() makes it
+	byKeyProcess  map[[2]string][]*grant // the grants by key and owner's process, in creation order: retaken makes it
+	visits        int                    // grants retaken looked at
+	heldAtRelease []bool                 // by op: a release that found its client holding the key (holds makes it)
+	byOwner       groups[string]         // the grants by owner
+	sites         [][]string             // by lock key (its place in lockKeys): the sites it was granted on, sorted
 	foreign       []foreignRenewal
 	opsBy         groups[string] // client -> op indexes, in invocation order
 	byClient      groups[string] // events naming a client
