@@ -60,7 +60,7 @@ func lostWakeups(t *truth, healed, end, bound int64) []Violation {
 			g = t.freeGaps(op.Key, end)
 			gaps[op.Key] = g
 		}
-		s, e, found := longGap(g, max(op.Call, healed), min(ret(op), end), bound)
+		s, e, found := longGap(g, max(op.Call, healed), min(t.waitEnd(op), end), bound)
 		if !found {
 			continue
 		}
@@ -75,6 +75,16 @@ func lostWakeups(t *truth, healed, end, bound int64) []Violation {
 				op.Client, op.Key, t.p.At(op.Call), t.p.At(e), t.p.At(s), after)})
 	}
 	return out
+}
+
+// waitEnd is when acquire op stopped waiting: its return, or its
+// process's crash, which ends every call in flight.
+func (t *truth) waitEnd(op trace.Op) int64 {
+	end := ret(op)
+	if c, ok := t.crashAt[op.Process]; ok && t.tr.Events[c].T >= op.Call {
+		end = min(end, t.tr.Events[c].T)
+	}
+	return end
 }
 
 type freeSpan struct{ a, b int64 }

@@ -51,6 +51,14 @@ func TestLiveness(t *testing.T) {
 			b.op("c2/t1", rel, "k", ok, 51, 51.1).del(51.05, "redis", "c2/t1", "k", true)
 			return b.trace()
 		}, CauseLostWakeup},
+		{"a waiter whose process crashed", func() *trace.Trace {
+			b := &tb{}
+			b.section("c1/t1", "redis", "k", 0, 2)
+			b.op("c2/t1", acq, "k", "", 1, -1)
+			b.add(1.5, trace.Crash("c2"))
+			b.section("c3/t1", "redis", "k", 60, 61)
+			return b.trace()
+		}, ""},
 		{"a waiter woken in time", func() *trace.Trace {
 			b := &tb{}
 			b.section("c1/t1", "redis", "k", 0, 2)
