@@ -24,6 +24,7 @@ func init() {
 		Source:  "Redisson RFencedLock.lockAndGetToken() (RedissonFencedLock, master 66863978b)",
 		Summary: "newer Redisson lock whose script INCRs a fencing token; the resource rejects stale tokens",
 		Lease:   30 * time.Second,
+		Renews:  true,
 		Client:  redissonClientLatest,
 		Steps:   redissonSteps,
 		Scripts: fencedScripts,

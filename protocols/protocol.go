@@ -36,6 +36,7 @@ type Protocol struct {
 	Source  string        // where the protocol comes from
 	Summary string        // one line for `locksim list`
 	Lease   time.Duration // the source's default lease
+	Renews  bool          // a background thread (watchdog, keep-alive) renews the lease while held
 	// Client is the Redis client's timeout and retry policy in the source
 	// (Redisson: 3000 ms, 3 retries, 1500 ms apart). Zero: the scenario's
 	// timeout, no retries.

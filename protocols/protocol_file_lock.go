@@ -23,6 +23,7 @@ func (f *ProtocolFile) Protocol() Protocol {
 		Source:  cmp.Or(d.Source, "protocol file "+f.Path),
 		Summary: cmp.Or(d.Summary, d.summary()),
 		Lease:   d.lease(),
+		Renews:  d.Renew != nil,
 		Steps:   d.steps(),
 		Scripts: d.fastPaths(),
 		New: func(env Env, key string) Lock {

@@ -63,6 +63,7 @@ func init() {
 		Source:  "Redisson master 66863978b (after 4.7.0): RedissonLock.lock(), unlock latch, renewal.LockTask, syncedEval",
 		Summary: "newer Redisson RLock.lock(): combined acquire, unlock latch, renewal task, replica sync check",
 		Lease:   30 * time.Second,
+		Renews:  true,
 		Client:  redissonClientLatest,
 		Steps:   redissonSteps,
 		Scripts: redissonLatestScripts,

@@ -26,6 +26,7 @@ func init() {
 		Source:  "Redisson master 66863978b with PR #7277 (unmerged, head 26fb85a0e): RedissonLock.lock(), watchdog registered before the acquire",
 		Summary: "redisson-latest with the unmerged fix of #7272: renewal registered before the acquire, cancelled before the unlock",
 		Lease:   30 * time.Second,
+		Renews:  true,
 		Client:  redissonClientLatest,
 		Scripts: redissonLatestScripts,
 		New: func(env Env, key string) Lock {

@@ -22,6 +22,7 @@ func init() {
 		Source:     "go-redsync/redsync v4.18.1 Mutex with WithSetNXOnExtend (option since v4.12.0) (touchWithSetNXScript), kept alive by Extend every expiry/2",
 		Summary:    "redsync Redlock whose keep-alive Extend uses SET NX: a late extend silently re-takes an expired lock",
 		Lease:      8 * time.Second,
+		Renews:     true,
 		Topologies: []string{TopoIndependent, TopoSingle},
 		Masters:    5,
 		Steps:      redlockSteps,

@@ -21,6 +21,7 @@ func init() {
 		Source:  "seed 002 section 3 (setIfAbsent 30 s, daemon renewal thread, delete)",
 		Summary: "SET NX EX 30; a daemon re-EXPIREs below 15 s every 10 s without an owner check; DEL",
 		Lease:   30 * time.Second,
+		Renews:  true,
 		Steps:   spinSteps,
 		New: func(env Env, key string) Lock {
 			return &setnxDaemon{env: env, key: key}

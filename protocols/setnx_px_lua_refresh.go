@@ -46,6 +46,7 @@ func init() {
 		Source:  "a hand-rolled lease lock: SET NX PX with a token, Lua compare-and-PEXPIRE refresh, Lua compare-and-delete release",
 		Summary: "SET NX PX 10 s with a token; a refresher re-PEXPIREs its own key by Lua every lease/3; Lua GET-compare-DEL release",
 		Lease:   10 * time.Second,
+		Renews:  true,
 		Steps:   spinSteps,
 		Scripts: []sim.Script{
 			luafast.NewScript(setnxRefresh, setnxRefreshFast),
