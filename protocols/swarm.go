@@ -54,8 +54,16 @@ func (sc *Scenario) drawSwarm(p Protocol, wl Workload) {
 		sc.Clients = 2 + r("clients").IntN(4)
 	}
 	lease := cmp.Or(sc.LeaseMs, p.Lease.Milliseconds())
-	if rw := r("work"); sc.WorkMs == 0 && rw.IntN(2) == 0 {
-		sc.WorkMs = 1 + rw.Int64N(max(lease, wl.WorkMs))
+	if rw := r("work"); sc.WorkMs == 0 {
+		switch {
+		case p.Renews && slices.Contains(sc.FaultKinds, trace.FaultWatchdogStall) && rw.IntN(4) > 0:
+			// A stalled renewal breaks only a hold that outlasts the
+			// lease (redisson#5698): three draws in four hold one to
+			// two leases (longer ones push lock-set past the horizon).
+			sc.WorkMs = lease + 1 + rw.Int64N(lease)
+		case rw.IntN(2) == 0:
+			sc.WorkMs = 1 + rw.Int64N(max(lease, wl.WorkMs))
+		}
 	}
 	if sc.ThinkMs == 0 {
 		sc.ThinkMs = pick("think", 1, 50, 200, 1000)

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -222,5 +223,44 @@ func TestCellOfRunsNotJudged(t *testing.T) {
 	}
 	if !unsafe[true] || !unsafe[false] {
 		t.Errorf("want an unsafe cell and one with no unsafe run: %v", unsafe)
+	}
+}
+
+// A stalled renewal loses the lock of a holder that works longer than
+// the lease (redisson#5698): explore's cell for watchdog-stall finds it,
+// with that reason, within a few seeds of every lock that renews in the
+// background, catalog or described.
+func TestStallFindsRenewalStalledOnEveryRenewingLock(t *testing.T) {
+	f, err := protocols.LoadProtocolFile("../../protocols/testdata/protocol-files/setnx-px-lua-refresh.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := cellScenario("", "", trace.FaultWatchdogStall)
+	file.ProtocolFile = f
+	bases := []protocols.Scenario{file}
+	for _, p := range protocols.Protocols() {
+		if p.Renews {
+			bases = append(bases, cellScenario(p.Name, "", trace.FaultWatchdogStall))
+		}
+	}
+	const seeds = 20
+	for _, base := range bases {
+		found := uint64(0)
+		for seed := uint64(1); seed <= seeds && found == 0; seed++ {
+			sc := base
+			sc.Seed = seed
+			o, err := traces.Evaluate(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range o.File.Report.Violations {
+				if v.Cause == checker.CausePrematureExpiry && v.Reason == checker.ReasonRenewalStalled {
+					found = seed
+				}
+			}
+		}
+		if found == 0 {
+			t.Errorf("%s under watchdog-stall: no premature-expiry (renewal stalled) in seeds 1 to %d", cmp.Or(base.Protocol, f.Path), seeds)
+		}
 	}
 }
