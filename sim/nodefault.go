@@ -132,6 +132,6 @@ func (n *Node) jumpClock(d time.Duration, fault int) {
 func (n *Node) setDrift(ppm int64, fault int) {
 	n.advance()
 	n.Clock = n.Clock.withDrift(n.w.now, ppm)
-	n.w.rec.event(trace.FaultNote(n.Name, "clock drift "+itoa64(ppm)+" ppm").WithFault(fault))
+	n.w.rec.event(trace.ClockDrift(n.Name, ppm).WithFault(fault))
 	n.scheduleTick()
 }

@@ -238,7 +238,7 @@ func (p *Process) jumpClock(d time.Duration, fault int) {
 // scheduled fault id).
 func (p *Process) setDrift(ppm int64, fault int) {
 	p.Clock = p.Clock.withDrift(p.w.now, ppm)
-	p.w.rec.event(trace.FaultNote(p.Name, "clock drift "+itoa64(ppm)+" ppm").WithFault(fault))
+	p.w.rec.event(trace.ClockDrift(p.Name, ppm).WithFault(fault))
 }
 
 func itoa64(v int64) string { return strconv.FormatInt(v, 10) }

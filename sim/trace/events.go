@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -127,6 +128,28 @@ func Heal(link, kind string) Event { return Event{Kind: EvHeal, Party: link, Det
 // ClockJump is party's clock jumping by d (signed).
 func ClockJump(party string, d time.Duration) Event {
 	return Event{Kind: EvClockJump, Party: party, DurNs: int64(d)}
+}
+
+// ClockDrift is party's clock running ppm fast (negative: slow) from now
+// on, in place of any earlier rate.
+func ClockDrift(party string, ppm int64) Event {
+	return FaultNote(party, driftPrefix+strconv.FormatInt(ppm, 10)+driftSuffix)
+}
+
+const driftPrefix, driftSuffix = "clock drift ", " ppm"
+
+// DriftPPM reads the rate of a ClockDrift event; false for other events.
+func (e Event) DriftPPM() (int64, bool) {
+	rest, ok := strings.CutPrefix(e.Detail, driftPrefix)
+	if e.Kind != EvFault || !ok {
+		return 0, false
+	}
+	rest, ok = strings.CutSuffix(rest, driftSuffix)
+	if !ok {
+		return 0, false
+	}
+	ppm, err := strconv.ParseInt(rest, 10, 64)
+	return ppm, err == nil
 }
 
 // NodeCrash is a Redis node stopping for d.

@@ -51,3 +51,18 @@ func TestPromoteReplaced(t *testing.T) {
 		t.Fatalf("a lost key's event names %q as replaced", got)
 	}
 }
+
+func TestClockDriftPPM(t *testing.T) {
+	for _, ppm := range []int64{103482, -5000, 0} {
+		e := ClockDrift("redis", ppm)
+		if got, ok := e.DriftPPM(); !ok || got != ppm {
+			t.Errorf("%+v: drift %d %v, want %d", e, got, ok, ppm)
+		}
+		if !CitesFault(e, FaultClockDrift) {
+			t.Errorf("%+v does not cite a clock-drift fault", e)
+		}
+	}
+	if _, ok := FaultApplied("c1", FaultSlowWork, "clock drift 5 ppm", 0).DriftPPM(); ok {
+		t.Error("a slow-work fault read as a drift")
+	}
+}

@@ -89,7 +89,7 @@ var kinds = []KindSpec{
 	{FaultReplicationLag, TargetNode, ShrinkDrop | ShrinkDur | ShrinkAt | ShrinkValue, TopoReplicated, true, EvFault, FaultReplicationLag + ":", "replication from the target is value ms slower for dur_ms"},
 	{FaultFailover, TargetNode, ShrinkDrop | ShrinkDur | ShrinkAt, TopoReplicated, true, EvNodeCrash, "", "the master crashes for dur_ms; the sentinel promotes a replica"},
 	{FaultClockJump, TargetNodeOrProcess, ShrinkDrop | ShrinkAt | ShrinkValue, "", false, EvClockJump, "", "the target's clock jumps by value ms"},
-	{FaultClockDrift, TargetNodeOrProcess, ShrinkDrop | ShrinkAt | ShrinkValue, "", false, EvFault, "clock drift", "the target's clock runs value ppm fast (negative: slow)"},
+	{FaultClockDrift, TargetNodeOrProcess, ShrinkDrop | ShrinkAt | ShrinkValue, "", false, EvFault, driftPrefix, "the target's clock runs value ppm fast (negative: slow)"},
 	{FaultClientCrash, TargetProcess, ShrinkDrop | ShrinkDur | ShrinkAt, "", false, EvCrash, "", "the process crashes; restarts after dur_ms (0: never)"},
 	{FaultNodeRestart, TargetNode, ShrinkDrop | ShrinkDur | ShrinkAt, "", false, EvNodeCrash, "", "the node crashes, refusing connections, and restarts after dur_ms with its persistence"},
 	{FaultReplyLoss, TargetNodeOrService, ShrinkDrop | ShrinkDur | ShrinkAt, "", false, EvFault, FaultReplyLoss + ":", "value permille of the target's replies are lost during dur_ms"},
