@@ -314,6 +314,65 @@ var causeCases = []causeCase{
 		},
 	},
 	{
+		// A 10 s key made at t=2.1 on a clock 10 % fast lives 9.09 s: it
+		// expires at t=11.19, while its holder, whose work fits the lease,
+		// works on until t=11.5.
+		name: "clock drift on the node", want: CauseClockDrift,
+		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis"}, cites: []string{trace.EvFault, trace.EvExpire}, lease: true,
+		trace: func() *trace.Trace {
+			b := &tb{}
+			b.add(1, trace.ClockDrift("redis", 100000).WithFault(1))
+			b.op("c1/t1", acq, "k", ok, 2, 2.2).setnx(2.1, "redis", "c1/t1", "k", "10").expire(11.19, "redis", "k")
+			b.op("c2/t1", acq, "k", ok, 11.3, 11.4).setnx(11.35, "redis", "c2/t1", "k", "10")
+			b.op("c1/t1", rel, "k", model.ResNotOwner, 11.5, 11.6).del(11.55, "redis", "c1/t1", "k", false)
+			b.op("c2/t1", rel, "k", ok, 13, 13.1).del(13.05, "redis", "c2/t1", "k", true)
+			return b.trace()
+		},
+	},
+	{
+		// The same fast clock, but the holder worked past the lease: the
+		// key would have run out under it on time too.
+		name: "premature expiry: work longer than the lease on a fast clock", want: CausePrematureExpiry, reason: ReasonSlowWork,
+		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis"}, cites: []string{trace.EvExpire}, lease: true,
+		trace: func() *trace.Trace {
+			b := &tb{}
+			b.add(1, trace.ClockDrift("redis", 100000).WithFault(1))
+			b.op("c1/t1", acq, "k", ok, 2, 2.2).setnx(2.1, "redis", "c1/t1", "k", "10").expire(11.19, "redis", "k")
+			b.op("c2/t1", acq, "k", ok, 11.3, 11.4).setnx(11.35, "redis", "c2/t1", "k", "10")
+			b.op("c2/t1", rel, "k", ok, 12, 12.1).del(12.05, "redis", "c2/t1", "k", true)
+			b.op("c1/t1", rel, "k", model.ResNotOwner, 12.5, 12.6).del(12.55, "redis", "c1/t1", "k", false)
+			return b.trace()
+		},
+	},
+	{
+		// A slow clock keeps the key past its lease (to t=13.2): the
+		// holder working past the lease still releases its own key.
+		name: "legal: work past the lease on a slow clock",
+		trace: func() *trace.Trace {
+			b := &tb{}
+			b.add(1, trace.ClockDrift("redis", -100000).WithFault(1))
+			b.op("c1/t1", acq, "k", ok, 2, 2.2).setnx(2.1, "redis", "c1/t1", "k", "10")
+			b.op("c2/t1", acq, "k", model.ResFail, 11.3, 11.4).setnxBusy(11.35, "redis", "c2/t1", "k", "10")
+			b.op("c1/t1", rel, "k", ok, 12.5, 12.6).del(12.55, "redis", "c1/t1", "k", true)
+			return b.trace()
+		},
+	},
+	{
+		// A slow clock does not shorten a key: an early expiry on it is
+		// not the clock's doing.
+		name: "premature expiry: an early expiry on a slow clock", want: CausePrematureExpiry, reason: ReasonNoProgress,
+		clients: []string{"c1/t1", "c2/t1"}, nodes: []string{"redis"}, cites: []string{trace.EvExpire}, lease: false,
+		trace: func() *trace.Trace {
+			b := &tb{}
+			b.add(1, trace.ClockDrift("redis", -100000).WithFault(1))
+			b.op("c1/t1", acq, "k", ok, 2, 2.2).setnx(2.1, "redis", "c1/t1", "k", "10").expire(11.19, "redis", "k")
+			b.op("c2/t1", acq, "k", ok, 11.3, 11.4).setnx(11.35, "redis", "c2/t1", "k", "10")
+			b.op("c1/t1", rel, "k", model.ResNotOwner, 11.5, 11.6).del(11.55, "redis", "c1/t1", "k", false)
+			b.op("c2/t1", rel, "k", ok, 13, 13.1).del(13.05, "redis", "c2/t1", "k", true)
+			return b.trace()
+		},
+	},
+	{
 		name: "legal: a clock jump after the holder released",
 		trace: func() *trace.Trace {
 			b := &tb{}

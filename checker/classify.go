@@ -200,12 +200,34 @@ func (t *truth) ending(x *grant, victim hold, leaseMs int64) ending {
 		out.prefix = fmt.Sprintf("the clock of %s jumped forward by %s at %s and %s's key expired there %s, %s before its lease ran out",
 			e.Party, t.p.Dur(j.DurNs), t.p.At(j.T), owner, when, t.p.Dur(x.Deadline-e.T))
 		return out
+	case endDrift:
+		// A fast clock let the rival in only if the holder would have
+		// been done by the time the lease ran out on time.
+		if victim.End <= x.Deadline {
+			return t.drifted(x, e, out)
+		}
 	case endTaken:
 		return t.takeover(x, e)
 	case endDeleted:
 		return t.deletion(x, e, out)
 	}
 	return t.expiry(x, victim, e, leaseMs, out)
+}
+
+// drifted explains grant x's key expiring early on a node whose clock
+// ran fast while it counted the key's TTL down.
+func (t *truth) drifted(x *grant, e trace.Event, out ending) ending {
+	out.cause = CauseClockDrift
+	out.events = slices.Clone(x.Drift) // the caller appends to it
+	var rates []string
+	for _, d := range x.Drift {
+		de := t.tr.Events[d]
+		ppm, _ := de.DriftPPM()
+		rates = append(rates, fmt.Sprintf("%.3g%% fast from %s", float64(ppm)/1e4, t.p.At(de.T)))
+	}
+	out.prefix = fmt.Sprintf("the clock of %s ran %s and %s's key expired there at %s, %s before its lease ran out",
+		e.Party, strings.Join(rates, ", then "), x.Owner, t.p.At(e.T), t.p.Dur(x.Deadline-e.T))
+	return out
 }
 
 // deletion classifies a grant whose key a DEL (or a script) removed.

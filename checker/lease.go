@@ -60,7 +60,7 @@ func leaseHistory(t *truth, believed beliefs) []porcupine.Operation {
 		if g.End < 0 {
 			continue
 		}
-		if g.EndKind != endLost && g.EndKind != endJump {
+		if !lostEarly(g) {
 			ev(g.End, model.LeaseEnd, g, g.Owner)
 			continue
 		}
@@ -89,6 +89,12 @@ func leaseHistory(t *truth, believed beliefs) []porcupine.Operation {
 	return out
 }
 
+// lostEarly reports a grant that ended before its lease ran out without
+// its owner's doing: lost, or expired early by its node's clock.
+func lostEarly(g *grant) bool {
+	return g.EndKind == endLost || g.EndKind == endJump || g.EndKind == endDrift
+}
+
 // leaseViolations explains grants the deployment made while an earlier,
 // believed grant it had lost early was still owed, when no
 // mutual-exclusion violation already covers the pair.
@@ -102,7 +108,7 @@ func leaseViolations(t *truth, believed beliefs, mv []Violation) []Violation {
 	var out []Violation
 	for _, x := range t.grants {
 		h, ok := believed.of(x)
-		if !ok || (x.EndKind != endLost && x.EndKind != endJump) {
+		if !ok || !lostEarly(x) {
 			continue
 		}
 		owed := t.owed(x, *h, believed)

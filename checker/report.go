@@ -44,6 +44,11 @@ const (
 	// (Reason ReasonClientClock) a client whose clock had jumped forward
 	// read the holder's lock as expired and overwrote it (GETSET).
 	CauseClockJump = "clock-jump"
+	// The key expired early because the node's clock ran fast (a
+	// clock-drift fault on the node while it counted the key's TTL down)
+	// and its holder's work would have ended within the lease in true
+	// time.
+	CauseClockDrift = "clock-drift"
 	// The node restarted without the key (EvNodeStart, Change=lost).
 	CauseRestart = "restart-without-persistence"
 	// A client's command ran twice because it retried after a timeout
@@ -100,7 +105,7 @@ const (
 // causes lists every cause, most specific first: when several apply to
 // one violation (multi-node locks), the first one listed wins.
 var causes = []string{
-	CauseLostAfterFailover, CauseClockJump, CauseRestart, CauseRetriedCommand,
+	CauseLostAfterFailover, CauseClockJump, CauseClockDrift, CauseRestart, CauseRetriedCommand,
 	CauseForeignRelease, CauseForeignRenewal, CauseDoubleGrant, CauseOrphanAcquire,
 	CauseValidityNotChecked, CausePrematureExpiry, CauseDelayedWrite, CauseLocalLockOnly, CauseFenceRegression, CauseUnexplained,
 	CauseLostWakeup, CauseRenewalAfterRelease, CauseOrphanKey,

@@ -17,6 +17,7 @@ const (
 	endDeleted = "deleted"     // a command deleted it
 	endLost    = "lost"        // failover, demotion, restart (Change=lost)
 	endJump    = "clock-jump"  // expired early: the node's clock jumped
+	endDrift   = "clock-drift" // expired early: the node's clock ran fast
 	endTaken   = "overwritten" // another client's command overwrote its value
 )
 
@@ -38,6 +39,7 @@ type grant struct {
 	EndKind  string
 	EndBy    string // the deleting client
 	Jump     int    // the clock jump behind an early expiry, -1
+	Drift    []int  // the fast clock drifts behind an early expiry
 	Deadline int64  // when its lease runs out on time (true time), 0 unknown
 	TTLBy    int    // the last command that set its TTL
 	Renewals []int  // TTL renewals by its owner's process
@@ -75,6 +77,7 @@ type truth struct {
 	byParty       groups[string] // events by party (processes, nodes): parties() makes it
 	crashAt       map[string]int // process -> its crash event
 	lastJump      map[string]int
+	drifts        map[string][]int   // node or process -> its clock drift events
 	live          [][]*grant         // by lock key (its place in lockKeys): its live grants, at every site (and ended ones: end)
 	held          map[int]siteGrants // holdGrants by the hold's acquire's id
 	lostKeys      map[string][]int   // any key -> events that lost it (Change=lost)
@@ -123,6 +126,13 @@ func newTruth(tr *trace.Trace, opt Options) *truth {
 			}
 		case trace.EvClockJump:
 			t.lastJump = setIndex(t.lastJump, e.Party, i)
+		case trace.EvFault:
+			if _, ok := e.DriftPPM(); ok {
+				if t.drifts == nil {
+					t.drifts = map[string][]int{}
+				}
+				t.drifts[e.Party] = append(t.drifts[e.Party], i)
+			}
 		case trace.EvPartition:
 			t.partitions = append(t.partitions, i)
 		case trace.EvRetry:
@@ -247,6 +257,9 @@ func (t *truth) apply(i int, e *trace.Event) *grant {
 				if g.Deadline <= e.T {
 					g.Deadline = e.T + t.tr.Events[j].DurNs
 				}
+			} else if ds := t.driftShortened(g, e.Party, e.T); ds != nil {
+				kind = endDrift
+				g.Drift = ds
 			}
 			t.end(g, i, kind)
 		}
@@ -264,6 +277,33 @@ func (t *truth) jumpShortened(j trace.Event, g *grant, at int64) bool {
 		return false
 	}
 	return j.T == at || j.T > g.T && at < g.Deadline
+}
+
+// driftShortened returns the drift events that made node's clock run
+// fast while it counted down grant g's TTL (from the command that last
+// set it) when the key expired there at time at, before its lease ran
+// out in true time: nil if it expired on time, or no fast clock is on
+// record. Without drift a node expires a key at its deadline or later.
+func (t *truth) driftShortened(g *grant, node string, at int64) []int {
+	ds := t.drifts[node]
+	if len(ds) == 0 || g.Deadline <= 0 || at >= g.Deadline {
+		return nil
+	}
+	from := t.tr.Events[g.TTLBy].T
+	var out []int
+	for k, d := range ds {
+		e := &t.tr.Events[d]
+		if e.T > at {
+			break
+		}
+		if k+1 < len(ds) && t.tr.Events[ds[k+1]].T <= from {
+			continue // replaced before the TTL was set
+		}
+		if ppm, _ := e.DriftPPM(); ppm > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // applyCommand updates the grants with a client's command: a key it

@@ -113,7 +113,7 @@ func answered(kind, result string) func(re *Outcome) bool {
 // expiryCauses are the ways a lease ends under its holder: fencing is what
 // keeps the data safe from all of them.
 var expiryCauses = []string{
-	checker.CausePrematureExpiry, checker.CauseDelayedWrite, checker.CauseClockJump, checker.CauseRestart,
+	checker.CausePrematureExpiry, checker.CauseDelayedWrite, checker.CauseClockJump, checker.CauseClockDrift, checker.CauseRestart,
 	checker.CauseLostAfterFailover, checker.CauseOrphanAcquire, checker.CauseValidityNotChecked,
 }
 

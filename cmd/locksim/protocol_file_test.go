@@ -157,3 +157,26 @@ func TestUnfinishedScriptExitsTwo(t *testing.T) {
 		}
 	}
 }
+
+// A key that expires early because its node's clock runs fast, while its
+// holder's work fits the lease, is the drift's doing: run names the
+// clock-drift cause, the rate and how early, and cites the fault.
+func TestFastClockExpiryNamesTheDrift(t *testing.T) {
+	code, out, stderr := runCLI("run", "--protocol-file", "../../docs/protocol-files/redis-py-lock.json",
+		"--seed", "27", "--faults", "clock-drift", "--swarm")
+	if code != exitViolation {
+		t.Fatalf("exit %d: %s%s", code, out, stderr)
+	}
+	for _, want := range []string{
+		`clock-drift on the lock key "trava_nome_person-1", c1/t1 and c2/t1`,
+		"the clock of redis ran 10.3% fast from t=6.3 s and c1/t1's key expired there at t=18.5 s, 937 ms before its lease ran out",
+		"Faults cited: fault #1 (clock-drift:redis@6289+0=103482).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "premature-expiry") {
+		t.Errorf("a drift's early expiry filed as a premature expiry:\n%s", out)
+	}
+}
