@@ -359,7 +359,13 @@ func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64
 			from = le.T
 			evs = append(evs, last)
 			text += fmt.Sprintf(": the last one reached %s at %s", le.Party, t.p.At(le.T))
-		} else {
+		}
+		switch note := t.historyRenewNote(victim, x.Key, from, e.T); {
+		case note != "" && last >= 0:
+			text += ", then " + note
+		case note != "":
+			text += ": " + note
+		case last < 0:
 			text += ": none reached " + x.Node
 		}
 		var faults []string
@@ -463,6 +469,34 @@ func (t *truth) renewals(x *grant, victim hold, until int64) (int, bool) {
 		}
 	}
 	return last, tried
+}
+
+// historyRenewNote says, for a recorded history, what became of the
+// first renew of key by victim's process invoked in [from, until] that
+// did not renew its key in time: it failed (the key was gone), it
+// returned ok only after until, or its outcome is unknown. "" if none,
+// or for a simulated trace, whose renewals reach the server as events.
+func (t *truth) historyRenewNote(victim hold, key string, from, until int64) string {
+	if !t.history {
+		return ""
+	}
+	for _, c := range t.processClients(victim.Process) {
+		for _, id := range t.opsBy.get(c) {
+			op := &t.tr.Ops[id]
+			if op.Kind != model.OpRenew || op.Key != key || op.Call < from || op.Call > until {
+				continue
+			}
+			switch {
+			case op.Open() || op.Result == model.ResError:
+				return fmt.Sprintf("the renew at %s has no known outcome", t.p.At(op.Call))
+			case op.Result == model.ResOK && op.Return > until:
+				return fmt.Sprintf("the renew at %s returned ok only at %s, after the key had expired", t.p.At(op.Call), t.p.At(op.Return))
+			case op.Result != model.ResOK:
+				return fmt.Sprintf("the renew at %s failed (at %s): the key was gone", t.p.At(op.Call), t.p.At(op.Return))
+			}
+		}
+	}
+	return ""
 }
 
 // processClients lists the clients (threads) of a process.

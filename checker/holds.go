@@ -203,7 +203,9 @@ func (ix holdIndex) indexAt(client string, t int64) (int, bool) {
 // renew found gone) by then lets another client in legally; a key
 // another client took or deleted stays owed until its lease would have
 // run out. A hold with no lease, or whose key outlived the history,
-// keeps the lock to the end.
+// keeps the lock to the end. Only what shows the holder acting counts
+// (actsUnder, and its reads of the data): a renew or a release that
+// failed shows the key gone, not the holder going on under it.
 func (t *truth) lapse(h *hold) {
 	gs := t.holdGrants(*h)
 	if len(gs) == 0 {
@@ -224,7 +226,7 @@ func (t *truth) lapse(h *hold) {
 	seen := h.Start
 	for _, c := range t.processClients(h.Process) {
 		for _, id := range t.opsBy.get(c) {
-			if op := &t.tr.Ops[id]; op.Call >= h.Start && op.ID != h.Acquire.ID {
+			if op := &t.tr.Ops[id]; op.Call >= h.Start && op.ID != h.Acquire.ID && actsUnder(op, h.Key) {
 				if op.Open() {
 					seen = max(seen, op.Call)
 				} else {
@@ -232,9 +234,29 @@ func (t *truth) lapse(h *hold) {
 				}
 			}
 		}
+		for _, i := range t.byClient.get(c) {
+			if e := &t.tr.Events[i]; e.T >= h.Start && e.Kind == trace.EvService && len(e.Args) > 0 && e.Args[0] == "read" {
+				seen = max(seen, e.T) // a read of the data, at its return
+			}
+		}
 	}
 	h.End, h.Lapsed = lease, lapsedLease
 	if seen > lease {
 		h.End, h.Lapsed = seen, lapsedSeen
 	}
+}
+
+// actsUnder reports whether op, an operation of a holder of key, shows
+// it acting under the lock: a write of the data (whatever the storage
+// answered, or with no answer), or a renew or release of key that
+// returned ok. A renew or release that failed, or whose outcome is
+// unknown, does not; nor does an operation on another lock.
+func actsUnder(op *trace.Op, key string) bool {
+	switch op.Kind {
+	case model.OpWrite:
+		return true
+	case model.OpRenew, model.OpRelease:
+		return op.Key == key && !op.Open() && op.Result == model.ResOK
+	}
+	return false
 }

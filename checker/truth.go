@@ -344,6 +344,10 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 			return t.grant(i, e, sk)
 		}
 	}
+	if t.history && len(e.Args) > 0 && e.Args[0] == "renew" {
+		t.historyRenew(i, e, sk)
+		return nil
+	}
 	for g := range t.liveOn(sk) {
 		if g.Node != e.Party {
 			continue
@@ -357,6 +361,43 @@ func (t *truth) applyCommand(i int, e *trace.Event, sk liveKey) *grant {
 		}
 	}
 	return nil
+}
+
+// historyRenew applies a recorded history's inferred renew (event i):
+// it extended its caller's own key, or, when its process held none,
+// another process's key (the first live one, as the history's reader
+// infers): a foreign renewal.
+func (t *truth) historyRenew(i int, e *trace.Event, sk liveKey) {
+	var target *grant
+	own := false
+	for g := range t.liveOn(sk) {
+		if g.Node != e.Party {
+			continue
+		}
+		if model.ProcessOf(e.Client) == model.ProcessOf(g.Owner) {
+			target, own = g, true
+			break
+		}
+		if target == nil {
+			target = g
+		}
+	}
+	if target == nil {
+		return
+	}
+	target.TTLBy = i
+	for _, a := range e.Args[2:] {
+		if ms, ok := strings.CutPrefix(a, "lease_ms="); ok {
+			if d, ok := num(ms, time.Millisecond); ok {
+				target.Deadline = e.T + int64(d)
+			}
+		}
+	}
+	if own {
+		target.Renewals = append(target.Renewals, i)
+		return
+	}
+	t.foreign = append(t.foreign, foreignRenewal{Event: i, G: target})
 }
 
 // renew sets g's deadline from the TTL command event i set, if any.

@@ -313,3 +313,44 @@ func TestFenceRegressionIsNamedAndCounted(t *testing.T) {
 		t.Fatalf("tokens in order: %s, damage %+v", summary(r), r.Damage)
 	}
 }
+
+// A renew racing a rival's grant: the holder's renew is invoked before
+// its lease runs out and fails after a rival took the lock. The failed
+// renew found the key gone; it shows no acting under the lock, so the
+// rival's grant is legal. The same renew returning ok after the rival's
+// grant renewed the rival's key: a foreign renewal (ownership), and the
+// holder acted under a lock it had lost. A write after the failed renew
+// is acting: the explanation says the renew failed, not that none
+// reached the server.
+func TestRenewRacingARival(t *testing.T) {
+	const head = `{"process":"p0","type":"invoke","f":"acquire","key":"L","value":null,"time":0}
+{"process":"p0","type":"ok","f":"acquire","key":"L","value":"a","lease_ms":1000,"time":10000000}
+{"process":"p0","type":"invoke","f":"renew","key":"L","value":"a","lease_ms":1000,"time":950000000}
+{"process":"p1","type":"invoke","f":"acquire","key":"L","value":null,"time":1040000000}
+{"process":"p1","type":"ok","f":"acquire","key":"L","value":"b","lease_ms":1000,"time":1050000000}
+`
+	const failed = `{"process":"p0","type":"fail","f":"renew","key":"L","value":"a","time":1200000000}
+`
+	const renewed = `{"process":"p0","type":"ok","f":"renew","key":"L","value":"a","time":1200000000}
+`
+	const write = `{"process":"p0","type":"invoke","f":"write","key":"D","value":"x","time":1300000000}
+{"process":"p0","type":"ok","f":"write","key":"D","value":"x","time":1310000000}
+`
+	if got := summary(checkJSONL(t, head+failed)); got != checker.VerdictOK {
+		t.Fatalf("failed renew: got\n%s\nwant ok", got)
+	}
+	r := checkJSONL(t, head+renewed)
+	if got, want := summary(r), "violation\nownership foreign-renewal L p1,p0\nmutual-exclusion premature-expiry L p0,p1"; got != want {
+		t.Fatalf("renew ok after the rival's grant: got\n%s\nwant\n%s", got, want)
+	}
+	if ex := r.Violations[1].Explanation; !strings.Contains(ex, "the renew at t=0.95 s returned ok only at t=1.20 s, after the key had expired") {
+		t.Fatalf("renew ok after the rival's grant: %s", ex)
+	}
+	r = checkJSONL(t, head+failed+write)
+	if got, want := summary(r), "violation\nmutual-exclusion premature-expiry L p0,p1"; got != want {
+		t.Fatalf("write after a failed renew: got\n%s\nwant\n%s", got, want)
+	}
+	if ex := r.Violations[0].Explanation; !strings.Contains(ex, "the renew at t=0.95 s failed (at t=1.20 s): the key was gone") || strings.Contains(ex, "none reached") {
+		t.Fatalf("write after a failed renew: %s", ex)
+	}
+}
