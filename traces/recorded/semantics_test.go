@@ -287,8 +287,7 @@ func TestSilentLeaseHolderMayLoseTheLock(t *testing.T) {
 // writes with token 2, releases; b acquires and writes with token 1) are
 // a fencing regression: the cause names it, and the damage counts it, so
 // the damage heading does not say none above the violation.
-func TestFenceRegressionIsNamedAndCounted(t *testing.T) {
-	const text = `{"process":"a","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
+const fenceRegressionJSONL = `{"process":"a","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
 {"process":"a","type":"ok","f":"acquire","key":"lock","value":"ta","time":1000000,"lease_ms":1000}
 {"process":"a","type":"invoke","f":"write","key":"d","value":"va","token":2,"time":10000000}
 {"process":"a","type":"ok","f":"write","key":"d","value":"va","token":2,"time":11000000}
@@ -301,6 +300,10 @@ func TestFenceRegressionIsNamedAndCounted(t *testing.T) {
 {"process":"b","type":"invoke","f":"release","key":"lock","value":"tb","time":50000000}
 {"process":"b","type":"ok","f":"release","key":"lock","value":"tb","time":51000000}
 `
+
+// TestFenceRegressionIsNamedAndCounted checks fenceRegressionJSONL.
+func TestFenceRegressionIsNamedAndCounted(t *testing.T) {
+	const text = fenceRegressionJSONL
 	r := checkJSONL(t, text)
 	if got, want := summary(r), "violation\ndamage "+checker.CauseFenceRegression+" d a,b"; got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
@@ -352,5 +355,20 @@ func TestRenewRacingARival(t *testing.T) {
 	}
 	if ex := r.Violations[0].Explanation; !strings.Contains(ex, "the renew at t=0.95 s failed (at t=1.20 s): the key was gone") || strings.Contains(ex, "none reached") {
 		t.Fatalf("write after a failed renew: %s", ex)
+	}
+}
+
+// A write's token may be given on its completion only: it is the token
+// the storage judged, so a later write accepted with a lower token is a
+// fencing regression, as when the invoke gives it. The same token on
+// both lines, as a number and a string, is one token.
+func TestTokenOnTheCompletion(t *testing.T) {
+	text := strings.NewReplacer(`"value":"va","token":2,"time":10000000`, `"value":"va","time":10000000`,
+		`"value":"vb","token":1,"time":41000000`, `"value":"vb","token":"1","time":41000000`).Replace(fenceRegressionJSONL)
+	if strings.Count(text, `"token"`) != 3 {
+		t.Fatalf("the history did not change as meant:\n%s", text)
+	}
+	if got, want := summary(checkJSONL(t, text)), "violation\ndamage "+checker.CauseFenceRegression+" d a,b"; got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
