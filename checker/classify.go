@@ -145,11 +145,19 @@ func explainOverlap(t *truth, ov overlap, leaseMs int64) Violation {
 // believed, or, for a recorded history's hold with no release, what the
 // history shows.
 func stillHeld(p trace.Precision, a hold) string {
-	switch a.Lapsed {
-	case lapsedSeen:
+	refused := ""
+	if a.Refused {
+		refused = ", and its release at " + p.At(a.RefusedAt) + " failed"
+	}
+	switch {
+	case a.Lapsed == lapsedSeen && a.Refused:
+		return a.Client + " still believed it held the lock: it acted under it until " + p.At(a.End) + " (its last operation ended then)" + refused
+	case a.Lapsed == lapsedSeen:
 		return a.Client + " had not released it and still acted under it (its last operation ended at " + p.At(a.End) + ")"
-	case lapsedLease:
-		return a.Client + "'s lease could not have run out yet (not before " + p.At(a.End) + ")"
+	case a.Lapsed == lapsedLease:
+		return a.Client + "'s lease could not have run out yet (not before " + p.At(a.End) + ")" + refused
+	case a.Refused && a.End == maxTime:
+		return a.Client + " still held it: its release at " + p.At(a.RefusedAt) + " failed"
 	}
 	if a.End != maxTime {
 		return a.Client + " still believed it held the lock (until " + p.At(a.End) + ")"

@@ -29,6 +29,13 @@ type hold struct {
 	// lapsedLease, its lease (it could not have run out before). "" for a
 	// hold a release, a crash or the end of time ended.
 	Lapsed string
+	// Refused: a recorded release of this hold failed (at RefusedAt, its
+	// invoke) and so did not end it; Next is the invoke of its client's
+	// next acquire of the key that returned ok (maxTime: none), where the
+	// hold ends at the latest.
+	Refused   bool
+	RefusedAt int64
+	Next      int64
 }
 
 // Why a recorded history's hold with no release ended.
@@ -45,10 +52,12 @@ type acquireOp struct {
 }
 
 // holds lists every hold in the trace, by start time, and marks in
-// t.heldAtRelease the releases that found their client holding the key.
+// t.heldAtRelease the releases that found their client holding the key
+// and ended (or, nested, narrowed) its hold.
 func holds(t *truth) []hold {
 	type state struct{ idx, count int }
 	open := map[[2]string]state{}
+	refused := map[[2]string]int{} // holds whose release failed, until their client's next acquire or release
 	out := make([]hold, 0, acquiredOK(t.tr.Ops))
 	t.heldAtRelease = make([]bool, len(t.tr.Ops))
 	for i, op := range t.tr.Ops {
@@ -63,11 +72,34 @@ func holds(t *truth) []hold {
 				out[s.idx].Nested = true
 				continue
 			}
+			if r, ok := refused[k]; ok {
+				out[r].Next = op.Call
+				delete(refused, k)
+			}
 			open[k] = state{idx: len(out), count: 1}
 			out = append(out, hold{Key: op.Key, Client: op.Client, Process: op.Process, Acquire: acquireOp{op.ID, op.Call},
-				Release: -1, Start: op.Return, End: maxTime, Crash: -1})
+				Release: -1, Start: op.Return, End: maxTime, Crash: -1, Next: maxTime})
 		case model.OpRelease:
+			if r, ok := refused[k]; ok && !t.refusedRelease(op) {
+				// Released again after a release that failed: this one ends it.
+				t.heldAtRelease[i] = true
+				out[r].End, out[r].Release = op.Call, op.ID
+				delete(refused, k)
+				continue
+			}
 			if s, ok := open[k]; ok {
+				if t.refusedRelease(op) {
+					// A recorded release that failed did not happen (the
+					// lock history leaves it out, as a failed acquire):
+					// the key stays its holder's until its lease runs
+					// out (lapse), or for good without one.
+					out[s.idx].Refused, out[s.idx].RefusedAt = true, op.Call
+					if s.count == 1 {
+						refused[k] = s.idx
+						delete(open, k)
+					}
+					continue
+				}
 				t.heldAtRelease[i] = true
 				if s.count--; s.count == 0 {
 					out[s.idx].End, out[s.idx].Release = op.Call, op.ID
@@ -85,6 +117,9 @@ func holds(t *truth) []hold {
 		}
 		if t.history && h.End == maxTime {
 			t.lapse(h)
+		}
+		if h.Refused && h.End > h.Next {
+			h.End, h.Lapsed = h.Next, lapsedSeen // its client acquired the key again: acting under it
 		}
 	}
 	slices.SortStableFunc(out, func(a, b hold) int { return cmp.Compare(a.Start, b.Start) })
@@ -226,7 +261,7 @@ func (t *truth) lapse(h *hold) {
 	seen := h.Start
 	for _, c := range t.processClients(h.Process) {
 		for _, id := range t.opsBy.get(c) {
-			if op := &t.tr.Ops[id]; op.Call >= h.Start && op.ID != h.Acquire.ID && actsUnder(op, h.Key) {
+			if op := &t.tr.Ops[id]; op.Call >= h.Start && op.Call < h.Next && op.ID != h.Acquire.ID && actsUnder(op, h.Key) {
 				if op.Open() {
 					seen = max(seen, op.Call)
 				} else {
@@ -235,7 +270,7 @@ func (t *truth) lapse(h *hold) {
 			}
 		}
 		for _, i := range t.byClient.get(c) {
-			if e := &t.tr.Events[i]; e.T >= h.Start && e.Kind == trace.EvService && len(e.Args) > 0 && e.Args[0] == "read" {
+			if e := &t.tr.Events[i]; e.T >= h.Start && e.T < h.Next && e.Kind == trace.EvService && len(e.Args) > 0 && e.Args[0] == "read" {
 				seen = max(seen, e.T) // a read of the data, at its return
 			}
 		}
@@ -259,4 +294,10 @@ func actsUnder(op *trace.Op, key string) bool {
 		return op.Key == key && !op.Open() && op.Result == model.ResOK
 	}
 	return false
+}
+
+// refusedRelease reports a recorded history's release that failed: it
+// did not happen.
+func (t *truth) refusedRelease(op trace.Op) bool {
+	return t.history && op.Kind == model.OpRelease && !op.Open() && op.Result == model.ResNotOwner
 }

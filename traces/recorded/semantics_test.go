@@ -47,8 +47,7 @@ func summary(r checker.Report) string {
 // A holder's release that never completes and one that ends in info are
 // both of unknown outcome: judged alike, and either may have deleted the
 // key before the rival's acquire.
-func TestPendingReleaseIsLikeInfo(t *testing.T) {
-	const info = `{"process":"a","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
+const infoReleaseJSONL = `{"process":"a","type":"invoke","f":"acquire","key":"lock","value":null,"time":0}
 {"process":"a","type":"ok","f":"acquire","key":"lock","value":"ta","time":1000000}
 {"process":"a","type":"invoke","f":"release","key":"lock","value":"ta","time":50000000}
 {"process":"a","type":"info","f":"release","key":"lock","value":"ta","time":55000000}
@@ -57,6 +56,10 @@ func TestPendingReleaseIsLikeInfo(t *testing.T) {
 {"process":"b","type":"invoke","f":"release","key":"lock","value":"tb","time":300000000}
 {"process":"b","type":"ok","f":"release","key":"lock","value":"tb","time":301000000}
 `
+
+// TestPendingReleaseIsLikeInfo checks infoReleaseJSONL.
+func TestPendingReleaseIsLikeInfo(t *testing.T) {
+	const info = infoReleaseJSONL
 	infoLine := `{"process":"a","type":"info","f":"release","key":"lock","value":"ta","time":55000000}` + "\n"
 	pending := strings.Replace(info, infoLine, "", 1)
 	if pending == info {
@@ -370,5 +373,39 @@ func TestTokenOnTheCompletion(t *testing.T) {
 	}
 	if got, want := summary(checkJSONL(t, text)), "violation\ndamage "+checker.CauseFenceRegression+" d a,b"; got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A release that failed did not happen: its holder keeps the key. With
+// no lease (a Jepsen mutex) a later grant to another process is a double
+// grant, as the inferred server lane draws it; with a lease not yet run
+// out, too. Once the lease could have run out, or once the holder
+// released the key (retried) or took it again and released it, the
+// rival's grant is legal.
+func TestFailedReleaseKeepsTheLock(t *testing.T) {
+	text := strings.Replace(infoReleaseJSONL, `"type":"info","f":"release"`, `"type":"fail","f":"release"`, 1)
+	lease := func(ms string) string {
+		return strings.Replace(text, `"time":1000000}`, `"time":1000000,"lease_ms":`+ms+`}`, 1)
+	}
+	for _, tc := range []struct{ name, text, want string }{
+		{"no lease", text, "violation\nmutual-exclusion double-grant lock a,b"},
+		{"lease not run out", lease("1000"), "violation\nmutual-exclusion double-grant lock a,b"},
+		{"lease run out", lease("20"), "ok"},
+		{"released again", strings.Replace(text, `{"process":"b","type":"invoke"`, `{"process":"a","type":"invoke","f":"release","key":"lock","value":"ta","time":56000000}
+{"process":"a","type":"ok","f":"release","key":"lock","value":"ta","time":57000000}
+{"process":"b","type":"invoke"`, 1), "ok"},
+		{"acquired again, then released", strings.Replace(text, `{"process":"b","type":"invoke"`, `{"process":"a","type":"invoke","f":"acquire","key":"lock","value":null,"time":56000000}
+{"process":"a","type":"ok","f":"acquire","key":"lock","value":"ta2","time":56500000}
+{"process":"a","type":"invoke","f":"release","key":"lock","value":"ta2","time":57000000}
+{"process":"a","type":"ok","f":"release","key":"lock","value":"ta2","time":58000000}
+{"process":"b","type":"invoke"`, 1), "ok"},
+	} {
+		r := checkJSONL(t, tc.text)
+		if got := summary(r); got != tc.want {
+			t.Fatalf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+		if len(r.Violations) > 0 && !strings.Contains(r.Violations[0].Explanation, "its release at t=0.050 s failed") {
+			t.Fatalf("%s: %s", tc.name, r.Violations[0].Explanation)
+		}
 	}
 }
