@@ -334,6 +334,11 @@ func (t *truth) takeover(x *grant, e trace.Event) ending {
 // expiryReason says why a holder's key ran out while it still believed it
 // held the lock.
 func (t *truth) expiryReason(x *grant, victim hold, e trace.Event, leaseMs int64) (string, string, []int) {
+	if t.history {
+		// Each acquire of a recorded history names its key's own lease
+		// (or none): the lease of the hold's grant, not the history's first.
+		leaseMs = historyLeaseMs(&t.tr.Events[x.Create])
+	}
 	if p := t.pauseCovering(victim.Process, x.T, e.T); p >= 0 {
 		pe := t.tr.Events[p]
 		why := pe.Detail

@@ -386,18 +386,27 @@ func (t *truth) historyRenew(i int, e *trace.Event, sk liveKey) {
 		return
 	}
 	target.TTLBy = i
-	for _, a := range e.Args[2:] {
-		if ms, ok := strings.CutPrefix(a, "lease_ms="); ok {
-			if d, ok := num(ms, time.Millisecond); ok {
-				target.Deadline = e.T + int64(d)
-			}
-		}
+	if ms := historyLeaseMs(e); ms > 0 {
+		target.Deadline = e.T + ms*1e6
 	}
 	if own {
 		target.Renewals = append(target.Renewals, i)
 		return
 	}
 	t.foreign = append(t.foreign, foreignRenewal{Event: i, G: target})
+}
+
+// historyLeaseMs is the lease a recorded history's inferred acquire or
+// renew (event e) names, in ms; 0 if none.
+func historyLeaseMs(e *trace.Event) int64 {
+	for _, a := range e.Args {
+		if ms, ok := strings.CutPrefix(a, "lease_ms="); ok {
+			if d, ok := num(ms, time.Millisecond); ok {
+				return d.Milliseconds()
+			}
+		}
+	}
+	return 0
 }
 
 // renew sets g's deadline from the TTL command event i set, if any.
@@ -417,9 +426,15 @@ func (t *truth) renew(i int, e *trace.Event, g *grant, own bool) {
 func (t *truth) grant(i int, e *trace.Event, sk liveKey) *grant {
 	g := grant{Key: e.Key, Site: sk.site, Node: e.Party, Owner: e.Client, Create: i, T: e.T,
 		End: -1, EndT: maxTime, Jump: -1, TTLBy: i, Op: t.opAt(e.Client, e.Key, e.T)}
-	if ttl, ok := commandTTL(e, &t.units); ok {
+	switch ttl, ok := commandTTL(e, &t.units); {
+	case ok:
 		g.Deadline = e.T + int64(ttl)
-	} else if t.lease > 0 {
+	case t.history:
+		// A recorded history's acquire names its own lease, or none.
+		if ms := historyLeaseMs(e); ms > 0 {
+			g.Deadline = e.T + ms*1e6
+		}
+	case t.lease > 0:
 		g.Deadline = e.T + int64(t.lease)
 	}
 	return t.add(sk, g)

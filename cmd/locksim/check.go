@@ -129,8 +129,11 @@ func locate(name string, err error) error {
 func printChecked(w io.Writer, o *traces.Outcome, h *recorded.History, name string, failOn checker.FailOn) {
 	f := o.File
 	lease := "no lease given"
-	if ms := f.Scenario.LeaseMs; ms > 0 {
-		lease = fmt.Sprintf("lease %d ms", ms)
+	switch shortest, longest := h.Leases(); {
+	case shortest != longest:
+		lease = fmt.Sprintf("leases %d to %d ms", shortest, longest)
+	case shortest > 0:
+		lease = fmt.Sprintf("lease %d ms", shortest)
 	}
 	procs := fmt.Sprintf("%d processes", h.Processes())
 	if h.Processes() == 1 {

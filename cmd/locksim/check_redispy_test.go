@@ -220,3 +220,27 @@ func TestCheckHTMLOfALargeHistory(t *testing.T) {
 		t.Errorf("the page does not draw lock:7 alone and say so (%d bytes)", len(b))
 	}
 }
+
+// TestCheckEachKeyItsLease: two lock keys with different leases (LA 500
+// ms, LB 2000 ms); LB's holder works past its own lease. The explanation
+// quotes LB's lease, the header both, and the page's header no single
+// lease.
+func TestCheckEachKeyItsLease(t *testing.T) {
+	ev := func(p, ty, f, key, extra string, ms int64) string {
+		return fmt.Sprintf(`{"process":%q,"type":%q,"f":%q,"key":%q%s,"time":%d}`+"\n", p, ty, f, key, extra, ms*1_000_000)
+	}
+	history := ev("p0", "invoke", "acquire", "LA", "", 0) + ev("p0", "ok", "acquire", "LA", `,"lease_ms":500`, 1) +
+		ev("p0", "invoke", "release", "LA", "", 100) + ev("p0", "ok", "release", "LA", "", 101) +
+		ev("p1", "invoke", "acquire", "LB", "", 200) + ev("p1", "ok", "acquire", "LB", `,"lease_ms":2000`, 201) +
+		ev("p2", "invoke", "acquire", "LB", "", 2300) + ev("p2", "ok", "acquire", "LB", `,"lease_ms":2000`, 2301) +
+		ev("p1", "invoke", "write", "D", `,"value":"x"`, 3000) + ev("p1", "ok", "write", "D", `,"value":"x"`, 3001)
+	out, page := checkHTML(t, history)
+	for _, want := range []string{"3 processes, 5 operations, leases 500 to 2000 ms", "longer than the 2 s lease"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "500 ms lease") || bytes.Contains(page, []byte(`"lease_ms":500`)) {
+		t.Errorf("LA's lease quoted for LB:\n%s", out)
+	}
+}

@@ -114,7 +114,14 @@ type History struct {
 	leaseProc     string
 	leaseLine     int
 	leaseAcquired bool
+	// The shortest and the longest lease the acquires name (0: none).
+	leaseMin, leaseMax int64
 }
+
+// Leases are the shortest and the longest lease h's acquires name, in
+// ms (0, 0: none names one). Each key's holds are judged by their own
+// acquire's lease.
+func (h *History) Leases() (shortest, longest int64) { return h.leaseMin, h.leaseMax }
 
 // Events is the number of events read (nemesis events of an EDN
 // history left out).
@@ -267,6 +274,12 @@ func (r *reader) record(pn int32, inv, d *Event) error {
 		case inv.F == FRead || inv.F != FWrite && !d.Null:
 			o.value = d.Value // what the read saw; the token an acquire made
 		}
+	}
+	if inv.F == FAcquire && o.lease > 0 {
+		if h.leaseMin == 0 || o.lease < h.leaseMin {
+			h.leaseMin = o.lease
+		}
+		h.leaseMax = max(h.leaseMax, o.lease)
 	}
 	// Acquires of different processes invoked at one time are concurrent:
 	// the process's name, not the line, picks among them.
