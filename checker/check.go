@@ -2,6 +2,8 @@ package checker
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 
@@ -178,9 +180,39 @@ func (res *Result) checkLock(t *truth, hs []hold, ix holdIndex, opt Options) {
 	// The lease history holds every renewal: a foreign one alone makes it
 	// illegal, and is explained under ownership.
 	if res.illegal(PropMutex) && !res.has(PropMutex) && !res.has(PropOwnership) {
-		res.Violations = append(res.Violations, Violation{Property: PropMutex, Cause: CauseUnexplained,
-			Explanation: "porcupine found no linearization of the lock history, but no two holds overlap in time; see the linearization view."})
+		const why = ", but no two holds overlap in time; see the linearization view"
+		vs := unexplained(PropMutex, name, res.lockModel, lockOps, opt.Budget, why)
+		if ops := leaseHistory(t, believed); len(vs) == 1 && vs[0].Key == "" && len(ops) > 0 {
+			vs = unexplained(PropMutex, "lease-mutex", leaseModel, ops, opt.Budget, why)
+		}
+		res.Violations = append(res.Violations, vs...)
 	}
+}
+
+// unexplained is the violation of a history ops that porcupine found no
+// linearization of and nothing explained: one for each key whose own
+// history has none, so a history checked whole reports what its groups
+// of keys checked apart do; one without a key when no key's alone is
+// illegal (the budget ran out on them).
+func unexplained(prop, name string, m porcupine.Model, ops []porcupine.Operation, budget int, why string) []Violation {
+	byKey := map[string][]porcupine.Operation{}
+	for _, op := range ops {
+		k := model.KeyOf(op.Input)
+		byKey[k] = append(byKey[k], op)
+	}
+	var out []Violation
+	for _, k := range slices.Sorted(maps.Keys(byKey)) {
+		if k == "" || checkHistory(m, byKey[k], budget) != porcupine.Illegal {
+			continue
+		}
+		out = append(out, Violation{Property: prop, Cause: CauseUnexplained, Key: k,
+			Explanation: fmt.Sprintf("porcupine found no linearization of the %s history of %q%s.", name, k, why)})
+	}
+	if len(out) == 0 {
+		out = []Violation{{Property: prop, Cause: CauseUnexplained,
+			Explanation: "porcupine found no linearization of the " + name + " history" + why + "."}}
+	}
+	return out
 }
 
 // checkResources checks the built-in workloads' protected data, each
@@ -209,8 +241,7 @@ func (res *Result) checkResources(t *truth, opt Options, mv []Violation) {
 		}
 		vs := explainResource(c.name, t, mv)
 		if len(vs) == 0 {
-			vs = []Violation{{Property: PropDamage, Cause: CauseUnexplained,
-				Explanation: "porcupine found no linearization of the " + c.name + " history."}}
+			vs = unexplained(PropDamage, c.name, resourceModel(c.name, opt), c.ops, opt.Budget, "")
 		}
 		for i := range vs {
 			vs[i].Model = c.name
@@ -250,7 +281,7 @@ func explainResource(name string, t *truth, mv []Violation) []Violation {
 		}
 		return dataLosses(t, model.OpBuy)
 	case "fenced-register":
-		return staleAccepts(t, mv)
+		return append(staleAccepts(t, mv), refusedFreshViolations(t)...)
 	}
 	if vs := lostElements(t, mv); len(vs) > 0 {
 		return vs

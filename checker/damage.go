@@ -28,7 +28,11 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 	distinct := map[int]bool{}
 	// Write events: two operations may share one (insert, write).
 	stale, first, late := map[int]bool{}, map[int]bool{}, map[int]bool{}
-	rejected := 0 // the refusals the writers saw
+	rejected := 0           // the refusals the writers saw
+	fresh := map[int]bool{} // refusals of a token not below the highest accepted: not stale
+	for _, r := range refusedFresh(t) {
+		fresh[r.refused.ID] = true
+	}
 	firstWrite := firstWrites(t, ix)
 	for _, op := range tr.Ops {
 		switch op.Kind {
@@ -38,7 +42,7 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 				distinct[read] = true
 			}
 		case model.OpWrite:
-			if op.Result == model.ResRejected {
+			if op.Result == model.ResRejected && !fresh[op.ID] {
 				rejected++
 			}
 		}
@@ -62,7 +66,7 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 	}
 	// The data's own refusals also count those whose writer had given
 	// up (timed out) before the refusal came back.
-	d.StaleWritesRejected = max(rejected, refusedWrites(t))
+	d.StaleWritesRejected = max(rejected, refusedWrites(t)-len(fresh))
 	d.StaleWritesAccepted = len(stale)
 	d.LateWritesFirst = len(first)
 	d.HarmlessLateWrites = len(late)

@@ -397,6 +397,89 @@ func (t *truth) splitFence(a, b trace.Op) (int, int, bool) {
 	return -1, -1, false
 }
 
+// refusedFresh lists the writes a fenced storage refused although their
+// token was not below the highest it had accepted before they were
+// invoked (each with that accepted write): the storage's answers
+// contradict each other, as it accepts any token not below the highest
+// it has seen. Such a write was not stale. Recorded histories only: a
+// simulated storage's refusals follow its own rules, which its trace's
+// events show.
+func refusedFresh(t *truth) []refusal {
+	if !t.history {
+		return nil
+	}
+	var accepted, refused []trace.Op
+	for _, op := range t.tr.Ops {
+		if op.Kind != model.OpWrite || op.Open() {
+			continue
+		}
+		if _, err := strconv.ParseInt(op.Value, 10, 64); err != nil {
+			continue
+		}
+		switch op.Result {
+		case model.ResOK:
+			accepted = append(accepted, op)
+		case model.ResRejected:
+			refused = append(refused, op)
+		}
+	}
+	if len(refused) == 0 || len(accepted) == 0 {
+		return nil
+	}
+	sort.SliceStable(accepted, func(i, j int) bool { return accepted[i].Return < accepted[j].Return })
+	var out []refusal
+	for _, op := range refused {
+		tok, _ := strconv.ParseInt(op.Value, 10, 64)
+		var hi *trace.Op
+		var hiTok int64
+		for i := range accepted {
+			a := &accepted[i]
+			if a.Return >= op.Call {
+				break
+			}
+			if a.Key != op.Key {
+				continue
+			}
+			if at, _ := strconv.ParseInt(a.Value, 10, 64); hi == nil || at > hiTok {
+				hi, hiTok = a, at
+			}
+		}
+		if hi != nil && tok >= hiTok {
+			out = append(out, refusal{op, *hi})
+		}
+	}
+	return out
+}
+
+// refusal is a write a fenced storage refused, and the accepted write of
+// the highest token before it.
+type refusal struct{ refused, accepted trace.Op }
+
+// refusedFreshViolations reports each write of refusedFresh: the
+// storage's inconsistency, on the data's key.
+func refusedFreshViolations(t *truth) []Violation {
+	var out []Violation
+	for _, r := range refusedFresh(t) {
+		op, a := r.refused, r.accepted
+		clients := []string{op.Client}
+		if a.Client != op.Client {
+			clients = []string{a.Client, op.Client}
+		}
+		var evs []int
+		for _, i := range t.clientEvents(op.Client, op.Call, op.Return) {
+			if t.tr.Events[i].Key == op.Key {
+				evs = append(evs, i)
+			}
+		}
+		out = append(out, Violation{
+			Property: PropDamage, Cause: CauseUnexplained, Key: op.Key, Clients: clients, AtMs: trace.Ms(op.Return), Events: evs,
+			Explanation: fmt.Sprintf("the storage refused %s's write with token %s (invoked at %s, refused at %s) although the highest token it had accepted was %s, from %s at %s: a fenced storage refuses only a token below the highest it has seen, so its answers contradict each other; the refused write was not stale.",
+				op.Client, op.Value, t.p.At(op.Call), t.p.At(op.Return), a.Value, a.Client, t.p.At(a.Return)),
+		})
+	}
+	return out
+}
+
 // staleAccepts reports writes a fenced storage accepted with a token
 // lower than one it had accepted before.
 func staleAccepts(t *truth, mv []Violation) []Violation {

@@ -100,3 +100,16 @@ func foreignRenewal(owner string, in LockInput, out LockOutput) bool {
 func sameHolder(owner, renewer string) bool {
 	return owner == renewer || ProcessOf(owner) == ProcessOf(renewer)
 }
+
+// KeyOf is the key an operation's input is on (a lease's key, without
+// its site); "" for an input of no key.
+func KeyOf(input any) string {
+	k, ok := input.(keyed)
+	if !ok {
+		return ""
+	}
+	if p := k.partitionKey(); p[1] != "" {
+		return p[1]
+	}
+	return k.partitionKey()[0]
+}

@@ -142,7 +142,7 @@ func printChecked(w io.Writer, o *traces.Outcome, h *recorded.History, name stri
 	fmt.Fprintf(w, "%s: recorded history %s, %s, %s, %s\n",
 		strings.ToUpper(f.Report.Verdict), name, procs,
 		explore.Plural(h.Operations(), "operation"), lease)
-	printFindings(w, f.Report)
+	printFindings(w, f.Report, "--html FILE draws them all")
 	printPassesFailOn(w, f.Report, failOn)
 	fmt.Fprintf(w, "  %d events over %s, checked in %d ms (the lock keys' lives on the server are inferred from them: see docs/check.md)\n",
 		h.Events(), f.Report.Precision.Seconds(f.Trace.Stats.SimNs), o.Wall.Milliseconds())

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,5 +243,58 @@ func TestCheckEachKeyItsLease(t *testing.T) {
 	}
 	if strings.Contains(out, "500 ms lease") || bytes.Contains(page, []byte(`"lease_ms":500`)) {
 		t.Errorf("LA's lease quoted for LB:\n%s", out)
+	}
+}
+
+// TestCheckRefusedHigherToken: on each of nine groups of keys, a storage
+// refuses a write whose token is above the one it accepted. Each is a
+// violation on its data key naming the client, the time and the tokens
+// (not a stale write); check prints the same with --html as without, and
+// points past the first eight to what it has.
+func TestCheckRefusedHigherToken(t *testing.T) {
+	var sb strings.Builder
+	for i := range 9 {
+		p, lock, data := fmt.Sprintf("p%d", i), fmt.Sprintf("L%d", i), fmt.Sprintf("D%d", i)
+		for _, e := range []struct {
+			ty, f, key, extra string
+			ms                int64
+		}{
+			{"invoke", "acquire", lock, "", 0}, {"ok", "acquire", lock, `,"lease_ms":10000`, 1},
+			{"invoke", "write", data, `,"value":"x","token":5`, 10}, {"ok", "write", data, `,"value":"x","token":5`, 11},
+			{"invoke", "write", data, `,"value":"y","token":9`, 20}, {"fail", "write", data, `,"value":"y","token":9`, 21},
+		} {
+			fmt.Fprintf(&sb, `{"process":%q,"type":%q,"f":%q,"key":%q%s,"time":%d}`+"\n", p, e.ty, e.f, e.key, e.extra, e.ms*1_000_000)
+		}
+	}
+	withPage, page := checkHTML(t, sb.String())
+	if n := bytes.Count(page, []byte(`"cause":"unexplained"`)); n != 9 {
+		t.Errorf("the page has %d violations, want 9", n)
+	}
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI("check", path)
+	if code != exitViolation {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	_, pageText, _ := strings.Cut(withPage, "\n") // after "wrote FILE"
+	norm := func(s string) string {
+		return regexp.MustCompile(`history \S+|checked in \d+ ms`).ReplaceAllString(s, "")
+	}
+	if norm(pageText) != norm(out) {
+		t.Fatalf("check --html printed\n%s\ncheck printed\n%s", pageText, out)
+	}
+	for _, want := range []string{
+		`unexplained on the protected data "D0", p0, at t=0.021 s`,
+		"the storage refused p0's write with token 9 (invoked at t=0.020 s, refused at t=0.021 s) although the highest token it had accepted was 5, from p0 at t=0.011 s",
+		"... and 1 violation more (--html FILE draws them all)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"", ,`) || strings.Contains(out, "stale write") || strings.Contains(out, "--json") {
+		t.Errorf("garbled, stale or --json in\n%s", out)
 	}
 }

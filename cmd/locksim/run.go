@@ -344,7 +344,7 @@ func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay s
 		fmt.Fprintf(w, "  %s (raise it with --max-events)\n", f.Report.Budget)
 	}
 	printFaults(w, f, "  ")
-	printFindings(w, f.Report)
+	printFindings(w, f.Report, "see --json")
 	printAdvice(w, advice, from)
 	printPassesFailOn(w, f.Report, failOn)
 	fmt.Fprintf(w, "  %d events, %d redis commands, %s simulated in %d ms; trace %s\n",
@@ -354,8 +354,9 @@ func printHuman(w io.Writer, o *traces.Outcome, advice []traces.Advice, replay s
 }
 
 // printFindings prints r's violations by property, each with its cause
-// and explanation, and the damage: what run and check print alike.
-func printFindings(w io.Writer, r checker.Report) {
+// and explanation, and the damage: what run and check print alike. more
+// says where to see the violations left out past the first eight.
+func printFindings(w io.Writer, r checker.Report, more string) {
 	shown, damaged := 0, false
 	for _, g := range r.Groups() {
 		if g.Property == checker.PropDamage {
@@ -366,7 +367,7 @@ func printFindings(w io.Writer, r checker.Report) {
 		}
 		for _, v := range g.Violations {
 			if shown == 8 {
-				fmt.Fprintf(w, "    ... and %s more (see --json)\n", explore.Plural(len(r.Violations)-shown, "violation"))
+				fmt.Fprintf(w, "    ... and %s more (%s)\n", explore.Plural(len(r.Violations)-shown, "violation"), more)
 				break
 			}
 			shown++
@@ -374,8 +375,17 @@ func printFindings(w io.Writer, r checker.Report) {
 			if v.Reason != "" {
 				cause += " (" + v.Reason + ")"
 			}
-			fmt.Fprintf(w, "    %s on %s, %s, at %s\n      %s\n",
-				cause, keyPhrase(v), strings.Join(v.Clients, " and "), r.Precision.At(v.AtNs()), v.Explanation)
+			head := cause
+			if v.Key != "" {
+				head += " on " + keyPhrase(v)
+			}
+			if len(v.Clients) > 0 {
+				head += ", " + strings.Join(v.Clients, " and ")
+			}
+			if v.Key != "" || len(v.Clients) > 0 {
+				head += ", at " + r.Precision.At(v.AtNs())
+			}
+			fmt.Fprintf(w, "    %s\n      %s\n", head, v.Explanation)
 		}
 	}
 	if !damaged {
@@ -427,7 +437,10 @@ func printDamage(w io.Writer, r checker.Report) {
 		}
 		return
 	}
-	if line == "" {
+	switch {
+	case line == "" && slices.Contains(r.Broken(), checker.PropDamage):
+		line = "no harm counted" // the violations below say what broke
+	case line == "":
 		line = "none"
 	}
 	if n := d.StaleWritesRejected; n > 0 {

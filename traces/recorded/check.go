@@ -127,18 +127,18 @@ func (h *History) merged(name string, reports []checker.Report, events int, star
 // ViewOps is the most operations CheckForView draws whole.
 const ViewOps = 50_000
 
-// CheckForView checks h as Check does, and returns with its outcome the
-// outcome the timeline draws. A history of up to ViewOps operations, or
-// of one group of keys, is drawn whole (the two are CheckWhole's). A
-// larger one is drawn in part, as a page of it all would be hundreds of
-// megabytes: the groups of keys with a finding (a violation, or a check
-// that ran out of budget), every violation with all it involves; when no
-// group has one, the first groups up to ViewOps operations. Its Partial
-// says what is left out.
+// CheckForView checks h as Check does, and returns with its outcome (the
+// same, so check prints the same with --html as without) the outcome the
+// timeline draws. A history of up to ViewOps operations, or of one group
+// of keys, is drawn whole (CheckWhole's). A larger one is drawn in part,
+// as a page of it all would be hundreds of megabytes: the groups of keys
+// with a finding (a violation, or a check that ran out of budget), every
+// violation with all it involves; when no group has one, the first groups
+// up to ViewOps operations. Its Partial says what is left out.
 func CheckForView(h *History, name string) (text, page *traces.Outcome, err error) {
 	start := time.Now()
 	groups, of := h.groups()
-	if len(groups) == 1 || h.ops <= ViewOps {
+	if len(groups) == 1 {
 		o, err := h.checkWhole(name, start)
 		return o, o, err
 	}
@@ -147,6 +147,10 @@ func CheckForView(h *History, name string) (text, page *traces.Outcome, err erro
 		return nil, nil, err
 	}
 	text = h.merged(name, reports, events, start)
+	if h.ops <= ViewOps {
+		page, err = h.checkWhole(name, start)
+		return text, page, err
+	}
 	drawn, ops := make([]bool, len(groups)), 0
 	for g, r := range reports {
 		if drawn[g] = r.Verdict != checker.VerdictOK; drawn[g] {
