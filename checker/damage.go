@@ -28,10 +28,17 @@ func damage(t *truth, ix holdIndex, initial int) Damage {
 	distinct := map[int]bool{}
 	// Write events: two operations may share one (insert, write).
 	stale, first, late := map[int]bool{}, map[int]bool{}, map[int]bool{}
-	rejected := 0           // the refusals the writers saw
-	fresh := map[int]bool{} // refusals of a token not below the highest accepted: not stale
+	rejected := 0 // the refusals the writers saw
+	// Refusals that were not of a stale write: of a token not below the
+	// highest accepted, or of a holder whose lock's tokens went backwards.
+	fresh := map[int]bool{}
 	for _, r := range refusedFresh(t) {
 		fresh[r.refused.ID] = true
+	}
+	for _, r := range t.tokenRegressions() {
+		for _, op := range t.regressedRefusals(r) {
+			fresh[op.ID] = true
+		}
 	}
 	firstWrite := firstWrites(t, ix)
 	for _, op := range tr.Ops {

@@ -742,3 +742,110 @@ func (t *truth) acceptedWriteOf(op trace.Op) int {
 	}
 	return w
 }
+
+// ModelLockTokens names what a fence-regression of a lock's own tokens
+// was found in (Violation.Model): the fencing tokens a recorded
+// history's acquires were granted, not the storage's writes.
+const ModelLockTokens = "lock-tokens"
+
+// grantToken is the fencing token a recorded history's inferred grant
+// (event e, "token=N") names; ok false when none.
+func grantToken(e *trace.Event) (int64, bool) {
+	for _, a := range e.Args {
+		if s, ok := strings.CutPrefix(a, "token="); ok {
+			v, err := strconv.ParseInt(s, 10, 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
+
+// tokenRegression is a grant of a lock key whose fencing token (lo) is
+// below that of a grant of the key made before its acquire was invoked.
+type tokenRegression struct {
+	hi, lo       *grant
+	hiTok, loTok int64
+}
+
+// tokenRegressions lists, for a recorded history whose acquires give
+// their fencing tokens, each grant whose token is below the highest one
+// granted of its key before its acquire was invoked, with that grant.
+func (t *truth) tokenRegressions() []tokenRegression {
+	if !t.history {
+		return nil
+	}
+	type seen struct {
+		g   *grant
+		tok int64
+		hi  int // the index of the highest token so far
+	}
+	byKey := map[string][]seen{}
+	var out []tokenRegression
+	for _, g := range t.grants {
+		tok, ok := grantToken(&t.tr.Events[g.Create])
+		if !ok {
+			continue
+		}
+		call := g.T
+		if g.Op >= 0 {
+			call = t.tr.Ops[g.Op].Call
+		}
+		prev := byKey[g.Key]
+		// Grants are in creation order: those made before call lead.
+		if n := sort.Search(len(prev), func(i int) bool { return prev[i].g.T >= call }); n > 0 {
+			if h := prev[prev[n-1].hi]; tok < h.tok {
+				out = append(out, tokenRegression{hi: h.g, lo: g, hiTok: h.tok, loTok: tok})
+			}
+		}
+		hi := len(prev)
+		if len(prev) > 0 && prev[prev[len(prev)-1].hi].tok >= tok {
+			hi = prev[len(prev)-1].hi
+		}
+		byKey[g.Key] = append(prev, seen{g, tok, hi})
+	}
+	return out
+}
+
+// regressedRefusals lists the writes a storage refused from the holder
+// of a grant whose token went backwards (tokenRegressions), made while
+// that grant was live: the rightful holder's writes, not stale ones.
+func (t *truth) regressedRefusals(r tokenRegression) []trace.Op {
+	var out []trace.Op
+	for _, c := range t.processClients(model.ProcessOf(r.lo.Owner)) {
+		for _, id := range t.opsBy.get(c) {
+			op := t.tr.Ops[id]
+			if op.Kind == model.OpWrite && !op.Open() && op.Result == model.ResRejected && op.Call >= r.lo.T && op.Call < r.lo.EndT {
+				out = append(out, op)
+			}
+		}
+	}
+	return out
+}
+
+// tokenRegressionViolations reports each grant of tokenRegressions: the
+// lock's fencing tokens went backwards (fence-regression), and the
+// storage refusing the holder's writes for it is not fencing out a
+// stale writer.
+func tokenRegressionViolations(t *truth) []Violation {
+	var out []Violation
+	for _, r := range t.tokenRegressions() {
+		evs := []int{r.hi.Create, r.lo.Create}
+		text := fmt.Sprintf("the lock granted %s token %d at %s after granting %s token %d at %s: its fencing tokens went backwards, so a fenced storage refuses the later holder's writes",
+			r.lo.Owner, r.loTok, t.p.At(r.lo.T), r.hi.Owner, r.hiTok, t.p.At(r.hi.T))
+		if ws := t.regressedRefusals(r); len(ws) > 0 {
+			w := ws[0]
+			text += fmt.Sprintf("; the storage refused %s's write to %q with token %s at %s while it held the lock: the rightful holder's write, not a stale one", w.Client, w.Key, w.Value, t.p.At(w.Return))
+			if len(ws) > 1 {
+				text += fmt.Sprintf(" (and %d more)", len(ws)-1)
+			}
+			for _, i := range t.clientEvents(w.Client, w.Call, w.Return) {
+				if t.tr.Events[i].Key == w.Key {
+					evs = append(evs, i)
+				}
+			}
+		}
+		out = append(out, Violation{Property: PropDamage, Cause: CauseFenceRegression, Model: ModelLockTokens, Key: r.lo.Key,
+			Clients: []string{r.hi.Owner, r.lo.Owner}, AtMs: trace.Ms(r.lo.T), Events: sortedUnique(evs), Explanation: text + "."})
+	}
+	return out
+}

@@ -420,7 +420,7 @@ func printAdvice(w io.Writer, advice []traces.Advice, from origin) {
 // mutual exclusion and liveness, the protected data otherwise, the name
 // quoted as data.
 func keyPhrase(v checker.Violation) string {
-	if v.Property != checker.PropDamage {
+	if v.Property != checker.PropDamage || v.Model == checker.ModelLockTokens {
 		return fmt.Sprintf("the lock key %q", v.Key)
 	}
 	return fmt.Sprintf("the protected data %q", v.Key)

@@ -327,6 +327,9 @@ func (b *builder) grant(ef effect, infoRelease map[[2]int32]int64) {
 	if o.value != "" {
 		args = append(args, o.value)
 	}
+	if o.token != "" {
+		args = append(args, "token="+o.token) // the fencing token the lock granted
+	}
 	g := &liveGrant{owner: o.proc, deadline: math.MaxInt64, earliest: math.MaxInt64, lease: lease}
 	if lease > 0 {
 		g.deadline, g.earliest = ef.t+lease, o.call-b.t0+lease

@@ -170,7 +170,7 @@ func parseEDNLine(line []byte, n int) (Event, bool, error) {
 		e.LeaseMs = ms
 	}
 	switch tok, ok := get("token"); {
-	case ok && e.F == FWrite:
+	case ok && (e.F == FWrite || e.F == FAcquire):
 		_, str := tok.(ednString)
 		_, num := tok.(ednNumber)
 		text := ednScalar(tok)

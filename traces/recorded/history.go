@@ -255,12 +255,12 @@ func (r *reader) record(pn int32, inv, d *Event) error {
 	o := op{f: inv.F, proc: pn, key: kn, call: inv.Time, invLine: inv.Line, lease: inv.LeaseMs,
 		value: inv.Value, token: inv.Token}
 	if d != nil {
-		if inv.F == FWrite && d.Token != "" {
-			// The token the storage judged, on either line: both must
-			// agree when both give it.
+		if (inv.F == FWrite || inv.F == FAcquire) && d.Token != "" {
+			// The token the storage judged, or the lock granted, on
+			// either line: both must agree when both give it.
 			if inv.Token != "" && inv.Token != d.Token {
-				return errorf(d.Line, "%s write of process %s gives token %s, its invoke (line %d) token %s: a completion gives its invoke's token, or none",
-					d.Type, inv.Process, d.Token, inv.Line, inv.Token)
+				return errorf(d.Line, "%s %s of process %s gives token %s, its invoke (line %d) token %s: a completion gives its invoke's token, or none",
+					d.Type, inv.F, inv.Process, d.Token, inv.Line, inv.Token)
 			}
 			o.token = d.Token
 		}

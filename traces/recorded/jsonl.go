@@ -171,7 +171,7 @@ func parseJSONLine(line []byte, n int) (Event, bool, error) {
 		}
 	}
 	switch {
-	case e.F == FWrite && len(j.Token) > 0:
+	case (e.F == FWrite || e.F == FAcquire) && len(j.Token) > 0:
 		text, err := scalarText(j.Token)
 		if err != nil || isNull(j.Token) {
 			text = string(j.Token) // null, true, an object: shown as written
@@ -187,15 +187,15 @@ func parseJSONLine(line []byte, n int) (Event, bool, error) {
 	return e, true, nil
 }
 
-// fencingToken is a write's token as the checker compares it: a signed
-// 64-bit integer, the range of Redis's INCR, in decimal without a sign
-// or leading zeros. text is the token as written; scalar is false when
-// it is no string or number (null, true, an object). A token that is no
-// such integer (2.5, 1e30, 18446744073709551615, "abc", null) is refused:
-// the checker could not order it, and would leave the write out of the
-// fenced register without a word.
+// fencingToken is a write's or an acquire's token as the checker
+// compares it: a signed 64-bit integer, the range of Redis's INCR, in
+// decimal without a sign or leading zeros. text is the token as written;
+// scalar is false when it is no string or number (null, true, an
+// object). A token that is no such integer (2.5, 1e30,
+// 18446744073709551615, "abc", null) is refused: the checker could not
+// order it, and would leave it out of the fence's order without a word.
 func fencingToken(text string, scalar bool) (string, error) {
-	const want = "a write's token must be an integer from -9223372036854775808 to 9223372036854775807, as a number or a string of digits (leave the field out for a write without one)"
+	const want = "a fencing token (of a write or an acquire) must be an integer from -9223372036854775808 to 9223372036854775807, as a number or a string of digits (leave the field out when there is none)"
 	v, err := strconv.ParseInt(text, 10, 64)
 	switch {
 	case !scalar:

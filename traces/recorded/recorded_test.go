@@ -144,6 +144,7 @@ func TestBadInputNamesTheLine(t *testing.T) {
 		{"edn negative time", "{:process 0, :type :invoke, :f :acquire, :time -1}", FormatEDN, 1, ":time: -1 is negative"},
 		{"edn repeated key", "{:process 0, :type :invoke, :f :acquire, :time 1, :time 2}", FormatEDN, 1, "gives :time twice"},
 		{"edn key differs", "{:process 0, :type :invoke, :f :acquire, :key \"a\", :time 1}\n{:process 0, :type :ok, :f :acquire, :key \"b\", :time 2}", FormatEDN, 2, `names key "b", its invoke (line 1) key "a"`},
+		{"acquire token not an integer", `{"process":"c1","type":"invoke","f":"acquire","key":"k","time":10}` + "\n" + `{"process":"c1","type":"ok","f":"acquire","key":"k","token":"tok-1","time":20}`, FormatJSONL, 2, "token tok-1 is not an integer"},
 		{"token differs", `{"process":"c1","type":"invoke","f":"write","key":"d","value":"v","token":5,"time":10}` + "\n" + `{"process":"c1","type":"ok","f":"write","key":"d","value":"v","token":3,"time":20}`, FormatJSONL, 2, "gives token 3, its invoke (line 1) token 5"},
 		{"edn token differs", "{:process 0, :type :invoke, :f :write, :key \"d\", :token 5, :time 1}\n{:process 0, :type :ok, :f :write, :key \"d\", :token \"3\", :time 2}", FormatEDN, 2, "gives token 3, its invoke (line 1) token 5"},
 		{"key differs", good + `{"process":"c1","type":"invoke","f":"release","key":"k","time":30}` + "\n" + `{"process":"c1","type":"ok","f":"release","key":"k2","time":40}`, FormatJSONL, 4, `names key "k2", its invoke (line 3) key "k"`},

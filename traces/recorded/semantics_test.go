@@ -409,3 +409,32 @@ func TestFailedReleaseKeepsTheLock(t *testing.T) {
 		}
 	}
 }
+
+// The lock's own fencing tokens going backwards: a is granted token 2,
+// writes and releases; b is then granted token 1, and the storage
+// refuses its write with it. The lower grant is a fence-regression on
+// the lock key, and b's refused write, the rightful holder's, is not
+// counted as a stale write fencing rejected. Tokens in order: nothing.
+func TestLockTokensGoingBackwards(t *testing.T) {
+	text := strings.NewReplacer(`"value":"ta","time":1000000,`, `"value":"ta","token":2,"time":1000000,`,
+		`"value":"tb","time":31000000,`, `"value":"tb","token":"1","time":31000000,`,
+		`"type":"ok","f":"write","key":"d","value":"vb"`, `"type":"fail","f":"write","key":"d","value":"vb"`).Replace(fenceRegressionJSONL)
+	if strings.Count(text, `"token"`) != 6 || !strings.Contains(text, `"fail"`) {
+		t.Fatalf("the history did not change as meant:\n%s", text)
+	}
+	r := checkJSONL(t, text)
+	if got, want := summary(r), "violation\ndamage "+checker.CauseFenceRegression+" lock a,b"; got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if ex := r.Violations[0].Explanation; !strings.Contains(ex, "the lock granted b token 1 at t=0.031 s after granting a token 2 at t=0.001 s") ||
+		!strings.Contains(ex, "the rightful holder's write, not a stale one") {
+		t.Fatalf("explanation: %s", ex)
+	}
+	if r.Damage.StaleWritesRejected != 0 || r.Damage.FenceRegressions != 0 {
+		t.Fatalf("damage %+v: b's refused write counted", r.Damage)
+	}
+	inOrder := strings.Replace(text, `"token":"1","time":31000000`, `"token":"3","time":31000000`, 1)
+	if r := checkJSONL(t, inOrder); r.Verdict != checker.VerdictOK {
+		t.Fatalf("tokens in order: %s", summary(r))
+	}
+}
