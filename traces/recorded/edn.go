@@ -120,7 +120,7 @@ func parseEDNLine(line []byte, n int) (Event, bool, error) {
 		if _, err := strconv.ParseInt(string(pr), 10, 64); err != nil {
 			return Event{}, false, errorf(n, ":process: %s is not an integer: an integer or a string is required", pr)
 		}
-		e.Process = "p" + string(pr)
+		e.Process, e.ProcNum = "p"+string(pr), true
 	case ednString:
 		e.Process = string(pr)
 	case ednKeyword:

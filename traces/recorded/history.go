@@ -37,6 +37,7 @@ const (
 type Event struct {
 	Line    int // 1-based line of the input
 	Process string
+	ProcNum bool // the process was given as a number
 	Type    string
 	F       string
 	Key     string
@@ -156,6 +157,8 @@ type procState struct {
 	waiting  bool
 	lastTime int64
 	seen     bool
+	num      bool // its name was given as a number (on line first)
+	first    int
 }
 
 // newReader starts a history whose spool keeps up to spoolLimit bytes
@@ -194,6 +197,12 @@ func (r *reader) add(e *Event) error {
 	h := r.h
 	pn := r.node(e.Process, false)
 	p := &r.procs[pn]
+	if !p.seen {
+		p.num, p.first = e.ProcNum, e.Line
+	} else if p.num != e.ProcNum {
+		way := map[bool]string{true: "a number", false: "a string"}
+		return errorf(e.Line, "process %s is %s here but %s on line %d: name each process one way", e.Process, way[e.ProcNum], way[p.num], p.first)
+	}
 	if p.seen && e.Time < p.lastTime {
 		return errorf(e.Line, "time goes backwards within process %s: %d after %d", e.Process, e.Time, p.lastTime)
 	}

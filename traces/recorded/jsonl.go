@@ -134,6 +134,7 @@ func parseJSONLine(line []byte, n int) (Event, bool, error) {
 	if e.Process, err = scalarText(j.Process); err != nil || e.Process == "" || j.Process[0] != '"' && strings.ContainsAny(e.Process, ".eE") {
 		return Event{}, false, errorf(n, "process: a non-empty string or an integer is required")
 	}
+	e.ProcNum = j.Process[0] != '"'
 	if j.Type == nil {
 		return Event{}, false, errorf(n, "type is missing (invoke, ok, fail or info)")
 	}
