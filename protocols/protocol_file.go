@@ -30,6 +30,7 @@ import (
 type ProtocolFile struct {
 	Path        string              `json:"path"`
 	Description ProtocolDescription `json:"description"`
+	probe       *fileProbe          // set on the copy that the load's fault-free run runs
 }
 
 // ProtocolDescription is a protocol file's content.
@@ -180,9 +181,9 @@ var (
 // maxProtocolFile bounds the size of a protocol file.
 const maxProtocolFile = 1 << 20
 
-// LoadProtocolFile reads and checks the protocol file at path. Every
-// error is one line starting with the path and naming the field (and,
-// for a script, the line).
+// LoadProtocolFile reads and checks the protocol file at path, and runs
+// the lock once fault-free (probeRun). Every error is one line starting
+// with the path and naming the field (and, for a script, the line).
 func LoadProtocolFile(path string) (*ProtocolFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -203,7 +204,11 @@ func LoadProtocolFile(path string) (*ProtocolFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return &ProtocolFile{Path: path, Description: d}, nil
+	pf := &ProtocolFile{Path: path, Description: d}
+	if msg := pf.probeRun(); msg != "" {
+		return nil, fmt.Errorf("%s: %s", path, msg)
+	}
+	return pf, nil
 }
 
 // ParseProtocolDescription reads a protocol file's content: one JSON

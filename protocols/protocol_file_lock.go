@@ -27,7 +27,7 @@ func (f *ProtocolFile) Protocol() Protocol {
 		Steps:   d.steps(),
 		Scripts: d.fastPaths(),
 		New: func(env Env, key string) Lock {
-			return &fileLock{d: d, env: env, key: key}
+			return &fileLock{d: d, env: env, key: key, probe: f.probe}
 		},
 	}
 	return p
@@ -83,9 +83,18 @@ func (d *ProtocolDescription) fastPaths() []sim.Script {
 // unfinished names the step of f whose script did not finish, when err
 // says one did (a script that loops forever, luafast/runaway.go).
 func (f *ProtocolFile) unfinished(err error) error {
+	if msg, ok := f.unfinishedStep(err); ok {
+		return &namedError{fmt.Sprintf("--protocol-file %q: %s", f.Path, msg), err}
+	}
+	return err
+}
+
+// unfinishedStep says which step's script did not finish, in the file's
+// words, when err says one did.
+func (f *ProtocolFile) unfinishedStep(err error) (string, bool) {
 	var ue *luafast.UnfinishedError
 	if !errors.As(err, &ue) {
-		return err
+		return "", false
 	}
 	d := &f.Description
 	for _, s := range []struct {
@@ -93,10 +102,10 @@ func (f *ProtocolFile) unfinished(err error) error {
 		c    *Call
 	}{{"acquire", &d.Acquire.Call}, {"release", &d.Release.Call}, {"renew", d.renewCall()}} {
 		if s.c != nil && len(s.c.Script) > 0 && s.c.Script.Body() == ue.Script {
-			return &namedError{fmt.Sprintf("--protocol-file %q: %s.script did not finish: %s", f.Path, s.name, ue.Reason()), err}
+			return fmt.Sprintf("%s.script did not finish: %s", s.name, ue.Reason()), true
 		}
 	}
-	return err
+	return "", false
 }
 
 // namedError is err told in the words of the file that caused it.
@@ -121,7 +130,8 @@ type fileLock struct {
 	env     Env
 	key     string
 	token   string
-	holding *bool // the current hold's flag, which its renewal reads
+	holding *bool      // the current hold's flag, which its renewal reads
+	probe   *fileProbe // the load's fault-free run records each reply here (nil: not one)
 }
 
 // Reply readings.
@@ -170,10 +180,15 @@ func (l *fileLock) Acquire(t *sim.Thread) (bool, error) {
 	start := t.Monotonic()
 	for try := 1; ; try++ {
 		r, err := l.send(t, &a.Call)
+		reading := readError
+		if err == nil {
+			reading = read(r, a.Acquired, a.Held, "acquired", "held", a.Otherwise)
+		}
+		l.probe.saw(probeAcquire, r, err, reading)
 		if err != nil {
 			return false, err
 		}
-		switch read(r, a.Acquired, a.Held, "acquired", "held", a.Otherwise) {
+		switch reading {
 		case readYes:
 			l.renew(t)
 			return true, nil
@@ -215,9 +230,10 @@ func (l *fileLock) renew(t *sim.Thread) {
 			reading := readError
 			if err == nil {
 				reading = read(r, n.Renewed, n.NotHeld, "renewed", "not_held", n.Otherwise)
-				if reading == readError {
-					err = fmt.Errorf("renew: unexpected reply %s", r)
-				}
+			}
+			hold.probe.saw(probeRenew, r, err, reading)
+			if err == nil && reading == readError {
+				err = fmt.Errorf("renew: unexpected reply %s", r)
 			}
 			d.Return(op, result(reading == readYes, err, model.ResNotOwner))
 			if reading != readYes {
@@ -233,10 +249,15 @@ func (l *fileLock) Release(t *sim.Thread) (bool, error) {
 	}
 	rel := &l.d.Release
 	r, err := l.send(t, &rel.Call)
+	reading := readError
+	if err == nil {
+		reading = read(r, rel.Released, rel.NotHeld, "released", "not_held", rel.Otherwise)
+	}
+	l.probe.saw(probeRelease, r, err, reading)
 	if err != nil {
 		return false, err
 	}
-	switch read(r, rel.Released, rel.NotHeld, "released", "not_held", rel.Otherwise) {
+	switch reading {
 	case readYes:
 		return true, nil
 	case readError:

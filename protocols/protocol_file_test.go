@@ -175,3 +175,28 @@ func TestProtocolFileRetriesAndEvalSHA(t *testing.T) {
 		t.Fatalf("EVALSHA %d, EVAL %d: want the release by EVALSHA with its NOSCRIPT fallback", evalsha, eval)
 	}
 }
+
+// The load's fault-free run of each committed description sees the lock
+// taken, refused to the other client (a declared held reading, which is
+// no reason to refuse the file) and released, and refuses nothing.
+func TestProtocolFileProbeAcceptsCommittedLocks(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/protocol-files/*.json")
+	more, _ := filepath.Glob("../docs/protocol-files/*.json")
+	for _, path := range append(paths, more...) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := ParseProtocolDescription(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, msg := (&ProtocolFile{Path: path, Description: d}).runProbe()
+		if msg != "" || p.yes[probeAcquire] == 0 || p.yes[probeRelease] == 0 || p.firstNo[probeAcquire] == nil {
+			t.Errorf("%s: refused %q; %d acquired, %d released, first held reply %v", path, msg, p.yes[probeAcquire], p.yes[probeRelease], p.firstNo[probeAcquire])
+		}
+		if d.Renew != nil && p.yes[probeRenew] == 0 {
+			t.Errorf("%s: the fault-free run renewed nothing", path)
+		}
+	}
+}
