@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -119,11 +120,17 @@ func (s *Script) UnmarshalJSON(b []byte) error {
 		*s = strings.Split(one, "\n")
 		return nil
 	}
-	var lines []string
+	var lines []json.RawMessage
 	if err := json.Unmarshal(b, &lines); err != nil {
-		return errors.New("a script is a string or a list of lines")
+		return &json.UnmarshalTypeError{Value: jsonKind(rawKind(b)), Type: reflect.TypeFor[Script]()}
 	}
-	*s = lines
+	out := make(Script, len(lines))
+	for i, l := range lines {
+		if err := json.Unmarshal(l, &out[i]); err != nil {
+			return &json.UnmarshalTypeError{Value: jsonKind(rawKind(l)), Type: reflect.TypeFor[string]()}
+		}
+	}
+	*s = out
 	return nil
 }
 
@@ -148,7 +155,7 @@ func (v *ReplyValue) UnmarshalJSON(b []byte) error {
 	}
 	n, err := strconv.ParseInt(string(b), 10, 64)
 	if err != nil {
-		return fmt.Errorf("a reply is null, an integer or a string, not %s", b)
+		return &json.UnmarshalTypeError{Value: jsonKind(rawKind(b)), Type: reflect.TypeFor[ReplyValue]()}
 	}
 	*v = ReplyValue{Kind: ':', Int: n}
 	return nil
@@ -222,7 +229,7 @@ func ParseProtocolDescription(b []byte) (ProtocolDescription, error) {
 		case !decoding:
 			return err
 		case errors.As(err, &te) && te.Field != "":
-			return fmt.Errorf("field %q: a %s cannot be a %s", te.Field, te.Value, te.Type)
+			return typeError(b, te)
 		}
 		return jsonError(b, err)
 	})

@@ -71,10 +71,19 @@ func TestProtocolFileErrors(t *testing.T) {
 		{"unclosed argument placeholder", edit(`"{lease_s}"`, `"{lease_s"`), `field "acquire.command[4]": "{lease_s" is never closed by '}': did you mean "{lease_s}"?`},
 		{"owner check without token", edit(`"argv": ["{token}"]`, `"argv": ["x"]`), `field "release.owner_checked" is true, but the release never passes {token}`},
 		{"bad reading", edit(`"otherwise": "held"`, `"otherwise": "hled"`), `field "acquire.otherwise": unknown reading "hled" (did you mean "held"?)`},
-		{"bad reply", edit(`"held": [null]`, `"held": [true]`), `a reply is null, an integer or a string, not true`},
+		{"bad reply", edit(`"held": [null]`, `"held": [true]`), `field "acquire.held" (line 9) holds true; it takes a list of replies, each null, an integer or a string`},
 		{"catalog name", edit(`"seed-001-lua-del"`, `"setnx-lua-del"`), `"setnx-lua-del" is a catalog protocol's name`},
 		{"json syntax", edit(`"lease_ms": 10000,`, `"lease_ms": 10000,,`), `line 4: invalid character ','`},
-		{"wrong type", edit(`"lease_ms": 10000`, `"lease_ms": "10s"`), `field "lease_ms": a string cannot be a int64`},
+		{"wrong type", edit(`"lease_ms": 10000`, `"lease_ms": "10s"`), `field "lease_ms" (line 4) is the string "10s"; it takes a whole number of milliseconds`},
+		{"quoted number", edit(`"lease_ms": 10000`, `"lease_ms": "10000"`), `field "lease_ms" (line 4) is the string "10000"; it takes a whole number of milliseconds; write it without quotes: 10000`},
+		{"quoted bool", edit(`"owner_checked": true`, `"owner_checked": "true"`), `field "release.owner_checked" (line 19) is the string "true"; it takes true or false; write it without quotes: true`},
+		{"quoted evalsha", edit(`"keys": ["{key}"],`, `"keys": ["{key}"], "evalsha": "true",`), `field "release.evalsha" (line 14) is the string "true"; it takes true or false; write it without quotes: true`},
+		{"reply outside a list", edit(`"acquired": ["OK"]`, `"acquired": "OK"`), `field "acquire.acquired" (line 8) is the string "OK"; it takes a list of replies, each null, an integer or a string; put it in a list: ["OK"]`},
+		{"script of a number", edit(`"script": "if redis.call('get', KEYS[1]) == ARGV[1] then    return redis.call('del', KEYS[1]) else    return 0 end"`, `"script": 42`),
+			`field "release.script" (line 13) is the number 42; it takes a string or a list of lines`},
+		{"script line of a number", edit(`"script": "if redis.call('get', KEYS[1]) == ARGV[1] then    return redis.call('del', KEYS[1]) else    return 0 end"`, "\"script\": [\n\"return 1\",\n 2]"),
+			`field "release.script" (line 15) holds the number 2; it takes a string or a list of lines`},
+		{"key of a number", edit(`"keys": ["{key}"]`, `"keys": [1]`), `field "release.keys" (line 14) holds the number 1; it takes a list of strings`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseProtocolDescription([]byte(c.file))

@@ -100,6 +100,14 @@ func TestBadProtocolFileExitsTwo(t *testing.T) {
 		{"missing field", `"lease_ms": 10000,`, ``, `field "lease_ms" is missing`},
 		{"missing step", `"command": ["SET", "{key}", "{token}", "EX", "{lease_s}", "NX"],`, ``, `field "acquire" is missing`},
 		{"unknown placeholder", `"{lease_s}"`, `"{lease}"`, `field "acquire.command[4]": unknown placeholder "{lease}" (did you mean "{lease_s}"?)`},
+		{"quoted evalsha", `"keys": ["{key}"],`, `"keys": ["{key}"], "evalsha": "true",`,
+			`field "release.evalsha" (line 14) is the string "true"; it takes true or false; write it without quotes: true`},
+		{"reply outside a list", `"acquired": ["OK"]`, `"acquired": "OK"`,
+			`field "acquire.acquired" (line 8) is the string "OK"; it takes a list of replies, each null, an integer or a string; put it in a list: ["OK"]`},
+		{"quoted lease", `"lease_ms": 10000`, `"lease_ms": "10000"`,
+			`field "lease_ms" (line 4) is the string "10000"; it takes a whole number of milliseconds; write it without quotes: 10000`},
+		{"script of a number", `"script": "if redis.call('get', KEYS[1]) == ARGV[1] then    return redis.call('del', KEYS[1]) else    return 0 end"`, `"script": 42`,
+			`field "release.script" (line 13) is the number 42; it takes a string or a list of lines`},
 	} {
 		copyProtocolFile(t, filepath.Join(root, luaDelFile), "bad.json", c.from, c.to)
 		for _, args := range [][]string{
