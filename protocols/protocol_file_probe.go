@@ -1,12 +1,10 @@
 package protocols
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -166,27 +164,13 @@ func (p *fileProbe) verdict() string {
 	return ""
 }
 
-// probes holds each description's probe result by its JSON, so that a
-// file loaded again (the replay commands are parsed back) runs once.
-var probes sync.Map // string → probeResult
-
-type probeResult struct{ msg string }
-
 // probeRun runs the described lock once, fault-free: seed 1, two
 // clients, one operation each, the default workload, a critical section
 // half the lease (past the first renewal, when the lock renews before
 // the lease ends) on a network of a microsecond. It returns the reason
 // to refuse the file, in its words, or "".
 func (f *ProtocolFile) probeRun() string {
-	key, err := json.Marshal(f.Description)
-	if err != nil {
-		return err.Error()
-	}
-	if v, ok := probes.Load(string(key)); ok {
-		return v.(probeResult).msg
-	}
 	_, msg := f.runProbe()
-	probes.Store(string(key), probeResult{msg})
 	return msg
 }
 
