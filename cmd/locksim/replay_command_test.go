@@ -11,7 +11,7 @@ import (
 )
 
 // shellWords splits a printed command as a POSIX shell would split the
-// words shellJoin writes (plain words and single-quoted ones).
+// words ShellJoin writes (plain words and single-quoted ones).
 func shellWords(t *testing.T, cmd string) []string {
 	t.Helper()
 	var words []string

@@ -101,13 +101,7 @@ type origin struct {
 // command is `locksim run --scenario` with o's flags and then flags.
 func (o origin) command(flags []string) string {
 	words := append([]string{"locksim", "run", "--scenario", o.scenario}, o.flags...)
-	words = append(words, flags...)
-	for i, w := range words {
-		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:@+=") != "" {
-			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(words, " ")
+	return explore.ShellJoin(append(words, flags...))
 }
 
 // scenarioArgs lists the scenario flags args gives, in their order, as

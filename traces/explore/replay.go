@@ -389,16 +389,17 @@ func normalized(sc protocols.Scenario) ([]byte, error) {
 // it, `locksim replay file` (file may be "": then "").
 func ReplayCommand(sc protocols.Scenario, file string) string {
 	if args, ok := replayArgs(sc); ok {
-		return shellJoin(append([]string{"locksim"}, args...))
+		return ShellJoin(append([]string{"locksim"}, args...))
 	}
 	if file == "" {
 		return ""
 	}
-	return shellJoin([]string{"locksim", "replay", file})
+	return ShellJoin([]string{"locksim", "replay", file})
 }
 
-// shellJoin quotes the words that a POSIX shell would split or expand.
-func shellJoin(words []string) string {
+// ShellJoin joins words into one command line, quoting those a POSIX
+// shell would split or expand: every command locksim prints for a user.
+func ShellJoin(words []string) string {
 	out := make([]string, len(words))
 	for i, w := range words {
 		out[i] = w
